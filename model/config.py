@@ -1,0 +1,196 @@
+"""Bounds of a model run, and the standard configurations the manifest pins."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+from .state import CATALOG, GLOBAL, LOCAL
+
+
+@dataclass(frozen=True)
+class Config:
+    """Bounds on what the environment and the protocol may do. Every field is small on purpose:
+    exhaustive exploration covers every interleaving within them."""
+
+    name: str = "custom"
+    servers: int = 2
+    """Region servers of the source cluster."""
+    peers: int = 1
+    """Peer clusters the source cluster may replicate to (cluster ids 1..peers)."""
+    initial_peers: int = 1
+    """How many of the peers exist, enabled, from the start."""
+    wal_groups: int = 1
+    wals_per_server: int = 2
+    """WALs per server and WAL group, counting the first (so ``wals_per_server - 1`` rolls)."""
+    edits_per_wal: int = 1
+    batch: int = 1
+    """Edits read per shipped batch."""
+    crashes: int = 1
+    sink_servers: int = 1
+    """Region servers of each peer cluster that accept replicated edits."""
+    sink_ratio: float = 1.0
+    """Fraction of a peer's sink servers each source chooses among (seed 003's ratio)."""
+    sink_outages: int = 0
+    admin_ops: int = 0
+    """Peer add/remove/enable/disable and replication-state toggles the admin may issue."""
+    edit_kinds: tuple[int, ...] = (GLOBAL,)
+    topology: tuple[tuple[int, int], ...] = ()
+    """Replication edges between other clusters (c, d); cluster 0 ships to each of its peers."""
+    foreign_edits: int = 0
+    """Client edits written at other clusters (for master-master and cyclic replication)."""
+    zk_faults: int = 0
+    """ZooKeeper write failures on log roll (HBASE-3515)."""
+    hyphen_hosts: bool = False
+    """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.servers >= 1, "servers must be at least 1"),
+            (0 <= self.initial_peers <= self.peers, "initial_peers must be within 0..peers"),
+            (self.peers <= 6, "at most 6 peers"),
+            (self.wal_groups >= 1 and self.wals_per_server >= 1, "wal_groups, wals_per_server >= 1"),
+            (self.edits_per_wal >= 0 and self.batch >= 1, "edits_per_wal >= 0 and batch >= 1"),
+            (self.sink_servers >= 1 and 0 < self.sink_ratio <= 1, "sink_servers >= 1, ratio in (0,1]"),
+            (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
+            (
+                all(0 <= c <= self.clusters - 1 and 0 <= d and c != d for c, d in self.topology),
+                "topology edges must join two different clusters",
+            ),
+            (
+                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults) >= 0,
+                "budgets must not be negative",
+            ),
+        ]
+        for ok, why in checks:
+            if not ok:
+                raise ValueError(f"config {self.name!r}: {why}")
+
+    @property
+    def clusters(self) -> int:
+        """Number of clusters, the source cluster included."""
+        most = max([self.peers, *(max(e) for e in self.topology)], default=self.peers)
+        return most + 1
+
+    @property
+    def sink_subset(self) -> int:
+        """How many sink servers each source chooses among: ``ceil(ratio * sink servers)``."""
+        return max(1, math.ceil(self.sink_ratio * self.sink_servers))
+
+    def slot(self, key: tuple[int, int, int]) -> int:
+        server, group, seq = key
+        return (server * self.wal_groups + group) * self.wals_per_server + seq
+
+    @property
+    def wal_slots(self) -> int:
+        return self.servers * self.wal_groups * self.wals_per_server
+
+    def outbound(self, cluster: int) -> tuple[int, ...]:
+        """The clusters ``cluster`` replicates to (for cluster 0: its peers' clusters)."""
+        if cluster == 0:
+            return tuple(range(1, self.peers + 1))
+        return tuple(d for c, d in self.topology if c == cluster)
+
+    def to_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def with_overrides(self, **changes: object) -> Config:
+        return replace(self, **changes)
+
+
+STANDARD: dict[str, Config] = {
+    c.name: c
+    for c in (
+        Config(
+            name="std",
+            servers=2,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=1,
+        ),
+        Config(
+            name="race",
+            servers=3,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=1,
+        ),
+        Config(
+            name="double-failure",
+            servers=3,
+            wals_per_server=1,
+            edits_per_wal=1,
+            crashes=2,
+        ),
+        Config(
+            name="peers",
+            servers=2,
+            peers=2,
+            initial_peers=1,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=1,
+            admin_ops=2,
+        ),
+        Config(
+            name="filtering",
+            servers=1,
+            wals_per_server=2,
+            edits_per_wal=2,
+            crashes=0,
+            edit_kinds=(GLOBAL, LOCAL, CATALOG),
+        ),
+        Config(
+            name="master-master",
+            servers=1,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=0,
+            topology=((1, 0),),
+            foreign_edits=1,
+        ),
+        Config(
+            name="cyclic",
+            servers=1,
+            wals_per_server=1,
+            edits_per_wal=1,
+            crashes=0,
+            topology=((1, 2), (2, 0)),
+            foreign_edits=1,
+        ),
+        Config(
+            name="sink-outage",
+            servers=1,
+            wals_per_server=2,
+            edits_per_wal=2,
+            crashes=0,
+            sink_servers=2,
+            sink_ratio=0.5,
+            sink_outages=2,
+        ),
+        Config(
+            name="zk-faults",
+            servers=2,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=0,
+            zk_faults=1,
+        ),
+        Config(
+            name="hyphen-hosts",
+            servers=2,
+            wals_per_server=2,
+            edits_per_wal=1,
+            crashes=1,
+            hyphen_hosts=True,
+        ),
+        Config(
+            name="multiwal",
+            servers=2,
+            wal_groups=2,
+            wals_per_server=1,
+            edits_per_wal=1,
+            crashes=1,
+        ),
+    )
+}

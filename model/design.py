@@ -1,0 +1,70 @@
+"""A design: a named bundle of step implementations behind one interface.
+
+Each action kind ``k`` of a design has two methods: ``en_k(cfg, st)`` yields the argument tuples
+for which it is enabled, and ``do_k(cfg, st, *args)`` returns the next state. Decision rules a
+design may get wrong (how it filters edits, parses queue ids, finds a WAL, names a claimed queue)
+are methods too. A *mutant* is a subclass that overrides exactly one of these named steps and says
+which bug it reproduces; a reviewer's own design or mutant is a subclass in a file of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from .action import Action, ActionKind
+from .config import Config
+from .state import State
+
+
+class Design:
+    name: ClassVar[str] = "abstract"
+    era: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    kinds: ClassVar[tuple[ActionKind, ...]] = ()
+
+    # Set on mutants only.
+    mutant_of: ClassVar[str | None] = None
+    overrides: ClassVar[str | None] = None
+    """The one named step (method) the mutant overrides."""
+    bug: ClassVar[str] = ""
+    """What goes wrong, with the HBase issue it reproduces when there is one."""
+    configs: ClassVar[tuple[str, ...]] = ()
+    """The standard configurations this design or mutant is checked under by default."""
+
+    def __init__(self) -> None:
+        self._en = tuple((k.name, getattr(self, "en_" + k.name)) for k in self.kinds)
+        self._do = {k.name: getattr(self, "do_" + k.name) for k in self.kinds}
+        self._kind = {k.name: k for k in self.kinds}
+
+    def init(self, cfg: Config) -> State:
+        raise NotImplementedError
+
+    def enabled(self, cfg: Config, st: State) -> Iterator[Action]:
+        for name, gen in self._en:
+            for args in gen(cfg, st):
+                yield Action(name, args)
+
+    def step(self, cfg: Config, st: State, action: Action) -> State:
+        try:
+            do = self._do[action.name]
+        except KeyError:
+            raise ValueError(f"design {self.name!r} has no action {action.name!r}") from None
+        return do(cfg, st, *action.args)
+
+    def kind(self, name: str) -> ActionKind:
+        return self._kind[name]
+
+    @classmethod
+    def is_mutant(cls) -> bool:
+        return cls.mutant_of is not None
+
+    @classmethod
+    def step_names(cls) -> list[str]:
+        """Every named step a mutant may override: action steps and decision rules."""
+        return sorted(
+            n
+            for n in dir(cls)
+            if callable(getattr(cls, n, None))
+            and (n.startswith(("en_", "do_", "rule_")))
+        )

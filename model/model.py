@@ -1,0 +1,146 @@
+"""``Model``: a design under a configuration, the one object every checker takes.
+
+    model = Model(get_design("zk-multi"), STANDARD["std"])
+    s0 = model.init()
+    for action in model.enabled(s0):
+        s1 = model.step(s0, action)
+
+``canonical`` maps a state to the representative of its class under renaming of region servers
+(they are interchangeable), which is what symmetry reduction stores.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from .action import Action
+from .config import Config
+from .design import Design
+from .properties import INVARIANTS, LIVENESS, STEP_PROPERTIES, Property
+from .state import (
+    NO_LOCK,
+    Claim,
+    Cleaner,
+    Edit,
+    Queue,
+    RsNode,
+    Server,
+    Shipper,
+    Sink,
+    State,
+    Wal,
+    sort_queue_wals,
+)
+
+
+class Model:
+    def __init__(self, design: Design, cfg: Config) -> None:
+        self.design = design
+        self.cfg = cfg
+        self.invariants: tuple[Property, ...] = INVARIANTS
+        self.step_properties: tuple[Property, ...] = STEP_PROPERTIES
+        self.liveness: tuple[Property, ...] = LIVENESS
+        self.fair_kinds = frozenset(k.name for k in design.kinds if k.fair)
+        self._perms = [p for p in permutations(range(cfg.servers)) if list(p) != sorted(p)]
+
+    @property
+    def properties(self) -> tuple[Property, ...]:
+        return self.invariants + self.step_properties + self.liveness
+
+    def init(self) -> State:
+        return self.design.init(self.cfg)
+
+    def enabled(self, st: State) -> list[Action]:
+        return list(self.design.enabled(self.cfg, st))
+
+    def step(self, st: State, action: Action) -> State:
+        return self.design.step(self.cfg, st, action)
+
+    def canonical(self, st: State) -> State:
+        """The least of the state's renamings under every permutation of region servers."""
+        best = st
+        for perm in self._perms:
+            other = rename_servers(self.cfg, st, perm)
+            if other < best:
+                best = other
+        return best
+
+
+# --- renaming region servers ----------------------------------------------------------------
+
+
+def rename_servers(cfg: Config, st: State, perm: tuple[int, ...]) -> State:
+    """The same state with server ``s`` called ``perm[s]`` everywhere it is named."""
+
+    def key(k):
+        return (perm[k[0]], k[1], k[2])
+
+    def uid(u):
+        return (0, perm[u[1]], *u[2:]) if u[0] == 0 else u
+
+    def edit(e: Edit) -> Edit:
+        return e._replace(uid=uid(e.uid)) if e.uid[0] == 0 else e
+
+    def chain(c):
+        return tuple(perm[d] for d in c)
+
+    def queue(q: Queue) -> Queue:
+        return Queue(q.peer, chain(q.chain), sort_queue_wals((key(k), p) for k, p in q.wals))
+
+    def shipper(sh: Shipper) -> Shipper:
+        return Shipper(sh.peer, chain(sh.chain), sh.group, tuple(key(k) for k in sh.wals), sh.pos)
+
+    def mask(m: int) -> int:
+        out = 0
+        for s in range(cfg.servers):
+            if m >> s & 1:
+                out |= 1 << perm[s]
+        return out
+
+    servers: list = [None] * cfg.servers
+    for s, srv in enumerate(st.servers):
+        servers[perm[s]] = Server(
+            srv.alive,
+            srv.current,
+            srv.known,
+            tuple(sorted(shipper(sh) for sh in srv.shippers)),
+            srv.sinks,
+            tuple(Claim(perm[c.dead], queue(c.queue)) for c in srv.claim),
+            tuple(sorted(key(k) for k in srv.unregistered)),
+        )
+    wals: list = [()] * len(st.wals)
+    for w in st.wals:
+        if w:
+            k = key(w.key)
+            wals[cfg.slot(k)] = Wal(k, tuple(edit(e) for e in w.entries), w.closed, w.place)
+    rs: list = [()] * cfg.servers
+    for s, node in enumerate(st.rs):
+        if node:
+            lock = perm[node.lock] if node.lock != NO_LOCK else NO_LOCK
+            rs[perm[s]] = RsNode(lock, tuple(sorted(queue(q) for q in node.queues)))
+    sinks = tuple(
+        Sink(tuple(sorted(uid(u) for u in k.applied)), tuple(sorted(uid(u) for u in k.duplicates)), k.down)
+        for k in st.sinks
+    )
+    relays = tuple(r._replace(log=tuple(edit(e) for e in r.log)) if r else r for r in st.relays)
+    c = st.cleaner
+    cleaner = Cleaner(
+        c.phase,
+        tuple(sorted(key(k) for k in c.candidates)),
+        mask(c.read),
+        tuple(sorted(key(k) for k in c.seen)),
+        c.changed,
+        tuple(sorted(key(k) for k in c.cache)),
+    )
+    return State(
+        tuple(servers),
+        tuple(wals),
+        tuple(rs),
+        st.peers,
+        st.replication_on,
+        sinks,
+        relays,
+        cleaner,
+        mask(st.failover),
+        st.budget,
+    )

@@ -1,0 +1,100 @@
+"""The registry of designs and mutants, and loading a reviewer's own from a Python file."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from .design import Design
+from .mutants_zk import ZK_MUTANTS
+from .zk_lock import ZkLock
+from .zk_multi import ZkMulti
+
+DESIGNS: dict[str, type[Design]] = {}
+
+
+class RegistryError(ValueError):
+    """A design that cannot be registered or found; the message is one line for the user."""
+
+
+def register(cls: type[Design]) -> type[Design]:
+    """Add a design or mutant. A mutant must name its base design and override exactly the one
+    step it says it overrides."""
+    if not isinstance(cls, type) or not issubclass(cls, Design):
+        raise RegistryError(f"{cls!r} is not a Design subclass")
+    if not cls.name or cls.name == "abstract":
+        raise RegistryError(f"{cls.__name__} has no name")
+    if cls.is_mutant():
+        base = DESIGNS.get(cls.mutant_of or "")
+        if base is None:
+            raise RegistryError(f"mutant {cls.name!r}: unknown base design {cls.mutant_of!r}")
+        if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
+            raise RegistryError(f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}")
+        own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
+        if own != {cls.overrides}:
+            raise RegistryError(
+                f"mutant {cls.name!r} must override exactly {cls.overrides!r}, overrides {sorted(own)}"
+            )
+        if not cls.bug:
+            raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
+    DESIGNS[cls.name] = cls
+    return cls
+
+
+for _cls in (ZkLock, ZkMulti, *ZK_MUTANTS):
+    register(_cls)
+
+
+def get_design(name: str) -> Design:
+    try:
+        return DESIGNS[name]()
+    except KeyError:
+        known = ", ".join(sorted(DESIGNS))
+        raise RegistryError(f"unknown design {name!r}; known: {known}") from None
+
+
+def designs() -> list[str]:
+    """Correct designs, in registration order."""
+    return [n for n, c in DESIGNS.items() if not c.is_mutant()]
+
+
+def mutants() -> list[str]:
+    return [n for n, c in DESIGNS.items() if c.is_mutant()]
+
+
+def load_design_file(path: str | Path) -> list[str]:
+    """Import a reviewer's Python file and register every Design subclass it defines; return
+    their names. The file may import from ``replcheck.model``."""
+    path = Path(path)
+    if not path.is_file():
+        raise RegistryError(f"{path}: no such design file")
+    mod_name = f"replcheck_user_design_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise RegistryError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a reviewer's file: report it in one line
+        line = ""
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == str(path):
+                line = f":{tb.tb_lineno}"
+            tb = tb.tb_next
+        raise RegistryError(f"{path}{line}: {type(exc).__name__}: {exc}") from None
+    found = [
+        obj
+        for _n, obj in inspect.getmembers(module, inspect.isclass)
+        if issubclass(obj, Design) and obj.__module__ == mod_name
+    ]
+    if not found:
+        raise RegistryError(f"{path}: defines no Design subclass")
+    # Base designs first, so a mutant of a design in the same file finds it.
+    found.sort(key=lambda c: c.is_mutant())
+    for cls in found:
+        register(cls)
+    return [c.name for c in found]

@@ -1,0 +1,180 @@
+"""``zk-multi``: the ZooKeeper storage of HBase 2.x (reference section 3a).
+
+A crashed server's queues are claimed one per ZooKeeper ``multi`` (create the new queue and its
+WAL znodes, delete the old ones, bump the cversion of ``/rs``), driven by the master's
+ServerCrashProcedure, so a dead server is never forgotten. The claimer reads the positions before
+the ``multi``; when the ``multi`` fails, someone else took the queue. The log cleaner takes an
+optimistic snapshot of every queue, retrying until the cversion of ``/rs`` did not move during it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import rules
+from .action import ActionKind
+from .config import Config
+from .state import ARCHIVED, DELETED, DELETING, IDLE, IDLE_CLEANER, READING, Claim, State
+from .zk_common import COMMON_KINDS, ZkCommon
+
+K = ActionKind
+
+
+class ZkMulti(ZkCommon):
+    name = "zk-multi"
+    summary = "HBase 2.x: SCP-driven claims, one multi per queue, cversion-checked cleaner"
+    configs = (
+        "std",
+        "race",
+        "double-failure",
+        "peers",
+        "filtering",
+        "master-master",
+        "cyclic",
+        "sink-outage",
+        "zk-faults",
+        "hyphen-hosts",
+        "multiwal",
+    )
+    kinds = (
+        *COMMON_KINDS,
+        K("claim_read", ("server", "dead", "queue"), True, "read a dead server's queue positions"),
+        K("claim_commit", ("server",), True, "the claim multi: move the queue, bump the cversion"),
+        K("scp_finish", ("dead",), True, "SCP: the dead server has no queue left; delete its znode"),
+        K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
+        K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
+        K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
+        K("cleaner_finish", (), True, "log cleaner: compare the cversion, retry or use the snapshot"),
+        K("cleaner_delete", ("server", "group", "seq"), True, "log cleaner: delete an unqueued WAL"),
+        K("cleaner_stop", (), True, "log cleaner: end of this run"),
+    )
+
+    def on_death(self, cfg: Config, st: State, s: int) -> State:
+        """The master schedules a ServerCrashProcedure: a persisted procedure, never lost."""
+        return st._replace(failover=st.failover | 1 << s)
+
+    # --- failover ---------------------------------------------------------------------------
+
+    def en_claim_read(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for d, node in enumerate(st.rs):
+            if node and st.failover >> d & 1:
+                for s, srv in enumerate(st.servers):
+                    if srv.alive and not srv.claim:
+                        for qi in range(len(node.queues)):
+                            yield (s, d, qi)
+
+    def do_claim_read(self, cfg: Config, st: State, s: int, d: int, qi: int) -> State:
+        srv = st.servers[s]
+        claim = (Claim(d, st.rs[d].queues[qi]),)
+        return self.with_server(st, s, srv._replace(claim=claim))
+
+    def en_claim_commit(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for s, srv in enumerate(st.servers):
+            if srv.alive and srv.claim:
+                yield (s,)
+
+    def claim_applies(self, st: State, s: int, claim: Claim) -> bool:
+        """The multi succeeds when every old WAL znode is still there to delete and the new queue
+        does not exist yet; otherwise "someone else took the log"."""
+        d, q = claim
+        i = self.find_queue(st.rs[d], q.peer, q.chain)
+        if i < 0 or {k for k, _ in st.rs[d].queues[i].wals} != {k for k, _ in q.wals}:
+            return False
+        return self.find_queue(st.rs[s], q.peer, self.rule_claimed_chain(q.chain, d)) < 0
+
+    def do_claim_commit(self, cfg: Config, st: State, s: int) -> State:
+        """Reference 3a: one ``multi`` creates the new queue and its WAL znodes, deletes the old
+        ones, and creates and deletes ``/rs/cversion_<newQueueId>`` to bump the cversion."""
+        srv = st.servers[s]
+        claim = srv.claim[0]
+        st = self.with_server(st, s, srv._replace(claim=()))
+        if not self.claim_applies(st, s, claim):
+            return self.claim_failed(cfg, st, s, claim)
+        d, q = claim
+        st = self.drop_queue(st, d, q.peer, q.chain)
+        moved = q._replace(chain=self.rule_claimed_chain(q.chain, d))
+        st = self.with_rs(st, s, self.put_queue(st.rs[s], moved))
+        st = self.bump_cversion(st)
+        return self.start_recovered(cfg, st, s, moved)
+
+    def claim_failed(self, cfg: Config, st: State, s: int, claim: Claim) -> State:
+        """A failed multi claims nothing: no source is started (the fix of HBASE-8099)."""
+        return st
+
+    def bump_cversion(self, st: State) -> State:
+        if st.cleaner.phase == READING:
+            return st._replace(cleaner=st.cleaner._replace(changed=True))
+        return st
+
+    def en_scp_finish(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for d in range(cfg.servers):
+            if st.failover >> d & 1 and not (st.rs[d] and st.rs[d].queues):
+                yield (d,)
+
+    def do_scp_finish(self, cfg: Config, st: State, d: int) -> State:
+        """``removeReplicatorIfQueueIsEmpty``: the dead server's znode goes; the SCP ends."""
+        st = st._replace(failover=st.failover & ~(1 << d))
+        if st.rs[d]:
+            st = self.bump_cversion(self.with_rs(st, d, ()))
+        return st
+
+    def en_lose_failover_event(self, cfg: Config, st: State) -> Iterator[tuple]:
+        """A ServerCrashProcedure is persisted by the master: nothing can lose it."""
+        return iter(())
+
+    def do_lose_failover_event(self, cfg: Config, st: State, d: int) -> State:
+        return st._replace(failover=st.failover & ~(1 << d))
+
+    # --- log cleaner (HBASE-12865's fix) ------------------------------------------------------
+
+    def en_cleaner_start(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if st.cleaner.phase == IDLE and any(w and w.place == ARCHIVED for w in st.wals):
+            yield ()
+
+    def do_cleaner_start(self, cfg: Config, st: State) -> State:
+        candidates = tuple(w.key for w in st.wals if w and w.place == ARCHIVED)
+        return st._replace(cleaner=IDLE_CLEANER._replace(phase=READING, candidates=candidates))
+
+    def en_cleaner_read(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if st.cleaner.phase == READING:
+            for s in range(cfg.servers):
+                if not st.cleaner.read >> s & 1:
+                    yield (s,)
+
+    def do_cleaner_read(self, cfg: Config, st: State, s: int) -> State:
+        c = st.cleaner
+        node = st.rs[s]
+        seen = set(c.seen) | set(rules.queue_wal_keys(node.queues if node else ()))
+        return st._replace(cleaner=c._replace(read=c.read | 1 << s, seen=tuple(sorted(seen))))
+
+    def en_cleaner_finish(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if st.cleaner.phase == READING and st.cleaner.read == (1 << cfg.servers) - 1:
+            yield ()
+
+    def do_cleaner_finish(self, cfg: Config, st: State) -> State:
+        """``getAllWALs``: if the cversion of ``/rs`` moved while reading, read everything again."""
+        c = st.cleaner
+        if c.changed:
+            return st._replace(cleaner=c._replace(read=0, seen=(), changed=False))
+        return st._replace(cleaner=c._replace(phase=DELETING))
+
+    def en_cleaner_delete(self, cfg: Config, st: State) -> Iterator[tuple]:
+        c = st.cleaner
+        if c.phase == DELETING:
+            for key in c.candidates:
+                wal = st.wals[cfg.slot(key)]
+                if wal.place == ARCHIVED and rules.may_delete_wal(key, c.seen):
+                    yield key
+
+    def do_cleaner_delete(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
+        wal = st.wals[cfg.slot((s, g, seq))]
+        return self.with_wal(cfg, st, wal._replace(place=DELETED))
+
+    def en_cleaner_stop(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if st.cleaner.phase == DELETING:
+            yield ()
+
+    def do_cleaner_stop(self, cfg: Config, st: State) -> State:
+        return st._replace(cleaner=IDLE_CLEANER)
+
+

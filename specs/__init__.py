@@ -1,0 +1,16 @@
+"""replcheck.specs: checkers over the model. Each returns a ``CheckResult`` value."""
+
+from .explore import Exploration, check, explore, liveness_counterexample
+from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+
+__all__ = [
+    "FAIL",
+    "PASS",
+    "UNKNOWN",
+    "CheckResult",
+    "Counterexample",
+    "Exploration",
+    "check",
+    "explore",
+    "liveness_counterexample",
+]

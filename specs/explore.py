@@ -1,0 +1,251 @@
+"""Exhaustive exploration: breadth-first search over every reachable state, with state hashing and
+symmetry reduction over region servers.
+
+* safety: invariants are checked on every new state and step properties on every transition;
+  breadth-first order makes the first counterexample of each property a shortest one;
+* liveness: over the explored graph, a strongly connected set of states (or a stuck state) where
+  the goal never holds and which a weakly fair behaviour can stay in forever is a counterexample.
+  Fairness is per action kind: a fair kind enabled in every state of the set must be taken inside
+  it. Environment budgets are finite, so every infinite behaviour ends with crashes stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from replcheck.model import Action, Model, Property, State
+
+from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+
+Progress = Callable[[int, int, int], None]
+"""Called now and then with (distinct states, queued states, depth)."""
+
+
+@dataclass
+class Exploration:
+    model: Model
+    symmetry: bool
+    states: list[State] = field(default_factory=list)
+    parent: list[int] = field(default_factory=list)
+    via: list[Action | None] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    succ: list[list[tuple[int, str]]] = field(default_factory=list)
+    """Per state: (successor, action kind) for every enabled action."""
+    first_violation: dict[str, int] = field(default_factory=dict)
+    step_violation: dict[str, tuple[int, Action, State]] = field(default_factory=dict)
+    complete: bool = False
+    transitions: int = 0
+    seconds: float = 0.0
+
+    @property
+    def max_depth(self) -> int:
+        return max(self.depth, default=0)
+
+    def path(self, v: int) -> list[tuple[Action | None, State]]:
+        """The shortest behaviour found from the initial state to state ``v``."""
+        out: list[tuple[Action | None, State]] = []
+        while v >= 0:
+            out.append((self.via[v], self.states[v]))
+            v = self.parent[v]
+        out.reverse()
+        return out
+
+
+def explore(
+    model: Model,
+    *,
+    symmetry: bool = True,
+    max_states: int | None = None,
+    progress: Progress | None = None,
+) -> Exploration:
+    cfg = model.cfg
+    invariants = model.invariants
+    step_props = model.step_properties
+    canon = model.canonical if symmetry and cfg.servers > 1 else (lambda s: s)
+    ex = Exploration(model, symmetry)
+    started = time.perf_counter()
+
+    index: dict[State, int] = {}
+    raw: dict[State, int] = {}
+
+    def add(st: State, parent: int, action: Action | None, depth: int) -> int:
+        v = len(ex.states)
+        ex.states.append(st)
+        ex.parent.append(parent)
+        ex.via.append(action)
+        ex.depth.append(depth)
+        ex.succ.append([])
+        for prop in invariants:
+            if prop.name not in ex.first_violation and not prop.check(cfg, st):
+                ex.first_violation[prop.name] = v
+        return v
+
+    s0 = model.init()
+    index[canon(s0)] = raw[s0] = add(s0, -1, None, 0)
+    frontier = deque([0])
+    ticks = 0
+    while frontier:
+        if max_states is not None and len(ex.states) >= max_states:
+            break
+        u = frontier.popleft()
+        st = ex.states[u]
+        out = ex.succ[u]
+        for action in model.enabled(st):
+            nxt = model.step(st, action)
+            ex.transitions += 1
+            for prop in step_props:
+                if prop.name not in ex.step_violation and not prop.check(cfg, st, nxt):
+                    ex.step_violation[prop.name] = (u, action, nxt)
+            v = raw.get(nxt)
+            if v is None:
+                key = canon(nxt)
+                v = index.get(key)
+                if v is None:
+                    v = add(nxt, u, action, ex.depth[u] + 1)
+                    index[key] = v
+                    frontier.append(v)
+                raw[nxt] = v
+            out.append((v, action.name))
+        ticks += 1
+        if progress is not None and ticks % 2000 == 0:
+            progress(len(ex.states), len(frontier), ex.depth[u])
+    ex.complete = not frontier
+    ex.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(len(ex.states), len(frontier), ex.max_depth)
+    return ex
+
+
+def liveness_counterexample(ex: Exploration, prop: Property) -> Counterexample | None:
+    """A fair cycle or stuck state, reachable, in which ``prop``'s goal never holds."""
+    model = ex.model
+    cfg = model.cfg
+    fair = model.fair_kinds
+    bad = {v for v, st in enumerate(ex.states) if not prop.check(cfg, st)}
+    if not bad:
+        return None
+    graph = nx.DiGraph()
+    graph.add_nodes_from(bad)
+    for u in bad:
+        for v, _kind in ex.succ[u]:
+            if v in bad:
+                graph.add_edge(u, v)
+    candidates = []
+    for comp in nx.strongly_connected_components(graph):
+        if len(comp) == 1:
+            (v,) = comp
+            if not ex.succ[v]:
+                candidates.append((ex.depth[v], v, comp, True))
+                continue
+            if not graph.has_edge(v, v):
+                continue
+        if _fair(ex, comp, fair):
+            entry = min(comp, key=lambda n: ex.depth[n])
+            candidates.append((ex.depth[entry], entry, comp, False))
+    if not candidates:
+        return None
+    _d, entry, comp, stuck = min(candidates, key=lambda c: (c[0], c[1]))
+    steps = ex.path(entry)
+    if stuck:
+        return Counterexample(prop.name, "liveness", steps, stuck=True, note="no action is enabled")
+    loop_start = len(steps) - 1
+    steps.extend(_cycle(ex, entry, comp))
+    return Counterexample(
+        prop.name,
+        "liveness",
+        steps,
+        loop_start=loop_start,
+        note="the behaviour repeats from the marked state (up to renaming of servers)",
+    )
+
+
+def _fair(ex: Exploration, comp: set[int], fair: frozenset[str]) -> bool:
+    taken: set[str] = set()
+    always: set[str] | None = None
+    for u in comp:
+        kinds = {k for _v, k in ex.succ[u]} & fair
+        always = kinds if always is None else always & kinds
+        taken.update(k for v, k in ex.succ[u] if v in comp)
+    return not ((always or set()) - taken)
+
+
+def _cycle(ex: Exploration, entry: int, comp: set[int]) -> list[tuple[Action | None, State]]:
+    """A shortest way round the component from ``entry`` back to it."""
+    prev: dict[int, tuple[int, int]] = {}
+    queue = deque([entry])
+    seen = {entry}
+    while queue:
+        u = queue.popleft()
+        for i, (v, _k) in enumerate(ex.succ[u]):
+            if v not in comp:
+                continue
+            if v == entry:
+                path = [(u, i)]
+                while u != entry:
+                    u, j = prev[u]
+                    path.append((u, j))
+                path.reverse()
+                return [_replay(ex, a, j) for a, j in path]
+            if v not in seen:
+                seen.add(v)
+                prev[v] = (u, i)
+                queue.append(v)
+    return []
+
+
+def _replay(ex: Exploration, u: int, i: int) -> tuple[Action | None, State]:
+    """The i-th enabled action of state ``u`` and where it leads."""
+    st = ex.states[u]
+    action = ex.model.enabled(st)[i]
+    return action, ex.model.step(st, action)
+
+
+def check(
+    model: Model,
+    *,
+    symmetry: bool = True,
+    max_states: int | None = None,
+    progress: Progress | None = None,
+    liveness: bool = True,
+) -> CheckResult:
+    """Explore, then give a verdict for every property of the model."""
+    ex = explore(model, symmetry=symmetry, max_states=max_states, progress=progress)
+    result = CheckResult("explore", model.design.name, model.cfg.name)
+    for prop in model.invariants:
+        v = ex.first_violation.get(prop.name)
+        if v is not None:
+            result.verdicts[prop.name] = FAIL
+            result.counterexamples[prop.name] = Counterexample(prop.name, "invariant", ex.path(v))
+        else:
+            result.verdicts[prop.name] = PASS if ex.complete else UNKNOWN
+    for prop in model.step_properties:
+        hit = ex.step_violation.get(prop.name)
+        if hit is not None:
+            u, action, nxt = hit
+            steps = [*ex.path(u), (action, nxt)]
+            result.verdicts[prop.name] = FAIL
+            result.counterexamples[prop.name] = Counterexample(prop.name, "step", steps)
+        else:
+            result.verdicts[prop.name] = PASS if ex.complete else UNKNOWN
+    for prop in model.liveness:
+        if not liveness or not ex.complete:
+            result.verdicts[prop.name] = UNKNOWN
+            continue
+        cex = liveness_counterexample(ex, prop)
+        result.verdicts[prop.name] = FAIL if cex else PASS
+        if cex:
+            result.counterexamples[prop.name] = cex
+    result.stats = {
+        "states": len(ex.states),
+        "transitions": ex.transitions,
+        "depth": ex.max_depth,
+        "complete": ex.complete,
+        "symmetry": symmetry,
+        "seconds": round(ex.seconds, 3),
+    }
+    return result
