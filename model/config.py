@@ -24,6 +24,8 @@ class Config:
     wals_per_server: int = 2
     """WALs per server and WAL group, counting the first (so ``wals_per_server - 1`` rolls)."""
     edits_per_wal: int = 1
+    edits: int = 2
+    """Client edits written at the source cluster, in all."""
     batch: int = 1
     """Edits read per shipped batch."""
     crashes: int = 1
@@ -41,6 +43,8 @@ class Config:
     """Client edits written at other clusters (for master-master and cyclic replication)."""
     zk_faults: int = 0
     """ZooKeeper write failures on log roll (HBASE-3515)."""
+    cleaner_runs: int = 1
+    """Runs of the log cleaner that takes a snapshot over several reads (``zk-multi``)."""
     hyphen_hosts: bool = False
     """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
 
@@ -58,7 +62,7 @@ class Config:
                 "topology edges must join two different clusters",
             ),
             (
-                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults) >= 0,
+                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults, self.edits) >= 0,
                 "budgets must not be negative",
             ),
         ]
@@ -101,42 +105,31 @@ class Config:
 STANDARD: dict[str, Config] = {
     c.name: c
     for c in (
+        Config(name="std", servers=2, wals_per_server=2, edits=1, crashes=1),
         Config(
-            name="std",
-            servers=2,
-            wals_per_server=2,
-            edits_per_wal=1,
-            crashes=1,
+            name="cleaner-race", servers=2, wals_per_server=1, edits=1, crashes=1, cleaner_runs=1
         ),
+        Config(name="race", servers=3, wals_per_server=1, edits=1, crashes=1, cleaner_runs=0),
         Config(
-            name="race",
-            servers=3,
-            wals_per_server=2,
-            edits_per_wal=1,
-            crashes=1,
-        ),
-        Config(
-            name="double-failure",
-            servers=3,
-            wals_per_server=1,
-            edits_per_wal=1,
-            crashes=2,
+            name="double-failure", servers=3, wals_per_server=1, edits=1, crashes=2, cleaner_runs=0
         ),
         Config(
             name="peers",
             servers=2,
             peers=2,
             initial_peers=1,
-            wals_per_server=2,
-            edits_per_wal=1,
+            wals_per_server=1,
+            edits=1,
             crashes=1,
             admin_ops=2,
+            cleaner_runs=0,
         ),
         Config(
             name="filtering",
             servers=1,
             wals_per_server=2,
             edits_per_wal=2,
+            edits=3,
             crashes=0,
             edit_kinds=(GLOBAL, LOCAL, CATALOG),
         ),
@@ -144,7 +137,7 @@ STANDARD: dict[str, Config] = {
             name="master-master",
             servers=1,
             wals_per_server=2,
-            edits_per_wal=1,
+            edits=1,
             crashes=0,
             topology=((1, 0),),
             foreign_edits=1,
@@ -153,7 +146,7 @@ STANDARD: dict[str, Config] = {
             name="cyclic",
             servers=1,
             wals_per_server=1,
-            edits_per_wal=1,
+            edits=1,
             crashes=0,
             topology=((1, 2), (2, 0)),
             foreign_edits=1,
@@ -163,34 +156,24 @@ STANDARD: dict[str, Config] = {
             servers=1,
             wals_per_server=2,
             edits_per_wal=2,
+            edits=3,
             crashes=0,
             sink_servers=2,
             sink_ratio=0.5,
             sink_outages=2,
         ),
+        Config(name="zk-faults", servers=2, wals_per_server=2, edits=1, crashes=0, zk_faults=1),
         Config(
-            name="zk-faults",
-            servers=2,
-            wals_per_server=2,
-            edits_per_wal=1,
-            crashes=0,
-            zk_faults=1,
-        ),
-        Config(
-            name="hyphen-hosts",
-            servers=2,
-            wals_per_server=2,
-            edits_per_wal=1,
-            crashes=1,
-            hyphen_hosts=True,
+            name="hyphen-hosts", servers=2, wals_per_server=2, edits=1, crashes=1, hyphen_hosts=True
         ),
         Config(
             name="multiwal",
             servers=2,
             wal_groups=2,
             wals_per_server=1,
-            edits_per_wal=1,
+            edits=2,
             crashes=1,
+            cleaner_runs=0,
         ),
     )
 }

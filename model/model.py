@@ -41,7 +41,7 @@ class Model:
         self.step_properties: tuple[Property, ...] = STEP_PROPERTIES
         self.liveness: tuple[Property, ...] = LIVENESS
         self.fair_kinds = frozenset(k.name for k in design.kinds if k.fair)
-        self._perms = [p for p in permutations(range(cfg.servers)) if list(p) != sorted(p)]
+        self._perms = list(permutations(range(cfg.servers)))
 
     @property
     def properties(self) -> tuple[Property, ...]:
@@ -57,13 +57,50 @@ class Model:
         return self.design.step(self.cfg, st, action)
 
     def canonical(self, st: State) -> State:
-        """The least of the state's renamings under every permutation of region servers."""
-        best = st
+        """The representative of the state's class under renaming of region servers: the least
+        renaming among those that list servers in order of a rename-invariant signature. (That
+        subset of the class is the same from any member, so the choice is canonical; usually it
+        holds one renaming, so this costs one rename or none.)"""
+        sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
+        order = sorted(range(len(sig)), key=sig.__getitem__)
+        ranked = [sig[i] for i in order]
+        if all(a != b for a, b in zip(ranked, ranked[1:], strict=False)):
+            perm = [0] * len(order)
+            for new, old in enumerate(order):
+                perm[old] = new
+            if perm == sorted(perm):
+                return st
+            return rename_servers(self.cfg, st, tuple(perm))
+        best = None
         for perm in self._perms:
-            other = rename_servers(self.cfg, st, perm)
-            if other < best:
+            if any(sig[old] != ranked[perm[old]] for old in range(len(perm))):
+                continue
+            other = st if list(perm) == sorted(perm) else rename_servers(self.cfg, st, perm)
+            if best is None or other < best:
                 best = other
         return best
+
+
+def server_signature(cfg: Config, st: State, s: int) -> tuple:
+    """What a server looks like without naming any server: unchanged by renaming."""
+    srv = st.servers[s]
+    node = st.rs[s]
+    own = tuple(
+        (len(w.entries), w.closed, w.place) if w else ()
+        for w in st.wals[cfg.slot((s, 0, 0)) : cfg.slot((s, 0, 0)) + cfg.wal_groups * cfg.wals_per_server]
+    )
+    return (
+        srv.alive,
+        srv.current,
+        srv.known,
+        srv.gone,
+        tuple((sh.peer, len(sh.chain), sh.group, len(sh.wals), sh.pos) for sh in srv.shippers),
+        own,
+        (node.lock != NO_LOCK, tuple((q.peer, len(q.chain), len(q.wals)) for q in node.queues))
+        if node
+        else (),
+        len(srv.claim),
+    )
 
 
 # --- renaming region servers ----------------------------------------------------------------
@@ -103,6 +140,7 @@ def rename_servers(cfg: Config, st: State, perm: tuple[int, ...]) -> State:
             srv.alive,
             srv.current,
             srv.known,
+            srv.gone,
             tuple(sorted(shipper(sh) for sh in srv.shippers)),
             srv.sinks,
             tuple(Claim(perm[c.dead], queue(c.queue)) for c in srv.claim),

@@ -19,7 +19,7 @@ class Hbase12865(ZkMulti):
     name = "zk-multi/HBASE-12865"
     mutant_of = "zk-multi"
     overrides = "bump_cversion"
-    configs = ("race",)
+    configs = ("cleaner-race",)
     bug = (
         "HBASE-12865: the claim does not bump the cversion of /rs, so the cleaner's snapshot can "
         "miss a queue that moved between two servers it read, and delete a WAL still queued."

@@ -104,6 +104,8 @@ class Server(NamedTuple):
     """Sequence of the current WAL, per WAL group."""
     known: int
     """Peers this server has a normal source for (bit mask)."""
+    gone: int
+    """Peers whose removal this server has handled (bit mask): the event comes once."""
     shippers: tuple[Shipper, ...]
     sinks: tuple[int, ...]
     """The chosen subset of each peer's sink servers (bit mask per peer)."""
@@ -144,13 +146,15 @@ class Cleaner(NamedTuple):
 
 class Budget(NamedTuple):
     """What the environment may still do: crashes, sink outages, admin operations, ZooKeeper
-    faults and client edits at other clusters."""
+    faults, client edits at other clusters and at ours, and log-cleaner runs."""
 
     crashes: int
     outages: int
     admin: int
     zk_faults: int
     foreign: int
+    puts: int
+    cleaner_runs: int
 
 
 class State(NamedTuple):

@@ -95,7 +95,7 @@ class ZkCommon(Design):
             rs.append(RsNode(NO_LOCK, tuple(self.new_queue(cfg, s, p, current) for p in initial)))
             shippers = tuple(sh for p in initial for sh in self.new_shippers(cfg, s, p, current))
             full = (1 << cfg.sink_subset) - 1
-            servers.append(Server(True, current, known, shippers, (full,) * cfg.peers, (), ()))
+            servers.append(Server(True, current, known, 0, shippers, (full,) * cfg.peers, (), ()))
         relays = tuple(
             Relay((), (0,) * len(cfg.outbound(c))) if c and cfg.outbound(c) else ()
             for c in range(cfg.clusters)
@@ -111,7 +111,13 @@ class ZkCommon(Design):
             cleaner=IDLE_CLEANER,
             failover=0,
             budget=Budget(
-                cfg.crashes, cfg.sink_outages, cfg.admin_ops, cfg.zk_faults, cfg.foreign_edits
+                cfg.crashes,
+                cfg.sink_outages,
+                cfg.admin_ops,
+                cfg.zk_faults,
+                cfg.foreign_edits,
+                cfg.edits,
+                cfg.cleaner_runs,
             ),
         )
 
@@ -307,6 +313,8 @@ class ZkCommon(Design):
     # --- client writes and WALs -------------------------------------------------------------------
 
     def en_put(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if not st.budget.puts:
+            return
         for s, srv in enumerate(st.servers):
             if not srv.alive:
                 continue
@@ -317,6 +325,7 @@ class ZkCommon(Design):
                         yield (s, g, kind)
 
     def do_put(self, cfg: Config, st: State, s: int, g: int, kind: int) -> State:
+        st = st._replace(budget=st.budget._replace(puts=st.budget.puts - 1))
         return self.append(cfg, st, s, g, kind, (0,))
 
     def en_roll(self, cfg: Config, st: State) -> Iterator[tuple]:
@@ -393,7 +402,7 @@ class ZkCommon(Design):
         for g, seq in enumerate(srv.current):
             wal = st.wals[cfg.slot((s, g, seq))]
             st = self.with_wal(cfg, st, wal._replace(closed=True))
-        dead = srv._replace(alive=False, known=0, shippers=(), claim=(), unregistered=())
+        dead = srv._replace(alive=False, known=0, gone=0, shippers=(), claim=(), unregistered=())
         return self.on_death(cfg, self.with_server(st, s, dead), s)
 
     def on_death(self, cfg: Config, st: State, s: int) -> State:
@@ -611,12 +620,14 @@ class ZkCommon(Design):
                 known = srv.known >> p & 1
                 if status in (ENABLED, DISABLED) and not known:
                     yield (s, p)
-                elif status == REMOVED and known:
-                    yield (s, p)
+                elif status == REMOVED and not srv.gone >> p & 1:
+                    if known or any(sh.peer == p for sh in srv.shippers):
+                        yield (s, p)
 
     def do_peer_sync(self, cfg: Config, st: State, s: int, p: int) -> State:
         """A new peer gets a source whose queue holds the current WAL(s); a removed peer's sources
-        stop and their queues, normal and recovered, are deleted."""
+        stop and their queues, normal and recovered, are deleted. A server handles a peer's
+        removal once; a queue it claims for that peer later is the claim's business."""
         srv = st.servers[s]
         if st.peers[p] != REMOVED:
             st = self.with_rs(st, s, self.put_queue(st.rs[s], self.new_queue(cfg, s, p, srv.current)))
@@ -626,7 +637,8 @@ class ZkCommon(Design):
         if node:
             st = self.with_rs(st, s, node._replace(queues=tuple(q for q in node.queues if q.peer != p)))
         shippers = tuple(sh for sh in srv.shippers if sh.peer != p)
-        return self.with_server(st, s, srv._replace(known=srv.known & ~(1 << p), shippers=shippers))
+        srv = srv._replace(known=srv.known & ~(1 << p), gone=srv.gone | 1 << p, shippers=shippers)
+        return self.with_server(st, s, srv)
 
     # --- other clusters ---------------------------------------------------------------------------
 

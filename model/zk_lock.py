@@ -26,6 +26,7 @@ class ZkLock(ZkCommon):
     summary = "seeds 000/003: survivors race for a lock znode, copy queues one by one"
     configs = (
         "std",
+        "cleaner-race",
         "race",
         "peers",
         "filtering",

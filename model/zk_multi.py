@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from . import rules
 from .action import ActionKind
 from .config import Config
-from .state import ARCHIVED, DELETED, DELETING, IDLE, IDLE_CLEANER, READING, Claim, State
+from .state import ARCHIVED, DELETED, IDLE, IDLE_CLEANER, READING, Claim, State
 from .zk_common import COMMON_KINDS, ZkCommon
 
 K = ActionKind
@@ -25,6 +25,7 @@ class ZkMulti(ZkCommon):
     summary = "HBase 2.x: SCP-driven claims, one multi per queue, cversion-checked cleaner"
     configs = (
         "std",
+        "cleaner-race",
         "race",
         "double-failure",
         "peers",
@@ -44,9 +45,7 @@ class ZkMulti(ZkCommon):
         K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
         K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
         K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
-        K("cleaner_finish", (), True, "log cleaner: compare the cversion, retry or use the snapshot"),
-        K("cleaner_delete", ("server", "group", "seq"), True, "log cleaner: delete an unqueued WAL"),
-        K("cleaner_stop", (), True, "log cleaner: end of this run"),
+        K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else delete"),
     )
 
     def on_death(self, cfg: Config, st: State, s: int) -> State:
@@ -95,6 +94,8 @@ class ZkMulti(ZkCommon):
         moved = q._replace(chain=self.rule_claimed_chain(q.chain, d))
         st = self.with_rs(st, s, self.put_queue(st.rs[s], moved))
         st = self.bump_cversion(st)
+        if st.failover >> d & 1 and not (st.rs[d] and st.rs[d].queues):
+            st = self.do_scp_finish(cfg, st, d)
         return self.start_recovered(cfg, st, s, moved)
 
     def claim_failed(self, cfg: Config, st: State, s: int, claim: Claim) -> State:
@@ -112,7 +113,8 @@ class ZkMulti(ZkCommon):
                 yield (d,)
 
     def do_scp_finish(self, cfg: Config, st: State, d: int) -> State:
-        """``removeReplicatorIfQueueIsEmpty``: the dead server's znode goes; the SCP ends."""
+        """``removeReplicatorIfQueueIsEmpty``: the dead server's znode goes; the SCP ends. The
+        claim that takes a dead server's last queue does this at once (``do_claim_commit``)."""
         st = st._replace(failover=st.failover & ~(1 << d))
         if st.rs[d]:
             st = self.bump_cversion(self.with_rs(st, d, ()))
@@ -128,11 +130,16 @@ class ZkMulti(ZkCommon):
     # --- log cleaner (HBASE-12865's fix) ------------------------------------------------------
 
     def en_cleaner_start(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.cleaner.phase == IDLE and any(w and w.place == ARCHIVED for w in st.wals):
+        if (
+            st.budget.cleaner_runs
+            and st.cleaner.phase == IDLE
+            and any(w and w.place == ARCHIVED for w in st.wals)
+        ):
             yield ()
 
     def do_cleaner_start(self, cfg: Config, st: State) -> State:
         candidates = tuple(w.key for w in st.wals if w and w.place == ARCHIVED)
+        st = st._replace(budget=st.budget._replace(cleaner_runs=st.budget.cleaner_runs - 1))
         return st._replace(cleaner=IDLE_CLEANER._replace(phase=READING, candidates=candidates))
 
     def en_cleaner_read(self, cfg: Config, st: State) -> Iterator[tuple]:
@@ -144,37 +151,25 @@ class ZkMulti(ZkCommon):
     def do_cleaner_read(self, cfg: Config, st: State, s: int) -> State:
         c = st.cleaner
         node = st.rs[s]
-        seen = set(c.seen) | set(rules.queue_wal_keys(node.queues if node else ()))
-        return st._replace(cleaner=c._replace(read=c.read | 1 << s, seen=tuple(sorted(seen))))
+        found = set(rules.queue_wal_keys(node.queues if node else ())) & set(c.candidates)
+        seen = tuple(sorted(set(c.seen) | found))
+        return st._replace(cleaner=c._replace(read=c.read | 1 << s, seen=seen))
 
     def en_cleaner_finish(self, cfg: Config, st: State) -> Iterator[tuple]:
         if st.cleaner.phase == READING and st.cleaner.read == (1 << cfg.servers) - 1:
             yield ()
 
     def do_cleaner_finish(self, cfg: Config, st: State) -> State:
-        """``getAllWALs``: if the cversion of ``/rs`` moved while reading, read everything again."""
+        """``getAllWALs``: if the cversion of ``/rs`` moved while reading, read everything again;
+        else delete every listed WAL that no queue named (reference 3a). Only the listed WALs are
+        kept from the snapshot: nothing else can be deleted."""
         c = st.cleaner
         if c.changed:
             return st._replace(cleaner=c._replace(read=0, seen=(), changed=False))
-        return st._replace(cleaner=c._replace(phase=DELETING))
-
-    def en_cleaner_delete(self, cfg: Config, st: State) -> Iterator[tuple]:
-        c = st.cleaner
-        if c.phase == DELETING:
-            for key in c.candidates:
-                wal = st.wals[cfg.slot(key)]
-                if wal.place == ARCHIVED and rules.may_delete_wal(key, c.seen):
-                    yield key
-
-    def do_cleaner_delete(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
-        wal = st.wals[cfg.slot((s, g, seq))]
-        return self.with_wal(cfg, st, wal._replace(place=DELETED))
-
-    def en_cleaner_stop(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.cleaner.phase == DELETING:
-            yield ()
-
-    def do_cleaner_stop(self, cfg: Config, st: State) -> State:
+        for key in c.candidates:
+            wal = st.wals[cfg.slot(key)]
+            if wal.place == ARCHIVED and rules.may_delete_wal(key, c.seen):
+                st = self.with_wal(cfg, st, wal._replace(place=DELETED))
         return st._replace(cleaner=IDLE_CLEANER)
 
 

@@ -1,0 +1,478 @@
+"""Random testing of any ``Model`` with Hypothesis's stateful testing.
+
+    from replcheck.model import Model, STANDARD, get_design
+    from replcheck.specs.fuzz import fuzz
+    result = fuzz(Model(get_design("zk-lock/append-before-register"), STANDARD["std"]))
+    result.verdicts["no_lost_edit"]             # "fail"
+    result.counterexamples["no_lost_edit"]      # the shrunk behaviour, replayed step by step
+    result.stats["programs"]["no_lost_edit"]    # a pasteable pytest test reproducing it
+
+The rules are not a second copy of the protocol: ``machine_for(model)`` builds a
+``RuleBasedStateMachine`` with one rule per action kind of ``model.design.kinds``, named after the
+kind. A rule may run when some action of its kind is enabled; it draws an integer and takes the
+enabled instance at that index (modulo how many there are), so Hypothesis shrinks a failing
+behaviour both by dropping actions and by moving to the first enabled instance of a kind. Each
+rule applies ``model.step`` and checks every step property on the transition; an ``@invariant``
+checks every state invariant after every step (and in the initial state).
+
+When the model gets stuck (no action at all is enabled) every rule is allowed and does nothing, a
+stuttering step, since Hypothesis insists that some rule can always run.
+
+Profiles (``PROFILES``; also registered with Hypothesis as ``replcheck-ci``, ``replcheck-dev`` and
+``replcheck-thorough``, namespaced so that they do not replace Hypothesis's built-in ``ci``
+profile or a test suite's own):
+
+* ``ci``: 200 examples of up to 40 steps, derandomized (the same examples on every run), no
+  example database unless one is given;
+* ``dev``: 1,000 examples of up to 50 steps, random, with a persistent example database in
+  ``.hypothesis/replcheck`` under the current directory, which replays earlier failures first;
+* ``thorough``: 10,000 examples of up to 80 steps, random, with the same database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from replcheck.model import DESIGNS, STANDARD, Action, ActionKind, Model, Property, State
+
+from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+
+__all__ = [
+    "DATABASE_DIR",
+    "PROFILES",
+    "PropertyViolation",
+    "counterexample_program",
+    "fuzz",
+    "machine_for",
+    "replay",
+]
+
+DATABASE_DIR = os.path.join(".hypothesis", "replcheck")
+"""Where ``dev`` and ``thorough`` keep their example database, relative to the current directory
+when a run starts."""
+
+INDEX_BOUND = 720_720
+"""Rules draw ``0 <= i < INDEX_BOUND`` and take enabled instance ``i % n``. 720720 is divisible by
+every ``n`` up to 16, so no instance is favoured when a kind has at most 16 enabled."""
+
+_SUPPRESSED = (HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large)
+_PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+
+
+def _profile(max_examples: int, steps: int, derandomize: bool, db: bool) -> settings:
+    return settings(
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        derandomize=derandomize,
+        database=DirectoryBasedExampleDatabase(DATABASE_DIR) if db else None,
+        deadline=None,
+        verbosity=Verbosity.quiet,
+        suppress_health_check=_SUPPRESSED,
+        phases=_PHASES,
+        report_multiple_bugs=True,
+        print_blob=False,
+    )
+
+
+PROFILES: dict[str, settings] = {
+    "ci": _profile(200, 40, derandomize=True, db=False),
+    "dev": _profile(1_000, 50, derandomize=False, db=True),
+    "thorough": _profile(10_000, 80, derandomize=False, db=True),
+}
+for _name, _settings in PROFILES.items():
+    settings.register_profile(f"replcheck-{_name}", _settings)
+
+
+# --- failures -------------------------------------------------------------------------------------
+
+
+class PropertyViolation(AssertionError):
+    """A property failed during a fuzzing run. ``actions`` is the behaviour from the initial state
+    that broke it. Each property gets its own subclass (see ``machine_for``), so Hypothesis tells
+    violations of different properties apart and shrinks each on its own."""
+
+    property: ClassVar[str] = ""
+    kind: ClassVar[str] = ""
+
+    def __init__(self, message: str, actions: Sequence[Action]) -> None:
+        super().__init__(message)
+        self.actions: list[Action] = list(actions)
+
+
+def _violation_classes(props: Sequence[Property]) -> dict[str, type[PropertyViolation]]:
+    out: dict[str, type[PropertyViolation]] = {}
+    for prop in props:
+        cls_name = "".join(part.title() for part in prop.name.split("_")) + "Violated"
+        out[prop.name] = type(
+            cls_name,
+            (PropertyViolation,),
+            {"property": prop.name, "kind": prop.kind, "__module__": __name__},
+        )
+    return out
+
+
+# --- the state machine ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    """Counts shared by every machine instance of one run."""
+
+    examples: int = 0
+    steps: int = 0
+
+
+class ModelMachine(RuleBasedStateMachine):
+    """Base class of the machines ``machine_for`` builds: it holds one behaviour of the model.
+    Subclasses add one rule per action kind and set the class attributes below."""
+
+    _model: ClassVar[Model]
+    _violations: ClassVar[dict[str, type[PropertyViolation]]]
+    _tally: ClassVar[_Tally]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._state: State = self._model.init()
+        self._trace: list[Action] = []
+        self._by_kind: dict[str, list[Action]] | None = None
+        self._tally.examples += 1
+
+    def _enabled(self) -> dict[str, list[Action]]:
+        """The enabled actions of the current state, by kind (computed once per state)."""
+        if self._by_kind is None:
+            by_kind: dict[str, list[Action]] = {}
+            for action in self._model.enabled(self._state):
+                by_kind.setdefault(action.name, []).append(action)
+            self._by_kind = by_kind
+        return self._by_kind
+
+    def _may(self, kind: str) -> bool:
+        """Precondition of ``kind``'s rule: one of its actions is enabled, or nothing is."""
+        enabled = self._enabled()
+        return bool(enabled.get(kind)) or not enabled
+
+    def _take(self, kind: str, index: int) -> None:
+        choices = self._enabled().get(kind)
+        if not choices:
+            return  # the model is stuck: stutter
+        action = choices[index % len(choices)]
+        before = self._state
+        try:
+            after = self._model.step(before, action)
+        except Exception as exc:
+            exc.add_note(f"replcheck: while taking {action} after {self._trace}")
+            exc.replcheck_actions = [*self._trace, action]  # type: ignore[attr-defined]
+            raise
+        self._trace.append(action)
+        self._state = after
+        self._by_kind = None
+        self._tally.steps += 1
+        cfg = self._model.cfg
+        for prop in self._model.step_properties:
+            if not prop.check(cfg, before, after):
+                self._fail(prop)
+
+    def _fail(self, prop: Property) -> None:
+        n = len(self._trace)
+        raise self._violations[prop.name](
+            f"{prop.name} violated after {n} action{'s' * (n != 1)}: {prop.doc}", self._trace
+        )
+
+    @invariant()
+    def _invariants_hold(self) -> None:
+        cfg = self._model.cfg
+        for prop in self._model.invariants:
+            if not prop.check(cfg, self._state):
+                self._fail(prop)
+
+
+def _make_rule(kind: ActionKind):
+    name = kind.name
+
+    def take(self: ModelMachine, index: int) -> None:
+        self._take(name, index)
+
+    take.__name__ = take.__qualname__ = name
+    take.__doc__ = kind.doc
+    enabled = precondition(lambda self: self._may(name))
+    return enabled(rule(index=st.integers(min_value=0, max_value=INDEX_BOUND - 1))(take))
+
+
+def machine_for(model: Model) -> type[ModelMachine]:
+    """A ``RuleBasedStateMachine`` class for ``model``: one rule per action kind of the design,
+    named after it, plus an invariant checking every state invariant of the model."""
+    taken = set(dir(ModelMachine))
+    attrs: dict[str, object] = {
+        "_model": model,
+        "_violations": _violation_classes(model.invariants + model.step_properties),
+        "_tally": _Tally(),
+        "__module__": __name__,
+        "__doc__": f"Fuzzing {model.design.name} under config {model.cfg.name}.",
+        # Keeps each model's examples apart in the example database.
+        "_hypothesis_internal_add_digest": json.dumps(
+            [model.design.name, model.cfg.to_dict()], sort_keys=True
+        ).encode(),
+    }
+    for kind in model.design.kinds:
+        if not kind.name.isidentifier() or kind.name.startswith("_") or kind.name in taken:
+            raise ValueError(
+                f"design {model.design.name!r}: action kind {kind.name!r} cannot name a rule"
+            )
+        attrs[kind.name] = _make_rule(kind)
+    cls_name = "Fuzz_" + re.sub(r"\W+", "_", f"{model.design.name}__{model.cfg.name}")
+    return type(cls_name, (ModelMachine,), attrs)
+
+
+# --- replaying and reproducing ------------------------------------------------------------------
+
+
+def replay(model: Model, actions: Sequence[Action], prop: Property) -> Counterexample | None:
+    """Take ``actions`` from the initial state, each of which must be enabled when taken, and
+    return the behaviour up to the first state (or, for a step property, transition) that breaks
+    ``prop``; ``None`` if none does."""
+    cfg = model.cfg
+    state = model.init()
+    steps: list[tuple[Action | None, State]] = [(None, state)]
+    if prop.kind == "invariant" and not prop.check(cfg, state):
+        return Counterexample(prop.name, prop.kind, steps)
+    for i, action in enumerate(actions):
+        if action not in model.enabled(state):
+            raise ValueError(f"action {i} ({action}) is not enabled when it is taken")
+        after = model.step(state, action)
+        steps.append((action, after))
+        if prop.kind == "step" and not prop.check(cfg, state, after):
+            return Counterexample(prop.name, prop.kind, steps)
+        if prop.kind == "invariant" and not prop.check(cfg, after):
+            return Counterexample(prop.name, prop.kind, steps)
+        state = after
+    return None
+
+
+def _literal(value: object) -> str:
+    """Python source for a config value, with double-quoted strings."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, tuple):
+        inner = ", ".join(_literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
+def _design_source(model: Model) -> tuple[list[str], str]:
+    """(import lines, expression) that rebuild the model's design in a fresh interpreter."""
+    cls = type(model.design)
+    name = model.design.name
+    if DESIGNS.get(name) is cls:
+        module = sys.modules.get(cls.__module__)
+        path = getattr(module, "__file__", None)
+        if cls.__module__.startswith("replcheck_user_design_") and path:
+            # A reviewer's design file (``load_design_file``): load it again.
+            lines = [f"load_design_file({json.dumps(os.path.abspath(path))})"]
+            return lines, f"get_design({json.dumps(name)})"
+        return [], f"get_design({json.dumps(name)})"
+    return [f"from {cls.__module__} import {cls.__qualname__}"], f"{cls.__qualname__}()"
+
+
+def _config_source(model: Model) -> str:
+    cfg = model.cfg
+    if STANDARD.get(cfg.name) == cfg:
+        return f"STANDARD[{json.dumps(cfg.name)}]"
+    fields = "".join(f"        {k}={_literal(v)},\n" for k, v in cfg.to_dict().items())
+    return f"Config(\n{fields}    )"
+
+
+def counterexample_program(
+    model: Model, actions: Sequence[Action], property: str | None = None
+) -> str:
+    """A pasteable pytest test that takes ``actions`` from the initial state of ``model`` and
+    fails (with an ``AssertionError``) at the first action that is not enabled or that breaks a
+    step property or a state invariant. The test is named after the design and ``property`` (or
+    the config). A standard config is written as ``STANDARD[name]``, any other as ``Config(...)``
+    with every field; a design loaded from a reviewer's file is loaded from that file again."""
+    setup, design_expr = _design_source(model)
+    uses_config = STANDARD.get(model.cfg.name) != model.cfg
+    names = ["Action", "Config" if uses_config else "STANDARD", "Model", "get_design"]
+    if any(line.startswith("load_design_file") for line in setup):
+        names.append("load_design_file")
+    if not design_expr.startswith("get_design"):
+        names.remove("get_design")
+    imports = [line for line in setup if line.startswith("from ")]
+    loads = [line for line in setup if not line.startswith("from ")]
+    test_name = "test_" + re.sub(
+        r"[^0-9a-z]+", "_", f"{model.design.name} {property or model.cfg.name}".lower()
+    ).strip("_")
+    action_lines = "".join(
+        f"        Action({json.dumps(a.name)}, {_literal(tuple(a.args))}),\n" for a in actions
+    )
+    out = [f"from replcheck.model import {', '.join(sorted(names))}\n"]
+    out += [f"{line}\n" for line in imports]
+    out.append("\n")
+    out += [f"{line}\n" for line in loads]
+    out.append("\n\n" if loads else "\n")
+    out.append(
+        f"def {test_name}():\n"
+        f"    model = Model({design_expr}, {_config_source(model)})\n"
+        "    state = model.init()\n"
+        "    assert not [p.name for p in model.invariants if not p.check(model.cfg, state)]\n"
+        "    for action in [\n"
+        f"{action_lines}"
+        "    ]:\n"
+        '        assert action in model.enabled(state), f"{action} is not enabled"\n'
+        "        before, state = state, model.step(state, action)\n"
+        "        broken = [\n"
+        "            p.name for p in model.step_properties if not p.check(model.cfg, before, state)\n"
+        "        ]\n"
+        "        broken += [p.name for p in model.invariants if not p.check(model.cfg, state)]\n"
+        '        assert not broken, f"after {action}: {broken}"\n'
+    )
+    return "".join(out)
+
+
+# --- the checker --------------------------------------------------------------------------------
+
+
+def _flatten(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [e for sub in exc.exceptions for e in _flatten(sub)]
+    return [exc]
+
+
+def _database(value: str | os.PathLike[str] | ExampleDatabase) -> ExampleDatabase:
+    if isinstance(value, ExampleDatabase):
+        return value
+    return DirectoryBasedExampleDatabase(os.fspath(value))
+
+
+def fuzz(
+    model: Model,
+    *,
+    profile: str = "ci",
+    seed: int | None = None,
+    max_examples: int | None = None,
+    database: str | os.PathLike[str] | ExampleDatabase | None = None,
+) -> CheckResult:
+    """Fuzz ``model`` with Hypothesis and give a verdict per property.
+
+    * ``fail``: a counterexample was found, shrunk by Hypothesis and checked by replaying it
+      (``result.counterexamples``). A property that breaks on the way to another's counterexample
+      fails too, with that (maybe not minimal) behaviour. For each failed property,
+      ``result.stats["programs"][name]`` is a pytest test reproducing it
+      (``counterexample_program``).
+    * ``pass``: no counterexample was found within the budget, which is evidence, not proof.
+    * ``unknown``: liveness properties (fuzzing does not check them), and every safety property
+      that did not fail when a failure cut the run short.
+
+    ``profile`` is ``ci``, ``dev`` or ``thorough`` (``PROFILES``); ``max_examples`` overrides its
+    number of examples and ``database`` (a directory, or any Hypothesis ``ExampleDatabase``) its
+    example database. With ``seed`` the run is random but reproducible (and uses no database
+    unless one is given); without it ``ci`` is derandomized and ``dev``/``thorough`` draw a fresh
+    seed, reported in ``stats["seed"]`` so the run can be repeated.
+
+    ``stats``: ``examples`` (behaviours run, shrinking included), ``steps`` (actions taken in
+    all), ``seconds``, ``profile``, ``seed``, ``max_examples``, ``step_count`` and ``programs``.
+    Hypothesis prints nothing. An exception raised by the model itself (a bug in a design) is
+    raised again, with a reproducing program added as a note when the behaviour is known.
+    """
+    try:
+        base = PROFILES[profile]
+    except KeyError:
+        raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
+    changes: dict[str, object] = {}
+    if max_examples is not None:
+        changes["max_examples"] = max_examples
+    if seed is None and not base.derandomize:
+        seed = random.SystemRandom().getrandbits(32)
+    elif seed is not None:
+        changes["derandomize"] = False
+        if database is None and base.database is not None and profile != "ci":
+            # An explicit seed asks for a reproducible run: replaying failures saved in the
+            # database would make it depend on earlier runs.
+            changes["database"] = None
+    if database is not None:
+        changes["database"] = _database(database)
+    run_settings = settings(base, **changes)  # type: ignore[arg-type]
+
+    machine = machine_for(model)
+    if seed is not None:
+        machine = hypothesis_seed(seed)(machine)
+    tally = machine._tally
+    started = time.perf_counter()
+    found: list[BaseException] = []
+    try:
+        run_state_machine_as_test(machine, settings=run_settings)
+    except Exception as exc:
+        found = _flatten(exc)
+    seconds = time.perf_counter() - started
+
+    errors = [e for e in found if not isinstance(e, PropertyViolation)]
+    if errors:
+        for err in errors:
+            actions = getattr(err, "replcheck_actions", None)
+            if actions is not None:
+                err.add_note("reproduce with:\n" + counterexample_program(model, actions))
+        raise errors[0]
+    violations = [e for e in found if isinstance(e, PropertyViolation)]
+
+    result = CheckResult("fuzz", model.design.name, model.cfg.name)
+    programs: dict[str, str] = {}
+    safety = model.invariants + model.step_properties
+    by_name = {p.name: p for p in safety}
+    # Each failure's own property first, then whatever else its behaviour breaks.
+    for violation in violations:
+        prop = by_name[violation.property]
+        cex = replay(model, violation.actions, prop)
+        if cex is None:
+            raise RuntimeError(
+                f"fuzz: the behaviour Hypothesis reported for {prop.name} does not break it "
+                "when replayed (is the design deterministic?)"
+            )
+        cex.note = f"found by Hypothesis ({profile} profile) and shrunk"
+        result.counterexamples[prop.name] = cex
+    for violation in violations:
+        for prop in safety:
+            if prop.name not in result.counterexamples:
+                cex = replay(model, violation.actions, prop)
+                if cex is not None:
+                    cex.note = f"broken on the way to a counterexample for {violation.property}"
+                    result.counterexamples[prop.name] = cex
+    for prop in safety:
+        if prop.name in result.counterexamples:
+            result.verdicts[prop.name] = FAIL
+            programs[prop.name] = counterexample_program(
+                model, result.counterexamples[prop.name].actions(), prop.name
+            )
+        else:
+            result.verdicts[prop.name] = UNKNOWN if violations else PASS
+    for prop in model.liveness:
+        result.verdicts[prop.name] = UNKNOWN
+    result.stats = {
+        "examples": tally.examples,
+        "steps": tally.steps,
+        "seconds": round(seconds, 3),
+        "profile": profile,
+        "seed": seed,
+        "max_examples": run_settings.max_examples,
+        "step_count": run_settings.stateful_step_count,
+        "programs": programs,
+    }
+    return result
