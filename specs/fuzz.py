@@ -39,6 +39,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from string import Template
 from typing import ClassVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
@@ -52,7 +53,6 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-
 from replcheck.model import DESIGNS, STANDARD, Action, ActionKind, Model, Property, State
 
 from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
@@ -60,10 +60,13 @@ from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 __all__ = [
     "DATABASE_DIR",
     "PROFILES",
+    "ModelMachine",
+    "NotEnabled",
     "PropertyViolation",
     "counterexample_program",
     "fuzz",
     "machine_for",
+    "minimize",
     "replay",
 ]
 
@@ -246,10 +249,14 @@ def machine_for(model: Model) -> type[ModelMachine]:
 # --- replaying and reproducing ------------------------------------------------------------------
 
 
+class NotEnabled(ValueError):
+    """A replayed action is not enabled in the state it is taken from."""
+
+
 def replay(model: Model, actions: Sequence[Action], prop: Property) -> Counterexample | None:
-    """Take ``actions`` from the initial state, each of which must be enabled when taken, and
-    return the behaviour up to the first state (or, for a step property, transition) that breaks
-    ``prop``; ``None`` if none does."""
+    """Take ``actions`` from the initial state, each of which must be enabled when taken (else
+    ``NotEnabled``), and return the behaviour up to the first state (or, for a step property,
+    transition) that breaks ``prop``; ``None`` if none does."""
     cfg = model.cfg
     state = model.init()
     steps: list[tuple[Action | None, State]] = [(None, state)]
@@ -257,7 +264,7 @@ def replay(model: Model, actions: Sequence[Action], prop: Property) -> Counterex
         return Counterexample(prop.name, prop.kind, steps)
     for i, action in enumerate(actions):
         if action not in model.enabled(state):
-            raise ValueError(f"action {i} ({action}) is not enabled when it is taken")
+            raise NotEnabled(f"action {i} ({action}) is not enabled when it is taken")
         after = model.step(state, action)
         steps.append((action, after))
         if prop.kind == "step" and not prop.check(cfg, state, after):
@@ -266,6 +273,40 @@ def replay(model: Model, actions: Sequence[Action], prop: Property) -> Counterex
             return Counterexample(prop.name, prop.kind, steps)
         state = after
     return None
+
+
+MINIMIZE_REPLAYS = 2_000
+"""At most this many replays are spent on ``minimize`` per counterexample."""
+
+
+def minimize(model: Model, cex: Counterexample, prop: Property) -> Counterexample:
+    """Drop actions from a counterexample while it still breaks ``prop`` with every action
+    enabled: chunks of half its length first, down to single actions, until no action can go.
+
+    Hypothesis shrinks the choices that pick actions (an index among the enabled actions of a
+    kind), so deleting one action can change which instance a later choice picks; removing the
+    concrete actions afterwards gets rid of what that leaves behind."""
+    actions = cex.actions()
+    budget = MINIMIZE_REPLAYS
+    size = max(1, len(actions) // 2)
+    while budget > 0:
+        changed = False
+        start = 0
+        while start < len(actions) and budget > 0:
+            candidate = actions[:start] + actions[start + size :]
+            budget -= 1
+            try:
+                shorter = replay(model, candidate, prop)
+            except NotEnabled:
+                shorter = None
+            if shorter is not None:
+                cex, actions, changed = shorter, shorter.actions(), True
+            else:
+                start += size
+        if size == 1 and not changed:
+            break
+        size = max(1, size // 2)
+    return cex
 
 
 def _literal(value: object) -> str:
@@ -279,18 +320,17 @@ def _literal(value: object) -> str:
 
 
 def _design_source(model: Model) -> tuple[list[str], str]:
-    """(import lines, expression) that rebuild the model's design in a fresh interpreter."""
+    """(statements to run first, expression) that rebuild the model's design in a fresh
+    interpreter."""
     cls = type(model.design)
-    name = model.design.name
-    if DESIGNS.get(name) is cls:
-        module = sys.modules.get(cls.__module__)
-        path = getattr(module, "__file__", None)
-        if cls.__module__.startswith("replcheck_user_design_") and path:
-            # A reviewer's design file (``load_design_file``): load it again.
-            lines = [f"load_design_file({json.dumps(os.path.abspath(path))})"]
-            return lines, f"get_design({json.dumps(name)})"
-        return [], f"get_design({json.dumps(name)})"
-    return [f"from {cls.__module__} import {cls.__qualname__}"], f"{cls.__qualname__}()"
+    name = json.dumps(model.design.name)
+    if DESIGNS.get(model.design.name) is not cls:
+        return [], f"{cls.__qualname__}()"
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if cls.__module__.startswith("replcheck_user_design_") and path:
+        # A reviewer's design file (``load_design_file``): load it again.
+        return [f"load_design_file({json.dumps(os.path.abspath(path))})"], f"get_design({name})"
+    return [], f"get_design({name})"
 
 
 def _config_source(model: Model) -> str:
@@ -301,6 +341,26 @@ def _config_source(model: Model) -> str:
     return f"Config(\n{fields}    )"
 
 
+_PROGRAM = Template(
+    """\
+${imports}
+
+${loads}
+def ${name}():
+    model = Model(${design}, ${config})
+    state = model.init()
+    assert not [p.name for p in model.invariants if not p.check(model.cfg, state)]
+    for action in [
+${actions}    ]:
+        assert action in model.enabled(state), f"{action} is not enabled"
+        before, state = state, model.step(state, action)
+        broken = [p.name for p in model.step_properties if not p.check(model.cfg, before, state)]
+        broken += [p.name for p in model.invariants if not p.check(model.cfg, state)]
+        assert not broken, f"after {action}: {broken}"
+"""
+)
+
+
 def counterexample_program(
     model: Model, actions: Sequence[Action], property: str | None = None
 ) -> str:
@@ -308,44 +368,31 @@ def counterexample_program(
     fails (with an ``AssertionError``) at the first action that is not enabled or that breaks a
     step property or a state invariant. The test is named after the design and ``property`` (or
     the config). A standard config is written as ``STANDARD[name]``, any other as ``Config(...)``
-    with every field; a design loaded from a reviewer's file is loaded from that file again."""
-    setup, design_expr = _design_source(model)
-    uses_config = STANDARD.get(model.cfg.name) != model.cfg
-    names = ["Action", "Config" if uses_config else "STANDARD", "Model", "get_design"]
-    if any(line.startswith("load_design_file") for line in setup):
-        names.append("load_design_file")
-    if not design_expr.startswith("get_design"):
-        names.remove("get_design")
-    imports = [line for line in setup if line.startswith("from ")]
-    loads = [line for line in setup if not line.startswith("from ")]
-    test_name = "test_" + re.sub(
-        r"[^0-9a-z]+", "_", f"{model.design.name} {property or model.cfg.name}".lower()
-    ).strip("_")
-    action_lines = "".join(
-        f"        Action({json.dumps(a.name)}, {_literal(tuple(a.args))}),\n" for a in actions
+    with every field of ``Config.to_dict()``; a design loaded from a reviewer's file is loaded from
+    that file again, and an unregistered one is imported from its module."""
+    loads, design = _design_source(model)
+    standard = STANDARD.get(model.cfg.name) == model.cfg
+    names = {"Action", "Model", "STANDARD" if standard else "Config"}
+    imports = []
+    if design.startswith("get_design("):
+        names.add("get_design")
+    else:
+        cls = type(model.design)
+        imports.append(f"from {cls.__module__} import {cls.__qualname__.split('.')[0]}")
+    if loads:
+        names.add("load_design_file")
+    imports.insert(0, f"from replcheck.model import {', '.join(sorted(names))}")
+    name = f"{model.design.name} {property or model.cfg.name}".lower()
+    return _PROGRAM.substitute(
+        imports="\n".join(imports),
+        loads="".join(f"{line}\n\n" for line in loads),
+        name="test_" + re.sub(r"[^0-9a-z]+", "_", name).strip("_"),
+        design=design,
+        config=_config_source(model),
+        actions="".join(
+            f"        Action({json.dumps(a.name)}, {_literal(tuple(a.args))}),\n" for a in actions
+        ),
     )
-    out = [f"from replcheck.model import {', '.join(sorted(names))}\n"]
-    out += [f"{line}\n" for line in imports]
-    out.append("\n")
-    out += [f"{line}\n" for line in loads]
-    out.append("\n\n" if loads else "\n")
-    out.append(
-        f"def {test_name}():\n"
-        f"    model = Model({design_expr}, {_config_source(model)})\n"
-        "    state = model.init()\n"
-        "    assert not [p.name for p in model.invariants if not p.check(model.cfg, state)]\n"
-        "    for action in [\n"
-        f"{action_lines}"
-        "    ]:\n"
-        '        assert action in model.enabled(state), f"{action} is not enabled"\n'
-        "        before, state = state, model.step(state, action)\n"
-        "        broken = [\n"
-        "            p.name for p in model.step_properties if not p.check(model.cfg, before, state)\n"
-        "        ]\n"
-        "        broken += [p.name for p in model.invariants if not p.check(model.cfg, state)]\n"
-        '        assert not broken, f"after {action}: {broken}"\n'
-    )
-    return "".join(out)
 
 
 # --- the checker --------------------------------------------------------------------------------
@@ -373,9 +420,10 @@ def fuzz(
 ) -> CheckResult:
     """Fuzz ``model`` with Hypothesis and give a verdict per property.
 
-    * ``fail``: a counterexample was found, shrunk by Hypothesis and checked by replaying it
-      (``result.counterexamples``). A property that breaks on the way to another's counterexample
-      fails too, with that (maybe not minimal) behaviour. For each failed property,
+    * ``fail``: a counterexample was found, shrunk by Hypothesis, replayed to check it and
+      shortened further by dropping actions (``minimize``): ``result.counterexamples[name]``.
+      A property that breaks on the way to another's counterexample fails too, with that
+      (maybe not minimal) behaviour. For each failed property,
       ``result.stats["programs"][name]`` is a pytest test reproducing it
       (``counterexample_program``).
     * ``pass``: no counterexample was found within the budget, which is evidence, not proof.
@@ -389,7 +437,9 @@ def fuzz(
     seed, reported in ``stats["seed"]`` so the run can be repeated.
 
     ``stats``: ``examples`` (behaviours run, shrinking included), ``steps`` (actions taken in
-    all), ``seconds``, ``profile``, ``seed``, ``max_examples``, ``step_count`` and ``programs``.
+    all), ``seconds`` (shrinking and replaying included), ``profile``, ``seed`` (``None`` when
+    derandomized), ``max_examples``, ``step_count`` and ``programs`` (property name to the text
+    of a pytest test reproducing its counterexample).
     Hypothesis prints nothing. An exception raised by the model itself (a bug in a design) is
     raised again, with a reproducing program added as a note when the behaviour is known.
     """
@@ -404,7 +454,7 @@ def fuzz(
         seed = random.SystemRandom().getrandbits(32)
     elif seed is not None:
         changes["derandomize"] = False
-        if database is None and base.database is not None and profile != "ci":
+        if database is None and base.database is not None:
             # An explicit seed asks for a reproducible run: replaying failures saved in the
             # database would make it depend on earlier runs.
             changes["database"] = None
@@ -422,7 +472,6 @@ def fuzz(
         run_state_machine_as_test(machine, settings=run_settings)
     except Exception as exc:
         found = _flatten(exc)
-    seconds = time.perf_counter() - started
 
     errors = [e for e in found if not isinstance(e, PropertyViolation)]
     if errors:
@@ -446,6 +495,7 @@ def fuzz(
                 f"fuzz: the behaviour Hypothesis reported for {prop.name} does not break it "
                 "when replayed (is the design deterministic?)"
             )
+        cex = minimize(model, cex, prop)
         cex.note = f"found by Hypothesis ({profile} profile) and shrunk"
         result.counterexamples[prop.name] = cex
     for violation in violations:
@@ -453,6 +503,7 @@ def fuzz(
             if prop.name not in result.counterexamples:
                 cex = replay(model, violation.actions, prop)
                 if cex is not None:
+                    cex = minimize(model, cex, prop)
                     cex.note = f"broken on the way to a counterexample for {violation.property}"
                     result.counterexamples[prop.name] = cex
     for prop in safety:
@@ -468,7 +519,7 @@ def fuzz(
     result.stats = {
         "examples": tally.examples,
         "steps": tally.steps,
-        "seconds": round(seconds, 3),
+        "seconds": round(time.perf_counter() - started, 3),
         "profile": profile,
         "seed": seed,
         "max_examples": run_settings.max_examples,

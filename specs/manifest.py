@@ -1,0 +1,116 @@
+"""The manifest: per design (or mutant) and standard configuration, what exhaustive exploration
+must find — distinct states, transitions, depth, and the verdict of every property. Tests check
+every entry, so a change to the model that changes a state space or a verdict is seen.
+
+An entry whose correct design fails a property carries a ``finding`` (see docs/findings.md): the
+verdict is pinned, not hidden.
+
+    python -m replcheck.specs.manifest --check     # compare every entry, exit 1 on a difference
+    python -m replcheck.specs.manifest --write     # recompute and rewrite the file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from replcheck.model import DESIGNS, STANDARD, Model, get_design
+
+from .explore import check
+
+PATH = Path(__file__).with_name("manifest.json")
+
+FINDINGS: dict[tuple[str, str], str] = {
+    ("zk-lock", "double-failure"): (
+        "The seeds' lock-and-copy claim is not safe when the claimer dies mid-claim: once the lock "
+        "of the dead claimer is cleaned (HBASE-16144's fix), a second survivor copies the same "
+        "queue again, so two sources replicate one WAL (HBASE-12241). See docs/findings.md."
+    ),
+}
+
+
+def targets() -> list[tuple[str, str]]:
+    """Every (design, config) the manifest pins: each registered design and mutant under each of
+    its configurations."""
+    return [(name, c) for name, cls in DESIGNS.items() for c in cls.configs]
+
+
+def compute(name: str, config: str) -> dict[str, object]:
+    model = Model(get_design(name), STANDARD[config])
+    result = check(model)
+    entry: dict[str, object] = {
+        "design": name,
+        "config": config,
+        "mode": "explore+symmetry",
+        "states": result.stats["states"],
+        "transitions": result.stats["transitions"],
+        "depth": result.stats["depth"],
+        "complete": result.stats["complete"],
+        "verdicts": result.verdicts,
+        "counterexample_lengths": {p: c.length for p, c in result.counterexamples.items()},
+    }
+    if (name, config) in FINDINGS:
+        entry["finding"] = FINDINGS[(name, config)]
+    return entry
+
+
+def _compute(args: tuple[str, str]) -> dict[str, object]:
+    return compute(*args)
+
+
+def compute_all(jobs: int = 2) -> list[dict[str, object]]:
+    todo = targets()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_compute, todo))
+
+
+def load() -> list[dict[str, object]]:
+    return json.loads(PATH.read_text())["entries"]
+
+
+def write(entries: list[dict[str, object]]) -> None:
+    doc = {
+        "about": "Pinned results of exhaustive exploration; see specs/manifest.py.",
+        "entries": entries,
+    }
+    PATH.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def compare(pinned: dict[str, object], got: dict[str, object]) -> list[str]:
+    """What differs between a pinned entry and a fresh run (empty when they agree)."""
+    keys = ("states", "transitions", "depth", "complete", "verdicts", "counterexample_lengths")
+    return [f"{k}: pinned {pinned.get(k)!r}, got {got.get(k)!r}" for k in keys if pinned.get(k) != got.get(k)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m replcheck.specs.manifest")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="recompute and rewrite the manifest")
+    mode.add_argument("--check", action="store_true", help="compare every entry, exit 1 if any differs")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    entries = compute_all(args.jobs)
+    if args.write:
+        write(entries)
+        print(f"wrote {len(entries)} entries to {PATH.name}")
+        return 0
+    pinned = {(e["design"], e["config"]): e for e in load()}
+    bad = 0
+    for got in entries:
+        key = (got["design"], got["config"])
+        diff = compare(pinned[key], got) if key in pinned else ["not in the manifest"]
+        for line in diff:
+            bad += 1
+            print(f"{key[0]}@{key[1]}: {line}")
+    for key in pinned.keys() - {(e["design"], e["config"]) for e in entries}:
+        bad += 1
+        print(f"{key[0]}@{key[1]}: pinned but no longer a target")
+    print("manifest agrees" if not bad else f"{bad} difference(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""The command line: exit codes, one-line errors, and output (small configs only).
+
+Exit codes: 0 ok; 1 a property failed (explore/fuzz) or the gate is red (check); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from replcheck.model import DESIGNS
+
+from replcheck.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+MUTANT = "zk-lock/ships-local-scope"  # caught in `filtering`
+SMALL = "std:wals_per_server=1"
+
+
+@pytest.fixture
+def registry():
+    """Undo whatever a design file registers."""
+    saved = dict(DESIGNS)
+    yield
+    DESIGNS.clear()
+    DESIGNS.update(saved)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(err: str, *needles: str) -> None:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("replcheck: error: ")
+    for n in needles:
+        assert n in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["check", "--design", "no-such-design"], "unknown design 'no-such-design'"),
+        (["explore", "--design", "nope"], "unknown design"),
+        (["show", "--config", "no-such-config"], "unknown config 'no-such-config'"),
+        (["explore", "--config", "std:servers=x"], "expected an integer"),
+        (["explore", "--config", "std:bogus=1"], "unknown key 'bogus'"),
+        (["show", "--config", "std:servers=0"], "servers must be at least 1"),
+        (["show", "--no-such-flag"], "unrecognized arguments"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+        (["show", "--actions", "crash(1"], "malformed action"),
+        (["show", "--actions", "crash(9)"], "not enabled"),
+        (["show", "--actions", "frob(1)"], "no action 'frob'"),
+        (["show", "--actions", "crash(1, 2)"], "takes 1 arguments"),
+        (["show", "--design-file", "/no/such/file.py"], "no such design file"),
+        (["check", "--checkers", "explore,z3"], "unknown checker 'z3'"),
+        (["explore", "--max-states", "0"], "at least 1"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, argv, needle) -> None:
+    code, _out, err = run(capsys, *argv)
+    assert code == 2
+    assert_one_line_error(err, needle)
+
+
+def test_broken_design_file(capsys, tmp_path, registry) -> None:
+    bad = tmp_path / "broken.py"
+    bad.write_text("x = 1\nraise RuntimeError('boom')\n")
+    code, _out, err = run(capsys, "show", "--design-file", str(bad))
+    assert code == 2
+    assert_one_line_error(err, f"{bad}:2", "boom")
+
+
+def test_show_draws_the_seed_tree(capsys) -> None:
+    code, out, err = run(capsys, "show")
+    assert code == 0 and err == ""
+    assert "/hbase/replication/rs/" in out
+    assert "\n  1.1.1.1,60020,123456780/\n    2/\n" in out
+
+
+def test_show_actions_draws_each_step(capsys) -> None:
+    code, out, _err = run(
+        capsys, "show", "--design", "zk-lock", "--actions", "crash(1); lock(0, 1)"
+    )
+    assert code == 0
+    assert "== step 1: crash(1)  ->  crash(server=1.1.1.2,60020,123456790) ==" in out
+    assert "== step 2: lock(0, 1)" in out
+    assert "  1.1.1.2,60020,123456790/   [dead]\n    lock  (held by 1.1.1.1,60020,123456780)" in out
+
+
+def test_show_json(capsys) -> None:
+    code, out, _err = run(capsys, "show", "--json", "--actions", "crash(1); lock(0, 1)")
+    assert code == 0
+    data = json.loads(out)
+    assert data["design"] == "zk-lock"
+    assert [s["action"] for s in data["steps"]] == [None, "crash(1)", "lock(0, 1)"]
+    assert data["steps"][-1]["state"]["rs"]["1.1.1.2,60020,123456790"]["lock"] == (
+        "1.1.1.1,60020,123456780"
+    )
+
+
+def test_explore_json_parses_and_passes(capsys) -> None:
+    code, out, _err = run(capsys, "explore", "--design", "zk-lock", "--config", SMALL, "--json")
+    assert code == 0
+    data = json.loads(out)
+    (result,) = data["results"]
+    assert result["config"] == SMALL
+    assert result["stats"]["complete"] is True
+    assert set(result["verdicts"].values()) == {"pass"}
+
+
+def test_explore_mutant_exits_1_with_a_drawn_counterexample(capsys) -> None:
+    code, out, _err = run(capsys, "explore", "--design", MUTANT, "--config", "filtering")
+    assert code == 1
+    assert "FAIL  only_global_non_catalog" in out
+    assert "counterexample: only_global_non_catalog (invariant)" in out
+    assert "== initial state ==" in out and "/hbase/replication/rs/" in out
+
+
+def test_explore_max_states_leaves_verdicts_unknown(capsys) -> None:
+    code, out, _err = run(
+        capsys, "explore", "--config", "filtering", "--max-states", "20", "--json"
+    )
+    assert code == 0
+    (result,) = json.loads(out)["results"]
+    assert result["stats"]["complete"] is False
+    assert "unknown" in result["verdicts"].values()
+
+
+def test_check_gate_with_junit(capsys, tmp_path) -> None:
+    junit = tmp_path / "gate.xml"
+    code, out, _err = run(
+        capsys, "check", "--design", MUTANT, "--checkers", "explore", "--junit", str(junit)
+    )
+    assert code == 0
+    assert f"{MUTANT}@filtering" in out and "caught" in out
+    assert out.strip().splitlines()[-1].startswith("PASS: ")
+    root = ET.parse(junit).getroot()
+    cases = list(root.iter("testcase"))
+    assert cases and all(tc.find("failure") is None for tc in cases)
+
+
+def test_check_missed_mutant_exits_1(capsys) -> None:
+    code, out, _err = run(
+        capsys,
+        "check",
+        "--design",
+        MUTANT,
+        "--config",
+        "master-master",
+        "--checkers",
+        "explore",
+        "--json",
+    )
+    assert code == 1
+    data = json.loads(out)
+    assert data["matrix"]["ok"] is False
+    assert data["matrix"]["rows"][0]["status"] == "MISSED"
+
+
+def test_check_show_counterexamples(capsys) -> None:
+    code, out, _err = run(
+        capsys, "check", "--design", MUTANT, "--checkers", "explore", "--show-counterexamples"
+    )
+    assert code == 0
+    assert f"### {MUTANT}@filtering (explore)" in out
+    assert "counterexample: only_global_non_catalog" in out
+
+
+def test_design_file(capsys, tmp_path, registry) -> None:
+    path = tmp_path / "my_mutant.py"
+    path.write_text(
+        "from replcheck.model.zk_lock import ZkLock\n\n"
+        "class Mine(ZkLock):\n"
+        "    name = 'review/ships-everything'\n"
+        "    mutant_of = 'zk-lock'\n"
+        "    overrides = 'rule_ships'\n"
+        "    configs = ('filtering',)\n"
+        "    bug = 'ships LOCAL edits'\n\n"
+        "    def rule_ships(self, edit, target):\n"
+        "        return True\n"
+    )
+    code, out, _err = run(capsys, "explore", "--design-file", str(path))
+    assert code == 1
+    assert "explore review/ships-everything@filtering" in out
+
+
+def test_list(capsys) -> None:
+    code, out, _err = run(capsys, "list", "--json")
+    assert code == 0
+    names = [d["name"] for d in json.loads(out)["designs"]]
+    assert "zk-lock" in names and MUTANT in names
+
+
+def test_fuzz_mutant(capsys) -> None:
+    pytest.importorskip("replcheck.specs.fuzz")
+    code, out, _err = run(capsys, "fuzz", "--design", MUTANT, "--config", "filtering")
+    assert code == 1
+    assert "minimal program breaking only_global_non_catalog" in out
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["show"], 0), (["show", "--design", "nope"], 2)])
+def test_python_dash_m(argv, code) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "replcheck", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    if code:
+        assert_one_line_error(proc.stderr, "unknown design")
+    else:
+        assert "/hbase/replication/rs/" in proc.stdout

@@ -1,0 +1,150 @@
+"""Fuzzing with Hypothesis: the rules come from the design, failures are shrunk, replayed, and
+turned into a pytest test that reproduces them."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import pytest
+from replcheck.model import STANDARD, Action, Model, get_design
+from replcheck.specs.fuzz import PROFILES, counterexample_program, fuzz, machine_for, replay
+from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult
+
+
+@functools.cache
+def fuzzed(design: str, config: str) -> CheckResult:
+    """One ``ci`` run per (design, config), shared by the tests that look at it."""
+    return fuzz(Model(get_design(design), STANDARD[config]), profile="ci")
+
+
+def run_program(source: str) -> None:
+    """Execute a generated test module and call its one test function."""
+    namespace: dict[str, object] = {}
+    exec(compile(source, "<counterexample>", "exec"), namespace)
+    (test,) = [v for k, v in namespace.items() if k.startswith("test_") and callable(v)]
+    test()
+
+
+def assert_reproduces(design: str, config: str, expected: set[str]) -> None:
+    result = fuzzed(design, config)
+    model = Model(get_design(design), STANDARD[config])
+    assert result.checker == "fuzz"
+    assert (result.design, result.config) == (design, config)
+    assert set(result.violated) & expected, result.verdicts
+    for name in result.violated:
+        prop = next(p for p in model.invariants + model.step_properties if p.name == name)
+        cex = result.counterexamples[name]
+        assert cex.property == name and cex.kind == prop.kind
+        # The steps are a real behaviour: each action is enabled and leads to the recorded state.
+        state = model.init()
+        assert cex.steps[0] == (None, state)
+        for action, recorded in cex.steps[1:]:
+            assert action in model.enabled(state)
+            before, state = state, model.step(state, action)
+            assert state == recorded
+        if prop.kind == "invariant":
+            assert not prop.check(model.cfg, state)
+        else:
+            assert not prop.check(model.cfg, before, state)
+        # ... and the first one that breaks the property.
+        assert replay(model, cex.actions(), prop).length == cex.length
+        source = result.stats["programs"][name]
+        ast.parse(source)
+        with pytest.raises(AssertionError, match=name):
+            run_program(source)
+
+
+def test_correct_design_passes() -> None:
+    result = fuzzed("zk-lock", "std")
+    model = Model(get_design("zk-lock"), STANDARD["std"])
+    assert result.ok, result.counterexamples
+    for prop in model.invariants + model.step_properties:
+        assert result.verdicts[prop.name] == PASS
+    for prop in model.liveness:
+        assert result.verdicts[prop.name] == UNKNOWN
+    assert result.stats["profile"] == "ci"
+    assert result.stats["examples"] >= PROFILES["ci"].max_examples
+    assert result.stats["steps"] > 0
+    assert result.stats["programs"] == {}
+
+
+def test_finds_append_before_register() -> None:
+    assert_reproduces("zk-lock/append-before-register", "std", {"no_lost_edit"})
+    assert fuzzed("zk-lock/append-before-register", "std").verdicts["no_lost_edit"] == FAIL
+
+
+def test_finds_cleaner_skips_lookup() -> None:
+    assert_reproduces(
+        "zk-lock/cleaner-skips-lookup", "std", {"no_lost_edit", "no_wal_deleted_while_queued"}
+    )
+
+
+def test_failure_leaves_the_rest_unknown() -> None:
+    result = fuzzed("zk-lock/cleaner-skips-lookup", "std")
+    model = Model(get_design("zk-lock/cleaner-skips-lookup"), STANDARD["std"])
+    assert result.violated
+    for prop in model.properties:
+        expected = FAIL if prop.name in result.violated else UNKNOWN
+        assert result.verdicts[prop.name] == expected
+
+
+@pytest.mark.parametrize("design", ["zk-lock", "zk-multi"])
+def test_one_rule_per_action_kind(design: str) -> None:
+    model = Model(get_design(design), STANDARD["std"])
+    machine = machine_for(model)
+    rules = [r.function.__name__ for r in machine.setup_state().rules]
+    assert sorted(rules) == sorted(k.name for k in model.design.kinds)
+    for kind in model.design.kinds:
+        assert callable(getattr(machine, kind.name))
+
+
+def test_program_for_a_custom_config() -> None:
+    design = "zk-lock/cleaner-skips-lookup"
+    custom = STANDARD["std"].with_overrides(name="custom", servers=1, crashes=0)
+    model = Model(get_design(design), custom)
+    actions = [Action("roll", (0, 0)), Action("archive", (0, 0, 0)), Action("clean", (0, 0, 0))]
+    source = counterexample_program(model, actions, "no_wal_deleted_while_queued")
+    assert "Config(" in source and "STANDARD" not in source
+    assert "def test_zk_lock_cleaner_skips_lookup_no_wal_deleted_while_queued():" in source
+    namespace: dict[str, object] = {}
+    exec(compile(source, "<counterexample>", "exec"), namespace)
+    with pytest.raises(AssertionError, match="no_wal_deleted_while_queued"):
+        namespace["test_zk_lock_cleaner_skips_lookup_no_wal_deleted_while_queued"]()
+
+
+def test_program_rejects_an_action_that_is_not_enabled() -> None:
+    model = Model(get_design("zk-lock"), STANDARD["std"])
+    source = counterexample_program(model, [Action("clean", (0, 0, 0))])
+    with pytest.raises(AssertionError, match="not enabled"):
+        run_program(source)
+
+
+def test_seeded_runs_repeat_and_print_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    model = Model(get_design("zk-lock/cleaner-skips-lookup"), STANDARD["std"])
+    first = fuzz(model, profile="dev", seed=7, max_examples=20)
+    second = fuzz(model, profile="dev", seed=7, max_examples=20)
+    assert first.stats["seed"] == 7 and first.stats["max_examples"] == 20
+    assert first.verdicts == second.verdicts
+    assert {p: c.actions() for p, c in first.counterexamples.items()} == {
+        p: c.actions() for p, c in second.counterexamples.items()
+    }
+    assert (first.stats["examples"], first.stats["steps"]) == (
+        second.stats["examples"],
+        second.stats["steps"],
+    )
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_database_argument(tmp_path) -> None:
+    model = Model(get_design("zk-lock/cleaner-skips-lookup"), STANDARD["std"])
+    result = fuzz(model, max_examples=20, database=tmp_path / "db")
+    assert result.violated
+    assert (tmp_path / "db").is_dir()
+
+
+def test_unknown_profile() -> None:
+    model = Model(get_design("zk-lock"), STANDARD["std"])
+    with pytest.raises(ValueError, match="unknown profile"):
+        fuzz(model, profile="nightly")
