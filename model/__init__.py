@@ -1,7 +1,7 @@
 """replcheck.model: the protocol, written once. Pure, deterministic, no I/O.
 
-    from replcheck.model import Model, get_design, STANDARD
-    model = Model(get_design("zk-multi"), STANDARD["std"])
+from replcheck.model import Model, get_design, STANDARD
+model = Model(get_design("zk-multi"), STANDARD["std"])
 """
 
 from .action import Action, ActionKind

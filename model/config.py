@@ -53,16 +53,23 @@ class Config:
             (self.servers >= 1, "servers must be at least 1"),
             (0 <= self.initial_peers <= self.peers, "initial_peers must be within 0..peers"),
             (self.peers <= 6, "at most 6 peers"),
-            (self.wal_groups >= 1 and self.wals_per_server >= 1, "wal_groups, wals_per_server >= 1"),
+            (
+                self.wal_groups >= 1 and self.wals_per_server >= 1,
+                "wal_groups, wals_per_server >= 1",
+            ),
             (self.edits_per_wal >= 0 and self.batch >= 1, "edits_per_wal >= 0 and batch >= 1"),
-            (self.sink_servers >= 1 and 0 < self.sink_ratio <= 1, "sink_servers >= 1, ratio in (0,1]"),
+            (
+                self.sink_servers >= 1 and 0 < self.sink_ratio <= 1,
+                "sink_servers >= 1, ratio in (0,1]",
+            ),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
-                all(0 <= c <= self.clusters - 1 and 0 <= d and c != d for c, d in self.topology),
+                all(0 <= c <= self.clusters - 1 and d >= 0 and c != d for c, d in self.topology),
                 "topology edges must join two different clusters",
             ),
             (
-                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults, self.edits) >= 0,
+                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults, self.edits)
+                >= 0,
                 "budgets must not be negative",
             ),
         ]

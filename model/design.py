@@ -65,6 +65,5 @@ class Design:
         return sorted(
             n
             for n in dir(cls)
-            if callable(getattr(cls, n, None))
-            and (n.startswith(("en_", "do_", "rule_")))
+            if callable(getattr(cls, n, None)) and (n.startswith(("en_", "do_", "rule_")))
         )

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import pairwise, permutations
 
 from .action import Action
 from .config import Config
@@ -64,7 +64,7 @@ class Model:
         sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
         order = sorted(range(len(sig)), key=sig.__getitem__)
         ranked = [sig[i] for i in order]
-        if all(a != b for a, b in zip(ranked, ranked[1:], strict=False)):
+        if all(a != b for a, b in pairwise(ranked)):
             perm = [0] * len(order)
             for new, old in enumerate(order):
                 perm[old] = new
@@ -87,7 +87,9 @@ def server_signature(cfg: Config, st: State, s: int) -> tuple:
     node = st.rs[s]
     own = tuple(
         (len(w.entries), w.closed, w.place) if w else ()
-        for w in st.wals[cfg.slot((s, 0, 0)) : cfg.slot((s, 0, 0)) + cfg.wal_groups * cfg.wals_per_server]
+        for w in st.wals[
+            cfg.slot((s, 0, 0)) : cfg.slot((s, 0, 0)) + cfg.wal_groups * cfg.wals_per_server
+        ]
     )
     return (
         srv.alive,
@@ -157,7 +159,11 @@ def rename_servers(cfg: Config, st: State, perm: tuple[int, ...]) -> State:
             lock = perm[node.lock] if node.lock != NO_LOCK else NO_LOCK
             rs[perm[s]] = RsNode(lock, tuple(sorted(queue(q) for q in node.queues)))
     sinks = tuple(
-        Sink(tuple(sorted(uid(u) for u in k.applied)), tuple(sorted(uid(u) for u in k.duplicates)), k.down)
+        Sink(
+            tuple(sorted(uid(u) for u in k.applied)),
+            tuple(sorted(uid(u) for u in k.duplicates)),
+            k.down,
+        )
         for k in st.sinks
     )
     relays = tuple(r._replace(log=tuple(edit(e) for e in r.log)) if r else r for r in st.relays)

@@ -41,7 +41,9 @@ class Hbase8099(ZkMulti):
 
     def claim_failed(self, cfg: Config, st: State, s: int, claim: Claim) -> State:
         d, q = claim
-        return self.start_recovered(cfg, st, s, q._replace(chain=self.rule_claimed_chain(q.chain, d)))
+        return self.start_recovered(
+            cfg, st, s, q._replace(chain=self.rule_claimed_chain(q.chain, d))
+        )
 
 
 class Hbase12241(ZkMulti):
@@ -138,7 +140,8 @@ class Hbase3515(ZkLock):
     overrides = "do_roll_zk_fail"
     configs = ("zk-faults",)
     bug = (
-        "HBASE-3515: the failure to add a new WAL to the queues in ZooKeeper is ignored; the server "
+        "HBASE-3515: the failure to add a new WAL to the queues in ZooKeeper is ignored; the "
+        "server "
         "writes edits into a WAL no queue knows of."
     )
 

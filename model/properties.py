@@ -215,9 +215,7 @@ def edits_delivered(cfg: Config, st: State) -> bool:
 def dead_queues_claimed(cfg: Config, st: State) -> bool:
     """Seed 000: "ZooKeeper is highly available, it is useful for managing the transfer of the
     queues in the event of a failure." Goal: no dead server still owns a queue."""
-    return all(
-        srv.alive or not (st.rs[s] and st.rs[s].queues) for s, srv in enumerate(st.servers)
-    )
+    return all(srv.alive or not (st.rs[s] and st.rs[s].queues) for s, srv in enumerate(st.servers))
 
 
 def removed_peer_queues_deleted(cfg: Config, st: State) -> bool:
@@ -244,6 +242,7 @@ INVARIANTS: tuple[Property, ...] = tuple(
 )
 STEP_PROPERTIES: tuple[Property, ...] = (_prop("step", positions_monotone),)
 LIVENESS: tuple[Property, ...] = tuple(
-    _prop("liveness", f) for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
+    _prop("liveness", f)
+    for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
 )
 ALL_PROPERTIES: tuple[Property, ...] = INVARIANTS + STEP_PROPERTIES + LIVENESS

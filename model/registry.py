@@ -31,11 +31,14 @@ def register(cls: type[Design]) -> type[Design]:
         if base is None:
             raise RegistryError(f"mutant {cls.name!r}: unknown base design {cls.mutant_of!r}")
         if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
-            raise RegistryError(f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}")
+            raise RegistryError(
+                f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
+            )
         own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
         if own != {cls.overrides}:
             raise RegistryError(
-                f"mutant {cls.name!r} must override exactly {cls.overrides!r}, overrides {sorted(own)}"
+                f"mutant {cls.name!r} must override exactly {cls.overrides!r}, "
+                f"overrides {sorted(own)}"
             )
         if not cls.bug:
             raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
@@ -45,6 +48,9 @@ def register(cls: type[Design]) -> type[Design]:
 
 for _cls in (ZkLock, ZkMulti, *ZK_MUTANTS):
     register(_cls)
+
+BUILTIN: frozenset[str] = frozenset(DESIGNS)
+"""The designs and mutants that ship with replcheck (a design file adds others)."""
 
 
 def get_design(name: str) -> Design:

@@ -157,6 +157,9 @@ def _server_summary(cfg: Config, st: State, s: int, srv: Server) -> str:
     current = ", ".join(_wal(cfg, (s, g, seq)) for g, seq in enumerate(srv.current))
     peers = ",".join(_peer(p) for p in bits(srv.known)) or "-"
     text = f"current {current}; peers {peers}"
+    gone = getattr(srv, "gone", 0)
+    if gone:
+        text += "; removal handled for " + ",".join(_peer(p) for p in bits(gone))
     if cfg.sink_servers > 1:
         chosen = " ".join(f"{_peer(p)}:{_mask(srv.sinks[p])}" for p in bits(srv.known))
         text += f"; sinks {chosen or '-'}"
@@ -340,6 +343,9 @@ def state_facts(cfg: Config, st: State) -> dict[str, str]:
         current = ", ".join(_wal(cfg, (s, g, seq)) for g, seq in enumerate(srv.current))
         facts[f"server {name} current WAL"] = current
         facts[f"server {name} peers"] = ",".join(_peer(p) for p in bits(srv.known)) or "-"
+        gone = getattr(srv, "gone", 0)
+        if gone:
+            facts[f"server {name} removals handled"] = ",".join(_peer(p) for p in bits(gone))
         if cfg.sink_servers > 1:
             for p in bits(srv.known):
                 facts[f"server {name} sinks of peer {_peer(p)}"] = _mask(srv.sinks[p])

@@ -96,8 +96,9 @@ def parse_queue_id(cfg: Config, text: str) -> tuple[str, list[str]]:
     return peer, dead
 
 
-def queue_wal_owner(cfg: Config, peer: int, chain: tuple[int, ...], owner: int,
-                    parse=parse_queue_id) -> int | None:
+def queue_wal_owner(
+    cfg: Config, peer: int, chain: tuple[int, ...], owner: int, parse=parse_queue_id
+) -> int | None:
     """Whose WAL directory a queue's WALs are in, as its source works it out: the first dead
     server named in the queue id, or the owner for a normal queue. ``parse`` is the queue-id
     parser in use (a mutant may pass a broken one)."""

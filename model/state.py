@@ -73,7 +73,7 @@ class Queue(NamedTuple):
 
 
 class RsNode(NamedTuple):
-    """``/hbase/replication/rs/<server>``: an optional ``lock`` child (holder's index) and queues."""
+    """``/hbase/replication/rs/<server>``: an optional ``lock`` child (the holder) and queues."""
 
     lock: int
     queues: tuple[Queue, ...]

@@ -1,6 +1,7 @@
-"""What every ZooKeeper-era design shares (seeds 001, 002, 003; reference section 10): the life of an
-edit, WAL rolls and archiving, sources reading, filtering and shipping, positions, sink clusters,
-peers and the replication state znode, and clusters replicating onward (master-master, cyclic).
+"""What every ZooKeeper-era design shares (seeds 001, 002, 003; reference section 10):
+the life of an edit, WAL rolls and archiving, sources reading, filtering and shipping,
+positions, sink clusters, peers and the replication state znode, and clusters replicating
+onward (master-master, cyclic).
 
 The failover (how a dead server's queues move) and the log cleaner differ per design, in
 ``zk_lock.py`` and ``zk_multi.py``.
@@ -46,7 +47,12 @@ K = ActionKind
 
 COMMON_KINDS: tuple[ActionKind, ...] = (
     K("put", ("server", "group", "kind"), False, "a client Put/Delete appended to the current WAL"),
-    K("roll", ("server", "group"), False, "log roll: the new WAL is queued for every peer, then used"),
+    K(
+        "roll",
+        ("server", "group"),
+        False,
+        "log roll: the new WAL is queued for every peer, then used",
+    ),
     K("roll_zk_fail", ("server", "group"), False, "the ZooKeeper write of a roll fails"),
     K("register_wal", ("server", "group", "seq"), True, "queue a WAL that is already in use"),
     K("crash", ("server",), False, "a region server dies (its ZooKeeper session expires)"),
@@ -212,7 +218,9 @@ class ZkCommon(Design):
         new = old._replace(wals=sort_queue_wals(merged.items()))
         return node._replace(queues=set_at(node.queues, i, new))
 
-    def owed_mask(self, cfg: Config, st: State, srv: Server, kind: int, ids: tuple[int, ...]) -> int:
+    def owed_mask(
+        self, cfg: Config, st: State, srv: Server, kind: int, ids: tuple[int, ...]
+    ) -> int:
         """The peers an edit appended now is owed to: those the server replicates to, while
         replication is on, that should receive it."""
         if not st.replication_on:
@@ -360,10 +368,9 @@ class ZkCommon(Design):
         return self.with_server(st, s, srv._replace(shippers=shippers, unregistered=unregistered))
 
     def en_register_wal(self, cfg: Config, st: State) -> Iterator[tuple]:
-        for s, srv in enumerate(st.servers):
+        for srv in st.servers:
             if srv.alive:
-                for key in srv.unregistered:
-                    yield key
+                yield from srv.unregistered
 
     def do_register_wal(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
         """Register a WAL that is already in use (only a mutant ever leaves one unregistered)."""
@@ -515,9 +522,12 @@ class ZkCommon(Design):
         for s, srv in enumerate(st.servers):
             if srv.alive:
                 for i, sh in enumerate(srv.shippers):
-                    if sh.wals and (sh.chain or len(sh.wals) > 1):
-                        if not self.rule_locate(cfg, st, s, sh, sh.wals[0]):
-                            yield (s, i)
+                    if (
+                        sh.wals
+                        and (sh.chain or len(sh.wals) > 1)
+                        and not self.rule_locate(cfg, st, s, sh, sh.wals[0])
+                    ):
+                        yield (s, i)
 
     def do_skip_missing(self, cfg: Config, st: State, s: int, i: int) -> State:
         """A WAL found neither in the queue's server directory nor in oldWALs is skipped, as
@@ -618,11 +628,12 @@ class ZkCommon(Design):
                 continue
             for p, status in enumerate(st.peers):
                 known = srv.known >> p & 1
-                if status in (ENABLED, DISABLED) and not known:
+                if (status in (ENABLED, DISABLED) and not known) or (
+                    status == REMOVED
+                    and not srv.gone >> p & 1
+                    and (known or any(sh.peer == p for sh in srv.shippers))
+                ):
                     yield (s, p)
-                elif status == REMOVED and not srv.gone >> p & 1:
-                    if known or any(sh.peer == p for sh in srv.shippers):
-                        yield (s, p)
 
     def do_peer_sync(self, cfg: Config, st: State, s: int, p: int) -> State:
         """A new peer gets a source whose queue holds the current WAL(s); a removed peer's sources
@@ -630,12 +641,18 @@ class ZkCommon(Design):
         removal once; a queue it claims for that peer later is the claim's business."""
         srv = st.servers[s]
         if st.peers[p] != REMOVED:
-            st = self.with_rs(st, s, self.put_queue(st.rs[s], self.new_queue(cfg, s, p, srv.current)))
+            st = self.with_rs(
+                st, s, self.put_queue(st.rs[s], self.new_queue(cfg, s, p, srv.current))
+            )
             shippers = tuple(sorted((*srv.shippers, *self.new_shippers(cfg, s, p, srv.current))))
-            return self.with_server(st, s, srv._replace(known=srv.known | 1 << p, shippers=shippers))
+            return self.with_server(
+                st, s, srv._replace(known=srv.known | 1 << p, shippers=shippers)
+            )
         node = st.rs[s]
         if node:
-            st = self.with_rs(st, s, node._replace(queues=tuple(q for q in node.queues if q.peer != p)))
+            st = self.with_rs(
+                st, s, node._replace(queues=tuple(q for q in node.queues if q.peer != p))
+            )
         shippers = tuple(sh for sh in srv.shippers if sh.peer != p)
         srv = srv._replace(known=srv.known & ~(1 << p), gone=srv.gone | 1 << p, shippers=shippers)
         return self.with_server(st, s, srv)

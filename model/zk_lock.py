@@ -41,7 +41,12 @@ class ZkLock(ZkCommon):
         *COMMON_KINDS,
         K("lock", ("server", "dead"), True, "create /rs/<dead>/lock (the race of seed 000)"),
         K("copy_queue", ("server", "dead", "queue"), True, "copy one queue of the locked server"),
-        K("finish_claim", ("server", "dead"), True, "delete the dead server's queues, start sources"),
+        K(
+            "finish_claim",
+            ("server", "dead"),
+            True,
+            "delete the dead server's queues, start sources",
+        ),
         K("lock_cleaner", ("dead",), True, "remove a lock whose holder has died (HBASE-16144)"),
         K("clean", ("server", "group", "seq"), False, "log cleaner: TTL passed, look the WAL up"),
     )

@@ -41,7 +41,12 @@ class ZkMulti(ZkCommon):
         *COMMON_KINDS,
         K("claim_read", ("server", "dead", "queue"), True, "read a dead server's queue positions"),
         K("claim_commit", ("server",), True, "the claim multi: move the queue, bump the cversion"),
-        K("scp_finish", ("dead",), True, "SCP: the dead server has no queue left; delete its znode"),
+        K(
+            "scp_finish",
+            ("dead",),
+            True,
+            "SCP: the dead server has no queue left; delete its znode",
+        ),
         K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
         K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
         K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
@@ -171,5 +176,3 @@ class ZkMulti(ZkCommon):
             if wal.place == ARCHIVED and rules.may_delete_wal(key, c.seen):
                 st = self.with_wal(cfg, st, wal._replace(place=DELETED))
         return st._replace(cleaner=IDLE_CLEANER)
-
-

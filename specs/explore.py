@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import networkx as nx
-
 from replcheck.model import Action, Model, Property, State
 
 from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample

@@ -76,7 +76,8 @@ when a run starts."""
 
 INDEX_BOUND = 720_720
 """Rules draw ``0 <= i < INDEX_BOUND`` and take enabled instance ``i % n``. 720720 is divisible by
-every ``n`` up to 16, so no instance is favoured when a kind has at most 16 enabled."""
+every ``n`` up to 16, so the modulo itself favours no instance when a kind has at most 16 enabled
+(Hypothesis still favours small draws, and shrinks towards 0, the first instance)."""
 
 _SUPPRESSED = (HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large)
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
@@ -460,6 +461,9 @@ def fuzz(
             changes["database"] = None
     if database is not None:
         changes["database"] = _database(database)
+    elif "database" not in changes and base.database is not None:
+        # A fresh one, so that the directory is relative to the current directory of this run.
+        changes["database"] = DirectoryBasedExampleDatabase(DATABASE_DIR)
     run_settings = settings(base, **changes)  # type: ignore[arg-type]
 
     machine = machine_for(model)

@@ -3,7 +3,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from replcheck.model import STANDARD, Model, designs, get_design, rename_servers
 
 

@@ -40,8 +40,13 @@ def test_no_lost_edit_breaks_when_a_queued_wal_is_deleted() -> None:
 
 def test_single_owner_and_single_source_break_on_a_double_claim() -> None:
     model, st = run(
-        "zk-multi/HBASE-12241", "race", "crash(0)", "claim_read(1,0,0)", "claim_read(2,0,0)",
-        "claim_commit(1)", "claim_commit(2)",
+        "zk-multi/HBASE-12241",
+        "race",
+        "crash(0)",
+        "claim_read(1,0,0)",
+        "claim_read(2,0,0)",
+        "claim_commit(1)",
+        "claim_commit(2)",
     )
     assert not holds(model, st, "single_owner")
     assert not holds(model, st, "single_source")
@@ -51,7 +56,10 @@ def test_loop_and_scope_invariants_break_on_their_mutants() -> None:
     model, st = run("zk-lock/ships-local-scope", "filtering", "put(0,0,1)", "ship(0,0,0)")
     assert not holds(model, st, "only_global_non_catalog")
     model, st = run(
-        "zk-lock/no-loop-prevention", "master-master", "foreign_put(1)", "relay_home(1,0)",
+        "zk-lock/no-loop-prevention",
+        "master-master",
+        "foreign_put(1)",
+        "relay_home(1,0)",
         "ship(0,0,0)",
     )
     assert not holds(model, st, "no_edit_at_origin")
@@ -67,8 +75,14 @@ def test_sink_in_order_breaks_when_an_edit_is_skipped() -> None:
 
 def test_positions_monotone_breaks_when_a_recovered_source_restarts() -> None:
     model, st = run(
-        "zk-multi/recovered-restarts-at-zero", "std", "put(0,0,0)", "ship(0,0,0)",
-        "persist(0,0)", "crash(0)", "claim_read(1,0,0)", "claim_commit(1)",
+        "zk-multi/recovered-restarts-at-zero",
+        "std",
+        "put(0,0,0)",
+        "ship(0,0,0)",
+        "persist(0,0)",
+        "crash(0)",
+        "claim_read(1,0,0)",
+        "claim_commit(1)",
     )
     prop = model.step_properties[0]
     nxt = model.step(st, Action("persist", (1, 1)))

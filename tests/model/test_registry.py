@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from replcheck.model import DESIGNS, RegistryError, get_design, load_design_file, mutants
 from replcheck.model.registry import register
 from replcheck.model.zk_lock import ZkLock

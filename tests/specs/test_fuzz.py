@@ -7,9 +7,19 @@ import ast
 import functools
 
 import pytest
-from replcheck.model import STANDARD, Action, Model, get_design
+from replcheck.model import STANDARD, Action, Config, Model, State, get_design
+from replcheck.model.zk_lock import ZkLock
 from replcheck.specs.fuzz import PROFILES, counterexample_program, fuzz, machine_for, replay
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult
+
+
+class ExplodingRoll(ZkLock):
+    """Not registered: a design whose roll step is broken."""
+
+    name = "test/exploding-roll"
+
+    def do_roll(self, cfg: Config, st: State, s: int, g: int) -> State:
+        raise RuntimeError("boom")
 
 
 @functools.cache
@@ -125,6 +135,7 @@ def test_seeded_runs_repeat_and_print_nothing(capfd: pytest.CaptureFixture[str])
     first = fuzz(model, profile="dev", seed=7, max_examples=20)
     second = fuzz(model, profile="dev", seed=7, max_examples=20)
     assert first.stats["seed"] == 7 and first.stats["max_examples"] == 20
+    assert first.violated  # so Hypothesis had a failure to report, and kept quiet about it
     assert first.verdicts == second.verdicts
     assert {p: c.actions() for p, c in first.counterexamples.items()} == {
         p: c.actions() for p, c in second.counterexamples.items()
@@ -148,3 +159,21 @@ def test_unknown_profile() -> None:
     model = Model(get_design("zk-lock"), STANDARD["std"])
     with pytest.raises(ValueError, match="unknown profile"):
         fuzz(model, profile="nightly")
+
+
+def test_stuck_model_stutters() -> None:
+    # Nothing is ever enabled: every rule may run and does nothing.
+    tiny = Config(name="tiny", servers=1, wals_per_server=1, edits=0, crashes=0)
+    model = Model(get_design("zk-lock"), tiny)
+    assert model.enabled(model.init()) == []
+    result = fuzz(model, max_examples=10)
+    assert result.ok and result.stats["steps"] == 0
+
+
+def test_a_crash_in_the_model_is_raised_with_a_program() -> None:
+    model = Model(ExplodingRoll(), STANDARD["std"])
+    with pytest.raises(RuntimeError, match="boom") as info:
+        fuzz(model, max_examples=50)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert 'Action("roll", (' in notes
+    assert "ExplodingRoll()" in notes

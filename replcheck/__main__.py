@@ -1,0 +1,5 @@
+"""``python -m replcheck``: the same as the ``replcheck`` command."""
+
+from replcheck.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,561 @@
+"""``replcheck``: the command line.
+
+    replcheck check   [--design NAME ...] [--config SPEC ...] [--checkers explore,fuzz]
+                      [--junit FILE] [--json] [--show-counterexamples] [--max-states N]
+                      [--expected-failures FILE] [--no-manifest]
+    replcheck explore [--design NAME] [--config SPEC] [--no-symmetry] [--max-states N]
+                      [--no-liveness] [--json]
+    replcheck fuzz    [--design NAME] [--config SPEC] [--profile ci|dev|thorough] [--seed N]
+                      [--json]
+    replcheck show    [--design NAME] [--config SPEC] [--actions "crash(1); lock(0, 1)"] [--json]
+    replcheck list    [--json]
+
+``check`` runs the design × property matrix (``replcheck.matrix``) over every design and mutant by
+default, each under the configurations its class lists, taking the known findings pinned in
+``specs/manifest.json`` (entries carrying a ``finding``) as expected failures; ``explore`` runs
+exhaustive exploration and draws the shortest counterexample of every failed property; ``fuzz``
+runs Hypothesis stateful testing and shows the minimal failing program; ``show`` draws the initial
+state, or the states a sequence of actions leads through; ``list`` names the designs, mutants and
+configurations.
+
+Every subcommand takes ``--design NAME`` (repeatable), ``--config SPEC`` (repeatable),
+``--design-file PATH`` (repeatable: a reviewer's Python file of designs/mutants, loaded before names
+are resolved; when given without ``--design``, only the designs it defines are run), ``--json``
+and ``--progress`` (progress on stderr even when it is not a terminal).
+
+Without ``--design``: ``check`` runs everything; ``explore``, ``fuzz`` and ``show`` use the first
+correct design. Without ``--config``: ``check`` uses each design's own configurations; the others
+use the design's first listed configuration.
+
+Configurations (``--config``): a standard name (``std``, ``race``, ``double-failure``, ``peers``,
+``filtering``, ``master-master``, ``cyclic``, ``sink-outage``, ``zk-faults``, ``hyphen-hosts``,
+``multiwal``); or ``NAME:key=value,...`` to override fields of one, e.g.
+``std:servers=3,crashes=2``; or ``key=value,...`` on top of ``std``. Other value forms:
+``edit_kinds=GLOBAL+LOCAL``, ``topology=1>0+2>0``, ``hyphen_hosts=true`` (see
+``replcheck.matrix.resolve_config``).
+
+Actions (``show --actions``): ``name(arg, ...)`` separated by ``;`` or newlines, arguments the
+small integers the model uses (server, peer, group indexes); ``replcheck list`` names every action's
+parameters, and a drawn state numbers the sources.
+
+Exit status:
+
+* 0: ``check``: every correct design passes (modulo pinned known findings) and every mutant is
+  caught; ``explore``/``fuzz``: no property failed (undecided ones are reported, not failed);
+  ``show``/``list``: done;
+* 1: ``check``: the gate is red; ``explore``/``fuzz``: some property failed (as it must for a
+  mutant);
+* 2: bad input (unknown design or configuration, bad flag, malformed actions, a missing or broken
+  design file), reported as one line ``replcheck: error: ...`` on stderr, or fuzzing unavailable;
+* 3: a checker or a design's step raised (one line; set ``REPLCHECK_TRACEBACK=1`` to see it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn, TypeVar
+
+from replcheck.matrix import (
+    CHECKERS,
+    call_fuzz,
+    design_configs,
+    load_fuzz,
+    manifest_expected_failures,
+    resolve_config,
+    run_matrix,
+)
+from replcheck.model import (
+    STANDARD,
+    Config,
+    Model,
+    RegistryError,
+    State,
+    designs,
+    get_design,
+    load_design_file,
+    mutants,
+)
+from replcheck.model.render import describe_action, render_diff, render_state, state_dict
+from replcheck.progress import Progress
+from replcheck.report import (
+    SCHEMA,
+    matrix_dict,
+    parse_actions,
+    render_counterexample,
+    render_junit,
+    render_result,
+    results_dict,
+    to_json,
+)
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+T = TypeVar("T")
+
+
+class UsageError(Exception):
+    """Bad input; the message is one line."""
+
+
+class InternalError(Exception):
+    """A checker or a design raised; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--design", action="append", metavar="NAME", help="design or mutant name (repeatable)"
+    )
+    p.add_argument(
+        "--config",
+        action="append",
+        metavar="SPEC",
+        help="configuration: a standard name, or NAME:key=value,... overrides (repeatable)",
+    )
+    p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="load designs/mutants from a Python file first (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--progress", action="store_true", help="report progress on stderr even when not a TTY"
+    )
+
+
+def _max_states(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="replcheck",
+        description="Check designs of HBase replication queue tracking against their invariants.",
+        epilog="Exit status: 0 ok, 1 a property failed / the gate is red, 2 bad input, "
+        "3 a checker raised.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("check", help="run every design and mutant through the checkers")
+    _add_common(p)
+    p.add_argument(
+        "--checkers",
+        default=",".join(CHECKERS),
+        metavar="LIST",
+        help=f"comma-separated checkers (default: {','.join(CHECKERS)})",
+    )
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE")
+    p.add_argument(
+        "--show-counterexamples", action="store_true", help="draw every counterexample found"
+    )
+    p.add_argument("--max-states", type=_max_states, metavar="N", help="bound each exploration")
+    p.add_argument("--no-symmetry", action="store_true", help="explore without symmetry reduction")
+    p.add_argument(
+        "--profile", default="ci", choices=("ci", "dev", "thorough"), help="fuzz profile"
+    )
+    p.add_argument(
+        "--expected-failures",
+        metavar="FILE",
+        help='JSON {"design@config": ["property", ...]}: more pinned known findings',
+    )
+    p.add_argument(
+        "--no-manifest",
+        action="store_true",
+        help="ignore the known findings pinned in specs/manifest.json",
+    )
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("explore", help="exhaustive exploration of one design")
+    _add_common(p)
+    p.add_argument("--no-symmetry", action="store_true", help="no symmetry reduction")
+    p.add_argument("--max-states", type=_max_states, metavar="N", help="stop after N states")
+    p.add_argument("--no-liveness", action="store_true", help="skip the liveness properties")
+    p.set_defaults(func=cmd_explore)
+
+    p = sub.add_parser("fuzz", help="Hypothesis stateful testing of one design")
+    _add_common(p)
+    p.add_argument("--profile", default="ci", choices=("ci", "dev", "thorough"))
+    p.add_argument("--seed", type=int, metavar="N", help="random seed")
+    p.set_defaults(func=cmd_fuzz)
+
+    p = sub.add_parser("show", help="draw the initial state, or where a sequence of actions leads")
+    _add_common(p)
+    p.add_argument("--actions", metavar="TEXT", help='e.g. "crash(1); lock(0, 1)"')
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("list", help="list designs, mutants and configurations")
+    _add_common(p)
+    p.set_defaults(func=cmd_list)
+    return parser
+
+
+# --- resolving input --------------------------------------------------------------------------
+
+
+def _load_files(args: argparse.Namespace) -> list[str]:
+    loaded: list[str] = []
+    for path in args.design_file or []:
+        loaded.extend(load_design_file(path))
+    return loaded
+
+
+def _names(args: argparse.Namespace, loaded: list[str], default: list[str] | None) -> list[str]:
+    names = list(dict.fromkeys(args.design or loaded or default or []))
+    for name in names:
+        get_design(name)  # RegistryError: unknown design
+    return names
+
+
+def _configs(args: argparse.Namespace) -> list[Config] | None:
+    if not args.config:
+        return None
+    return [resolve_config(c) for c in args.config]
+
+
+def _pairs(args: argparse.Namespace) -> list[tuple[str, Config]]:
+    """(design, config) pairs for the single-design commands."""
+    loaded = _load_files(args)
+    first = designs()[:1]
+    names = _names(args, loaded, first)
+    if not names:
+        raise UsageError("no design to run; give --design")
+    configs = _configs(args)
+    pairs = []
+    for name in names:
+        for cfg in configs or [resolve_config(design_configs(name)[0])]:
+            pairs.append((name, cfg))
+    return pairs
+
+
+def _progress(args: argparse.Namespace) -> Progress:
+    return Progress(enabled=True if args.progress else None)
+
+
+def _guard(what: str, fn: Callable[[], T]) -> T:
+    """Run a checker; turn whatever it raises into a one-line ``InternalError``."""
+    try:
+        return fn()
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        if os.environ.get("REPLCHECK_TRACEBACK"):
+            raise
+        raise InternalError(f"{what}: {type(exc).__name__}: {exc}") from None
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+
+def _read_expected(path: str) -> dict[tuple[str, str], set[str]]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+    out: dict[tuple[str, str], set[str]] = {}
+    items = data.items() if isinstance(data, dict) else None
+    if items is None:
+        raise UsageError(f'{path}: expected an object {{"design@config": ["property", ...]}}')
+    for key, props in items:
+        design, at, config = str(key).rpartition("@")
+        if not at or not design or not isinstance(props, list):
+            raise UsageError(f'{path}: entry {key!r}: expected "design@config": [properties]')
+        out[(design, config)] = {str(p) for p in props}
+    return out
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    loaded = _load_files(args)
+    names = _names(args, loaded, None) or None
+    configs = _configs(args)
+    checkers = tuple(c.strip() for c in args.checkers.split(",") if c.strip())
+    if not checkers:
+        raise UsageError("--checkers: name at least one checker")
+    for c in checkers:
+        if c not in CHECKERS:
+            raise UsageError(f"--checkers: unknown checker {c!r}; known: {', '.join(CHECKERS)}")
+    expected: dict[tuple[str, str], set[str]] = {}
+    if not args.no_manifest:
+        for key, props in manifest_expected_failures().items():
+            expected.setdefault(key, set()).update(props)
+    if args.expected_failures:
+        for key, props in _read_expected(args.expected_failures).items():
+            expected.setdefault(key, set()).update(props)
+    matrix = run_matrix(
+        names,
+        configs,
+        checkers,
+        _progress(args),
+        expected_failures=expected,
+        max_states=args.max_states,
+        symmetry=not args.no_symmetry,
+        profile=args.profile,
+    )
+    if args.junit:
+        try:
+            Path(args.junit).write_text(render_junit(matrix))
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.junit}: {exc.strerror or exc}") from None
+    if args.json:
+        _print(to_json(matrix_dict(matrix)))
+        return matrix.exit_code
+    _print(matrix.render())
+    if args.show_counterexamples:
+        for row in matrix.rows:
+            for prop in row.failures:
+                for checker in row.failed_by(prop):
+                    cex = row.results[checker].counterexamples.get(prop)
+                    if cex is None:
+                        continue
+                    _print(f"\n### {row.label} ({checker})")
+                    _print(render_counterexample(row.model, cex))
+    return matrix.exit_code
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    from replcheck.specs import check
+
+    pairs = _pairs(args)
+    progress = _progress(args)
+    results = []
+    for name, cfg in pairs:
+        model = Model(get_design(name), cfg)
+        progress.task(f"{name}@{cfg.name} explore")
+        result = _guard(
+            f"explore {name}@{cfg.name}",
+            lambda model=model: check(
+                model,
+                symmetry=not args.no_symmetry,
+                max_states=args.max_states,
+                progress=progress,
+                liveness=not args.no_liveness,
+            ),
+        )
+        progress.done()
+        results.append((result, model))
+    progress.close()
+    if args.json:
+        _print(to_json(results_dict(results)))
+    else:
+        _print("\n\n".join(render_result(r, m) for r, m in results))
+    return EXIT_FAIL if any(r.violated for r, _m in results) else EXIT_OK
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    pairs = _pairs(args)
+    fn, why = load_fuzz()
+    if fn is None:
+        raise UsageError(why)
+    results = []
+    progress = _progress(args)
+    for name, cfg in pairs:
+        model = Model(get_design(name), cfg)
+        progress.task(f"{name}@{cfg.name} fuzz ({args.profile})")
+        try:
+            result = _guard(
+                f"fuzz {name}@{cfg.name}",
+                lambda model=model: call_fuzz(fn, model, args.profile, args.seed),
+            )
+        except InternalError as exc:
+            if "does not take a seed" in str(exc):
+                raise UsageError("--seed: this fuzzer does not take a seed") from None
+            raise
+        progress.done()
+        results.append((result, model))
+    progress.close()
+    if args.json:
+        _print(to_json(results_dict(results)))
+    else:
+        blocks = []
+        for result, model in results:
+            text = render_result(result, model, counterexamples=False)
+            for prop, cex in result.counterexamples.items():
+                program = "\n".join(
+                    f"  {i}. {a}   {describe_action(model.design, a, model.cfg, before)}"
+                    for i, ((_a0, before), (a, _s)) in enumerate(
+                        zip(cex.steps, cex.steps[1:], strict=False), start=1
+                    )
+                    if a is not None
+                )
+                text += f"\n\nminimal program breaking {prop}:\n{program or '  (empty)'}\n"
+                programs = result.stats.get("programs")
+                if isinstance(programs, dict) and isinstance(programs.get(prop), str):
+                    text += f"\nas a pytest test:\n{programs[prop].rstrip()}\n"
+                text += "\n" + render_counterexample(model, cex)
+            blocks.append(text)
+        _print("\n\n".join(blocks))
+    return EXIT_FAIL if any(r.violated for r, _m in results) else EXIT_OK
+
+
+def _violations(model: Model, st: State) -> list[str]:
+    return [p.name for p in model.invariants if not p.check(model.cfg, st)]
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    pairs = _pairs(args)
+    actions = parse_actions(args.actions) if args.actions else []
+    documents, blocks = [], []
+    for name, cfg in pairs:
+        model = Model(get_design(name), cfg)
+        st = _guard(f"init {name}@{cfg.name}", model.init)
+        steps: list[dict[str, object]] = [
+            {"action": None, "described": None, "state": state_dict(cfg, st)}
+        ]
+        lines = [f"{name}@{cfg.name}", "", "== initial state ==", render_state(cfg, st)]
+        for n, action in enumerate(actions, start=1):
+            try:
+                kind = model.design.kind(action.name)
+            except KeyError:
+                known = ", ".join(k.name for k in model.design.kinds)
+                raise UsageError(
+                    f"step {n}: {name} has no action {action.name!r}; actions: {known}"
+                ) from None
+            if len(kind.params) != len(action.args):
+                raise UsageError(
+                    f"step {n}: {action} takes {len(kind.params)} arguments "
+                    f"({', '.join(kind.params) or 'none'})"
+                )
+            enabled = _guard(f"enabled {name}@{cfg.name}", lambda st=st, m=model: m.enabled(st))
+            if action not in enabled:
+                shown = ", ".join(map(str, enabled[:12])) + (" ..." if len(enabled) > 12 else "")
+                raise UsageError(
+                    f"step {n}: {action} is not enabled here; enabled: {shown or 'nothing'}"
+                )
+            described = describe_action(model.design, action, cfg, st)
+            after = _guard(f"step {n} {action}", lambda st=st, a=action, m=model: m.step(st, a))
+            lines += ["", f"== step {n}: {action}  ->  {described} =="]
+            lines.append("  " + render_diff(cfg, st, after).replace("\n", "\n  "))
+            lines += ["", render_state(cfg, after)]
+            bad = _violations(model, after)
+            if bad:
+                lines.append(f"!! invariants violated here: {', '.join(bad)}")
+            st = after
+            steps.append(
+                {"action": str(action), "described": described, "state": state_dict(cfg, st)}
+            )
+        documents.append(
+            {
+                "schema": "replcheck-state/1",
+                "design": name,
+                "config": cfg.name,
+                "config_params": cfg.to_dict(),
+                "steps": steps,
+            }
+        )
+        blocks.append("\n".join(lines))
+    if args.json:
+        data = documents[0] if len(documents) == 1 else {"documents": documents}
+        _print(json.dumps(data, indent=2, default=str))
+    else:
+        _print("\n\n".join(blocks))
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    _load_files(args)
+    from replcheck.model import DESIGNS
+
+    rows = []
+    for name in [*designs(), *mutants()]:
+        cls = DESIGNS[name]
+        rows.append(
+            {
+                "name": name,
+                "mutant_of": cls.mutant_of,
+                "configs": list(cls.configs),
+                "summary": cls.bug if cls.mutant_of else cls.summary,
+                "actions": [f"{k.name}({', '.join(k.params)})" for k in cls.kinds],
+            }
+        )
+    if args.json:
+        configs = {n: c.to_dict() for n, c in STANDARD.items()}
+        _print(to_json({"schema": SCHEMA, "designs": rows, "configs": configs}))
+        return EXIT_OK
+    lines = ["designs:"]
+    for r in rows:
+        if not r["mutant_of"]:
+            lines.append(f"  {r['name']}  [{', '.join(r['configs'])}]")
+            lines.append(
+                textwrap.fill(
+                    str(r["summary"]), 100, initial_indent=" " * 6, subsequent_indent=" " * 6
+                )
+            )
+    lines.append("mutants:")
+    for r in rows:
+        if r["mutant_of"]:
+            lines.append(f"  {r['name']}  [{', '.join(r['configs'])}]")
+            lines.append(
+                textwrap.fill(
+                    str(r["summary"]), 100, initial_indent=" " * 6, subsequent_indent=" " * 6
+                )
+            )
+    lines.append("configs:")
+    for n, c in STANDARD.items():
+        d = c.to_dict()
+        base = Config().to_dict()
+        diff = ", ".join(f"{k}={v}" for k, v in d.items() if k != "name" and v != base[k])
+        lines.append(f"  {n}: {diff or 'defaults'}")
+    lines.append("actions (per design):")
+    for r in rows:
+        if not r["mutant_of"]:
+            lines.append(f"  {r['name']}: {'; '.join(r['actions'])}")
+    _print("\n".join(lines))
+    return EXIT_OK
+
+
+# --- entry point ----------------------------------------------------------------------------------
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except (UsageError, RegistryError, ValueError) as exc:
+        sys.stderr.write(f"replcheck: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            return EXIT_FAIL
+        sys.stderr.write(f"replcheck: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except InternalError as exc:
+        sys.stderr.write(f"replcheck: internal error: {_one_line(exc)}\n")
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        sys.stderr.write("replcheck: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,474 @@
+"""The design × property matrix: every design and mutant, under each of its configurations, through
+every checker, with the gate's verdict.
+
+    from replcheck.matrix import run_matrix
+    matrix = run_matrix(["zk-lock", "zk-lock/ships-local-scope"], checkers=("explore",))
+    print(matrix.render())
+    raise SystemExit(matrix.exit_code)
+
+Rows are ``design@config``: a design is checked under the configurations its class lists in
+``configs`` (a mutant lists those where it must be caught), unless ``configs`` overrides them.
+Columns are the model's properties. A cell is ``ok``, ``FAIL(e)``/``FAIL(h)``/``FAIL(e,h)`` (which
+checkers found the failure: ``e`` exhaustive exploration, ``h`` Hypothesis fuzzing) or ``?`` when no
+checker could decide. A failure pinned as a known finding is drawn ``FAIL(e)*``.
+
+The gate's rule:
+
+* a correct design must fail no property, except those pinned in ``expected_failures``
+  (``{(design, config): {property, ...}}``, the known findings a manifest pins);
+* a mutant must be caught by at least one checker: some property fails that its base design is
+  not already pinned to fail in that configuration;
+* a checker that raises makes the row an error (the gate fails); a checker that is not available
+  (the fuzzing module is missing) is skipped with a note.
+
+``exit_code`` is 0 when every row meets its expectation, else 1.
+
+Configurations are named as in ``replcheck.model.STANDARD``, or derived with overrides, see
+``resolve_config``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
+from replcheck.model.state import KIND_NAMES
+from replcheck.progress import Progress, quiet
+from replcheck.specs import FAIL, PASS, CheckResult, check
+
+CHECKERS: tuple[str, ...] = ("explore", "fuzz")
+"""Checker names, in the order their letters appear in a cell."""
+
+LETTERS: dict[str, str] = {"explore": "e", "fuzz": "h"}
+"""The letter a checker signs a ``FAIL`` cell with (``h`` for Hypothesis)."""
+
+SHORT_NAMES: dict[str, str] = {
+    "no_lost_edit": "lost-edit",
+    "no_wal_deleted_while_queued": "wal-deleted",
+    "single_owner": "1-owner",
+    "single_source": "1-source",
+    "no_edit_at_origin": "at-origin",
+    "only_global_non_catalog": "scope",
+    "sink_in_order": "in-order",
+    "positions_monotone": "monotone",
+    "edits_delivered": "delivered",
+    "dead_queues_claimed": "claimed",
+    "removed_peer_queues_deleted": "peer-gc",
+}
+"""Column headers for the standard properties; any other property is headed by its own name."""
+
+DEFAULT_CONFIG = "std"
+
+ExpectedFailures = Mapping[tuple[str, str], Iterable[str]]
+
+
+# --- configurations ----------------------------------------------------------------------------
+
+
+def resolve_config(spec: str | Config) -> Config:
+    """A configuration from its spec:
+
+    * ``NAME``: a standard configuration (``std``, ``race``, ``filtering``, ...);
+    * ``NAME:key=value,key=value``: that configuration with fields overridden, e.g.
+      ``std:servers=3,crashes=2``;
+    * ``key=value,...``: overrides on top of ``std``.
+
+    Values are parsed by the field's type: integers, ``sink_ratio`` a float, ``hyphen_hosts``
+    ``true``/``false``, ``edit_kinds`` kind names or numbers joined by ``+``
+    (``GLOBAL+LOCAL``), ``topology`` edges ``c>d`` joined by ``+`` (``1>2+2>0``). The derived
+    configuration is named by its spec. Raises ``ValueError`` with a one-line message.
+    """
+    if isinstance(spec, Config):
+        return spec
+    text = spec.strip()
+    if not text:
+        raise ValueError("empty configuration name")
+    if ":" in text:
+        base_name, _, overrides = text.partition(":")
+    elif "=" in text:
+        base_name, overrides = DEFAULT_CONFIG, text
+    else:
+        base_name, overrides = text, ""
+    base_name = base_name.strip()
+    if base_name not in STANDARD:
+        raise ValueError(f"unknown config {base_name!r}; known: {', '.join(STANDARD)}")
+    base = STANDARD[base_name]
+    if not overrides.strip():
+        return base
+    known = {f.name for f in fields(Config)} - {"name"}
+    changes: dict[str, object] = {}
+    for item in overrides.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        key, value = key.strip().replace("-", "_"), value.strip()
+        if not eq or not key:
+            raise ValueError(f"config {text!r}: expected key=value, got {item!r}")
+        if key not in known:
+            raise ValueError(
+                f"config {text!r}: unknown key {key!r}; known: {', '.join(sorted(known))}"
+            )
+        changes[key] = _parse_value(text, key, value, getattr(base, key))
+    name = text if ":" in text else f"{DEFAULT_CONFIG}:{text}"
+    try:
+        return base.with_overrides(name=name, **changes)
+    except TypeError as exc:
+        raise ValueError(f"config {text!r}: {exc}") from None
+
+
+def _parse_value(spec: str, key: str, value: str, default: object) -> object:
+    def bad(why: str) -> ValueError:
+        return ValueError(f"config {spec!r}: {key}={value!r}: {why}")
+
+    if isinstance(default, bool):
+        low = value.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise bad("expected true or false")
+    if isinstance(default, int):
+        try:
+            return int(value)
+        except ValueError:
+            raise bad("expected an integer") from None
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except ValueError:
+            raise bad("expected a number") from None
+    if key == "edit_kinds":
+        kinds = []
+        for part in filter(None, (p.strip() for p in value.split("+"))):
+            if part.isdigit():
+                kinds.append(int(part))
+            elif part.upper() in KIND_NAMES:
+                kinds.append(KIND_NAMES.index(part.upper()))
+            else:
+                raise bad(f"unknown edit kind {part!r}; known: {', '.join(KIND_NAMES)}")
+        return tuple(kinds)
+    if key == "topology":
+        edges = []
+        for part in filter(None, (p.strip() for p in value.split("+"))):
+            c, sep, d = part.partition(">")
+            if not sep or not c.strip().isdigit() or not d.strip().isdigit():
+                raise bad(f"expected edges like 1>2 joined by +, got {part!r}")
+            edges.append((int(c), int(d)))
+        return tuple(edges)
+    raise bad("this field cannot be overridden")
+
+
+def manifest_expected_failures() -> dict[tuple[str, str], frozenset[str]]:
+    """Known findings pinned in ``specs/manifest.json``: for each entry of a correct design that
+    carries a ``finding``, the properties its verdicts pin as failing. Empty when there is no
+    manifest (or it cannot be read)."""
+    try:
+        from replcheck.specs import manifest
+
+        entries = manifest.load()
+    except Exception:  # no manifest yet, or one being rewritten: nothing pinned
+        return {}
+    out: dict[tuple[str, str], frozenset[str]] = {}
+    for e in entries:
+        if not isinstance(e, dict) or not e.get("finding"):
+            continue
+        cls = DESIGNS.get(str(e.get("design")))
+        if cls is None or cls.is_mutant():
+            continue
+        verdicts = e.get("verdicts") or {}
+        failing = frozenset(p for p, v in verdicts.items() if v == FAIL)
+        if failing:
+            out[(str(e.get("design")), str(e.get("config")))] = failing
+    return out
+
+
+def design_configs(name: str) -> tuple[str, ...]:
+    """The configurations a design or mutant lists (``std`` if it lists none)."""
+    cls = type(get_design(name))
+    return tuple(cls.configs) or (DEFAULT_CONFIG,)
+
+
+# --- checkers -------------------------------------------------------------------------------------
+
+Checker = Callable[[Model, Progress], CheckResult]
+
+
+def load_fuzz() -> tuple[Callable[..., CheckResult] | None, str]:
+    """``replcheck.specs.fuzz.fuzz``, or ``None`` and why it is not available."""
+    try:
+        module = importlib.import_module("replcheck.specs.fuzz")
+    except ImportError as exc:
+        return None, f"fuzzing skipped: replcheck.specs.fuzz is not available ({exc})"
+    except Exception as exc:  # a module being written may fail to import in other ways
+        return None, f"fuzzing skipped: replcheck.specs.fuzz failed to import ({exc!r})"
+    fn = getattr(module, "fuzz", None)
+    if not callable(fn):
+        return None, "fuzzing skipped: replcheck.specs.fuzz has no fuzz()"
+    return fn, ""
+
+
+def call_fuzz(
+    fn: Callable[..., CheckResult], model: Model, profile: str, seed: int | None = None
+) -> CheckResult:
+    """Call ``fuzz(model, profile=...)``, passing ``seed`` only when the function takes one."""
+    kwargs: dict[str, object] = {"profile": profile}
+    if seed is not None:
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            params = {}
+        if "seed" not in params and not any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
+        ):
+            raise ValueError("this fuzzer does not take a seed")
+        kwargs["seed"] = seed
+    return fn(model, **kwargs)
+
+
+# --- the matrix -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One design or mutant under one configuration, and what every checker said."""
+
+    design: str
+    config: str
+    mutant_of: str | None
+    model: Model
+    results: dict[str, CheckResult] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    expected: frozenset[str] = frozenset()
+    """Properties pinned to fail here (for a mutant: those pinned on its base design)."""
+    seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.design}@{self.config}"
+
+    @property
+    def is_mutant(self) -> bool:
+        return self.mutant_of is not None
+
+    def failed_by(self, prop: str) -> list[str]:
+        """The checkers that found ``prop`` failing, in ``CHECKERS`` order."""
+        names = sorted(self.results, key=lambda c: (*CHECKERS, c).index(c))
+        return [c for c in names if self.results[c].verdicts.get(prop) == FAIL]
+
+    def verdict(self, prop: str) -> str:
+        """``fail`` if any checker failed it, ``pass`` if one passed it, else ``unknown``."""
+        if self.failed_by(prop):
+            return FAIL
+        if any(r.verdicts.get(prop) == PASS for r in self.results.values()):
+            return PASS
+        return "unknown"
+
+    def cell(self, prop: str) -> str:
+        found = self.failed_by(prop)
+        if found:
+            letters = ",".join(LETTERS.get(c, c[:1]) for c in found)
+            return f"FAIL({letters})" + ("*" if prop in self.expected else "")
+        return "ok" if self.verdict(prop) == PASS else "?"
+
+    @property
+    def failures(self) -> list[str]:
+        """Every property some checker found failing."""
+        props = [p.name for p in self.model.properties]
+        extra = {p for r in self.results.values() for p in r.verdicts} - set(props)
+        return [p for p in (*props, *sorted(extra)) if self.failed_by(p)]
+
+    @property
+    def unexpected(self) -> list[str]:
+        """Failures not pinned as known findings: what catches a mutant, what breaks a design."""
+        return [p for p in self.failures if p not in self.expected]
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.unexpected)
+
+    @property
+    def ok(self) -> bool:
+        """Does the row meet its expectation?"""
+        if self.is_mutant:
+            return self.caught
+        return not self.unexpected and not self.errors
+
+    @property
+    def status(self) -> str:
+        if self.is_mutant:
+            return "caught" if self.caught else ("ERROR" if self.errors else "MISSED")
+        if self.errors and not self.unexpected:
+            return "ERROR"
+        return "green" if self.ok else "RED"
+
+    @property
+    def states(self) -> int | None:
+        r = self.results.get("explore")
+        value = r.stats.get("states") if r else None
+        return value if isinstance(value, int) else None
+
+
+@dataclass
+class Matrix:
+    rows: list[Row]
+    checkers: tuple[str, ...]
+    """The checkers that ran (a skipped one is absent, with a note)."""
+    properties: list[str]
+    notes: list[str] = field(default_factory=list)
+    expected_failures: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def designs(self) -> list[Row]:
+        return [r for r in self.rows if not r.is_mutant]
+
+    @property
+    def mutants(self) -> list[Row]:
+        return [r for r in self.rows if r.is_mutant]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.rows)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def summary(self) -> str:
+        """One line: are the correct designs green, is every mutant caught."""
+        d, m = self.designs, self.mutants
+        green = sum(r.ok for r in d)
+        caught = sum(r.ok for r in m)
+        parts = []
+        if d:
+            parts.append(f"correct designs green: {green}/{len(d)}")
+        if m:
+            parts.append(f"mutants caught: {caught}/{len(m)}")
+        errors = sum(bool(r.errors) for r in self.rows)
+        if errors:
+            parts.append(f"checker errors: {errors}")
+        verdict = "PASS" if self.ok else "FAIL"
+        return f"{verdict}: " + ("; ".join(parts) if parts else "nothing was checked")
+
+    def render(self) -> str:
+        """The table, its legend, notes and the summary line."""
+        headers = [SHORT_NAMES.get(p, p) for p in self.properties]
+        label_w = max([len("design@config"), *(len(r.label) for r in self.rows)])
+        body = []
+        for r in self.rows:
+            cells = [r.cell(p) for p in self.properties]
+            states = f"{r.states:,}" if r.states is not None else "-"
+            body.append([r.label, *cells, states, f"{r.seconds:.1f}s", r.status])
+        head = ["design@config", *headers, "states", "time", "result"]
+        widths = [label_w] + [
+            max(len(h), *(len(b[i]) for b in body)) if body else len(h)
+            for i, h in enumerate(head[1:], start=1)
+        ]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
+        lines.append("  ".join("-" * w for w in widths))
+        for i, b in enumerate(body):
+            if i and self.rows[i].is_mutant and not self.rows[i - 1].is_mutant:
+                lines.append("")
+            lines.append("  ".join(c.ljust(w) for c, w in zip(b, widths, strict=True)).rstrip())
+        lines.append("")
+        letters = ", ".join(f"{LETTERS.get(c, c[:1])} = {c}" for c in self.checkers)
+        lines.append(f"checkers: {letters or 'none'}; ? = undecided; * = pinned known finding")
+        legend = [f"{SHORT_NAMES[p]} = {p}" for p in self.properties if p in SHORT_NAMES]
+        if legend:
+            lines.append("columns: " + ", ".join(legend))
+        for r in self.rows:
+            for checker, err in r.errors.items():
+                lines.append(f"error: {r.label} {checker}: {err}")
+        lines.extend(f"note: {n}" for n in self.notes)
+        lines.append(self.summary())
+        return "\n".join(lines)
+
+
+def normalize_expected(expected: ExpectedFailures | None) -> dict[tuple[str, str], frozenset[str]]:
+    return {(d, c): frozenset(props) for (d, c), props in (expected or {}).items()}
+
+
+def run_matrix(
+    names: Sequence[str] | None = None,
+    configs: Sequence[str | Config] | None = None,
+    checkers: Sequence[str] = CHECKERS,
+    progress: Progress | None = None,
+    *,
+    expected_failures: ExpectedFailures | None = None,
+    max_states: int | None = None,
+    symmetry: bool = True,
+    profile: str = "ci",
+    extra_checkers: Mapping[str, Checker] | None = None,
+) -> Matrix:
+    """Run every named design and mutant (default: all registered) under its configurations
+    (or ``configs`` for all) through ``checkers``. Bad names and configurations raise
+    ``RegistryError``/``ValueError`` before anything runs; a checker that raises is recorded as an
+    error of its row. ``extra_checkers`` adds named checkers ``(model, progress) -> CheckResult``.
+    """
+    from replcheck.model import designs, mutants
+
+    progress = progress or quiet()
+    expected = normalize_expected(expected_failures)
+    if names is None:
+        names = [*designs(), *mutants()]
+    extra = dict(extra_checkers or {})
+    for c in checkers:
+        if c not in CHECKERS and c not in extra:
+            raise ValueError(f"unknown checker {c!r}; known: {', '.join([*CHECKERS, *extra])}")
+    override = [resolve_config(c) for c in configs] if configs else None
+
+    plan: list[tuple[str, Config]] = []
+    for name in dict.fromkeys(names):
+        get_design(name)  # raises RegistryError for an unknown name
+        for cfg in override or [resolve_config(c) for c in design_configs(name)]:
+            plan.append((name, cfg))
+
+    notes: list[str] = []
+    runners: dict[str, Checker] = {}
+    for c in checkers:
+        if c == "explore":
+            runners[c] = lambda m, p: check(m, symmetry=symmetry, max_states=max_states, progress=p)
+        elif c == "fuzz":
+            fn, why = load_fuzz()
+            if fn is None:
+                notes.append(why)
+                progress.note(why)
+                continue
+            runners[c] = lambda m, _p, fn=fn: call_fuzz(fn, m, profile)
+        else:
+            runners[c] = extra[c]
+
+    rows: list[Row] = []
+    props: list[str] = []
+    for i, (name, cfg) in enumerate(plan, start=1):
+        design = get_design(name)
+        model = Model(design, cfg)
+        for p in model.properties:
+            if p.name not in props:
+                props.append(p.name)
+        base = type(design).mutant_of
+        pinned = set(expected.get((name, cfg.name), ()))
+        if base:
+            pinned |= expected.get((base, cfg.name), frozenset())
+        row = Row(name, cfg.name, base, model, expected=frozenset(pinned))
+        for checker, run in runners.items():
+            progress.task(f"[{i}/{len(plan)}] {row.label} {checker}")
+            started = time.perf_counter()
+            try:
+                result = run(model, progress)
+            except Exception as exc:  # a checker or a design's step raised: record, go on
+                row.errors[checker] = f"{type(exc).__name__}: {exc}"
+                progress.done("error")
+                continue
+            finally:
+                row.seconds += time.perf_counter() - started
+            row.results[checker] = result
+            failed = ", ".join(result.violated) or "no failure"
+            progress.done(failed)
+        rows.append(row)
+    progress.close()
+    return Matrix(rows, tuple(runners), props, notes, expected)

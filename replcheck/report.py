@@ -1,0 +1,466 @@
+"""Rendering results: text for people, JSON for tools, JUnit XML for CI. Results stay values
+(``replcheck.specs.CheckResult``); nothing here runs a checker.
+
+Text
+----
+``render_result`` prints a checker's statistics and one verdict line per property;
+``render_counterexample`` tells a counterexample step by step: the initial state drawn as seed 000
+draws znode layouts, then for every step the action (as typed, and with its parameters named), what
+it changed, and the ``/hbase/replication/rs`` tree again whenever the step changed it. The state
+where a liveness loop starts, and the last state, are drawn in full; a loop is marked where it
+starts and where it closes, a stuck state is marked ``stuck``.
+
+JSON (schema ``replcheck-results/1``)
+-------------------------------------
+::
+
+    {
+      "schema": "replcheck-results/1",
+      "results": [                        # one per (checker, design, config)
+        {
+          "checker": "explore",           # or "fuzz", ...
+          "design": "zk-lock",            # design or mutant name
+          "mutant_of": null,              # the base design of a mutant
+          "config": "std",                # configuration name (or its override spec)
+          "config_params": {...},         # Config fields, when the model is known, else null
+          "verdicts": {"no_lost_edit": "pass" | "fail" | "unknown", ...},
+          "violated": ["..."],            # properties whose verdict is "fail"
+          "stats": {"states": 77746, ...},  # checker statistics (JSON scalars)
+          "counterexamples": [
+            {
+              "property": "single_source",
+              "kind": "invariant" | "step" | "liveness",
+              "length": 4,                # number of actions
+              "actions": ["crash(0)", "lock(1, 0)", ...],   # parseable by parse_actions
+              "described": ["crash(server=1.1.1.1,60020,123456780)", ...],  # when known
+              "loop_start": null | 3,     # liveness: the loop starts after this many actions
+              "stuck": false,             # liveness: nothing is enabled in the last state
+              "note": ""
+            }
+          ]
+        }
+      ],
+      "matrix": {                         # only from `replcheck check`
+        "checkers": ["explore", "fuzz"], "properties": ["no_lost_edit", ...],
+        "rows": [{"design": ..., "config": ..., "mutant_of": ..., "status": "green" | "RED" |
+                  "caught" | "MISSED" | "ERROR", "ok": true, "cells": {"prop": "ok" |
+                  "FAIL(e,h)" | "?"}, "failed_by": {"prop": ["explore"]},
+                  "expected_failures": [...], "errors": {"fuzz": "..."}, "seconds": 1.2}],
+        "notes": [...], "ok": true, "summary": "PASS: ..."
+      }
+    }
+
+Keys are only ever added to this schema, never renamed or removed, within version 1.
+
+JUnit XML
+---------
+``render_junit(matrix)``: one ``testsuite`` per design or mutant, one ``testcase`` per (design,
+config, property) with ``classname="<design>@<config>"``. For a correct design a testcase fails
+(``<failure>`` carrying the counterexample text) when some checker found the property failing and
+it is not a pinned known finding; undecided properties are ``<skipped>``. A mutant is expected to
+fail: its testcases pass when the mutant is caught in that configuration (the catching property's
+testcase carries the counterexample in ``<system-out>``), and all fail when it is not. A checker
+that raised adds a testcase with an ``<error>``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from replcheck.model import Action, Model, State
+from replcheck.model.render import describe_action, render_diff, render_rs_tree, render_state
+from replcheck.model.render import rs_changed as _rs_changed
+from replcheck.specs import FAIL, PASS, CheckResult, Counterexample
+
+if TYPE_CHECKING:
+    from replcheck.matrix import Matrix, Row
+
+SCHEMA = "replcheck-results/1"
+
+_MARK = {PASS: "ok", FAIL: "FAIL"}
+
+# --- actions as text ---------------------------------------------------------------------------
+
+_ACTION = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\(([^()]*)\))?\s*$")
+
+
+def parse_actions(text: str) -> list[Action]:
+    """Parse ``"crash(1); lock(0, 1)"`` (``;`` or newlines between actions; ``name`` alone or
+    ``name()`` for an action without arguments) into actions. Raises ``ValueError`` naming the
+    malformed item."""
+    out: list[Action] = []
+    items = [p.strip() for p in re.split(r"[;\n]", text)]
+    for n, item in enumerate(items, start=1):
+        if not item:
+            continue
+        m = _ACTION.match(item)
+        if not m:
+            raise ValueError(f"malformed action {item!r} (item {n}): expected name(int, ...)")
+        name, args = m.group(1), m.group(2)
+        values: list[int] = []
+        if args and args.strip():
+            for a in args.split(","):
+                a = a.strip()
+                if not re.fullmatch(r"-?\d+", a):
+                    raise ValueError(
+                        f"malformed action {item!r} (item {n}): {a!r} is not an integer"
+                    )
+                values.append(int(a))
+        out.append(Action(name, tuple(values)))
+    return out
+
+
+def _describe(model: Model | None, action: Action, before: State | None) -> str:
+    if model is None:
+        return str(action)
+    return describe_action(model.design, action, model.cfg, before)
+
+
+def _property(model: Model, name: str):
+    for p in model.properties:
+        if p.name == name:
+            return p
+    return None
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def _stats_line(result: CheckResult) -> str:
+    s = dict(result.stats)
+    parts: list[str] = []
+    if "states" in s:
+        parts.append(f"{s.pop('states'):,} states")
+    if "transitions" in s:
+        parts.append(f"{s.pop('transitions'):,} transitions")
+    if "depth" in s:
+        parts.append(f"depth {s.pop('depth')}")
+    if "complete" in s:
+        parts.append("complete" if s.pop("complete") else "INCOMPLETE (state limit reached)")
+    if "symmetry" in s:
+        parts.append("symmetry " + ("on" if s.pop("symmetry") else "off"))
+    seconds = s.pop("seconds", None)
+    parts.extend(
+        f"{k} {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k} {v}"
+        for k, v in s.items()
+        if v is None or isinstance(v, bool | int | float | str)
+    )
+    if seconds is not None:
+        parts.append(f"{seconds} s")
+    return ", ".join(parts)
+
+
+def render_result(
+    result: CheckResult, model: Model | None = None, *, counterexamples: bool = True
+) -> str:
+    """A checker's statistics and verdicts; with ``model``, each counterexample told in full."""
+    lines = [f"{result.checker} {result.design}@{result.config}: {_stats_line(result)}"]
+    width = max((len(p) for p in result.verdicts), default=0)
+    for prop, verdict in result.verdicts.items():
+        mark = _MARK.get(verdict, "?")
+        text = f"  {mark:<4}  {prop.ljust(width)}"
+        cex = result.counterexamples.get(prop)
+        if cex is not None:
+            how = "stuck" if cex.stuck else ("loop" if cex.loop_start is not None else "")
+            text += f"  counterexample: {cex.length} steps" + (f" ({how})" if how else "")
+        lines.append(text.rstrip())
+    verdict = "violated: " + ", ".join(result.violated) if result.violated else "no failure"
+    lines.append(f"  {verdict}")
+    if counterexamples and model is not None:
+        for cex in result.counterexamples.values():
+            lines.append("")
+            lines.append(render_counterexample(model, cex))
+    return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return textwrap.indent(text, prefix)
+
+
+def render_counterexample(model: Model, cex: Counterexample) -> str:
+    """A counterexample step by step, drawn as the seeds draw znode layouts."""
+    cfg = model.cfg
+    prop = _property(model, cex.property)
+    lines = [f"counterexample: {cex.property} ({cex.kind}), {cex.length} steps"]
+    if prop is not None and prop.doc:
+        lines.append(textwrap.fill(prop.doc, 100, initial_indent="  ", subsequent_indent="  "))
+    actions = cex.actions()
+    lines.append("actions: " + ("; ".join(map(str, actions)) if actions else "(none)"))
+    if cex.note:
+        lines.append(f"note: {cex.note}")
+    steps = cex.steps
+    last = len(steps) - 1
+    looping = cex.loop_start is not None and not cex.stuck
+    for i, (action, st) in enumerate(steps):
+        lines.append("")
+        if i == 0 or action is None:
+            lines.append("== initial state ==" if i == 0 else f"== step {i} ==")
+            lines.append(render_state(cfg, st))
+        else:
+            before = steps[i - 1][1]
+            lines.append(f"== step {i}: {action}  ->  {_describe(model, action, before)} ==")
+            lines.append(_indent(render_diff(cfg, before, st)))
+            if i == cex.loop_start or (i == last and not looping):
+                lines += ["", render_state(cfg, st)]  # where the loop starts, and the end
+            elif _rs_changed(before, st):
+                lines += ["", render_rs_tree(cfg, st)]
+        if looping and i == cex.loop_start:
+            lines.append(f">> loop start: from here (after step {i}) the behaviour repeats forever")
+    lines.append("")
+    if cex.stuck:
+        lines.append(
+            f"!! stuck: no action is enabled in this state, and {cex.property} never holds"
+        )
+    elif looping:
+        lines.append(
+            f"<< loop end: back to the state after step {cex.loop_start} (up to renaming of "
+            f"servers); this repeats forever and {cex.property} never holds"
+        )
+    elif cex.kind == "step":
+        lines.append(f"!! {cex.property} does not hold across step {last}")
+    else:
+        lines.append(f"!! {cex.property} does not hold in this state")
+    return "\n".join(lines)
+
+
+# --- JSON -----------------------------------------------------------------------------------------
+
+
+def _jsonable(value: object) -> object:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def counterexample_dict(cex: Counterexample, model: Model | None = None) -> dict[str, object]:
+    """A counterexample as JSON data: its actions, as typed and (with ``model``) described."""
+    out: dict[str, object] = {
+        "property": cex.property,
+        "kind": cex.kind,
+        "length": cex.length,
+        "actions": [str(a) for a in cex.actions()],
+    }
+    if model is not None:
+        described = []
+        for i in range(1, len(cex.steps)):
+            action = cex.steps[i][0]
+            if action is not None:
+                described.append(_describe(model, action, cex.steps[i - 1][1]))
+        out["described"] = described
+    out["loop_start"] = cex.loop_start
+    out["stuck"] = cex.stuck
+    out["note"] = cex.note
+    return out
+
+
+def result_dict(result: CheckResult, model: Model | None = None) -> dict[str, object]:
+    """A result as JSON data (one entry of the schema's ``results``)."""
+    mutant_of = type(model.design).mutant_of if model is not None else None
+    order = [p.name for p in model.properties] if model is not None else []
+    names = sorted(
+        result.counterexamples,
+        key=lambda p: (p not in order, order.index(p) if p in order else 0, p),
+    )
+    return {
+        "checker": result.checker,
+        "design": result.design,
+        "mutant_of": mutant_of,
+        "config": result.config,
+        "config_params": _jsonable(model.cfg.to_dict()) if model is not None else None,
+        "verdicts": dict(result.verdicts),
+        "violated": result.violated,
+        "stats": _jsonable(dict(result.stats)),
+        "counterexamples": [counterexample_dict(result.counterexamples[p], model) for p in names],
+    }
+
+
+def result_from_dict(data: dict, model: Model | None = None) -> CheckResult:
+    """Rebuild a ``CheckResult`` from ``result_dict`` data. JSON keeps actions, not states: with
+    ``model`` the states are recomputed by replaying the actions (``ValueError`` if they do not
+    replay); without one every step's state is ``None``."""
+    try:
+        result = CheckResult(str(data["checker"]), str(data["design"]), str(data["config"]))
+        result.verdicts = {str(k): str(v) for k, v in dict(data["verdicts"]).items()}
+        result.stats = dict(data.get("stats") or {})
+        for c in data.get("counterexamples") or []:
+            actions = parse_actions("; ".join(c["actions"]))
+            steps: list[tuple[Action | None, State | None]]
+            if model is not None:
+                steps = _replay(model, actions)
+            else:
+                steps = [(None, None), *((a, None) for a in actions)]
+            result.counterexamples[c["property"]] = Counterexample(
+                c["property"],
+                c["kind"],
+                steps,  # type: ignore[arg-type]
+                loop_start=c.get("loop_start"),
+                stuck=bool(c.get("stuck", False)),
+                note=str(c.get("note", "")),
+            )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a replcheck result: missing or malformed {exc}") from None
+    return result
+
+
+def _replay(model: Model, actions: Sequence[Action]) -> list[tuple[Action | None, State]]:
+    st = model.init()
+    steps: list[tuple[Action | None, State]] = [(None, st)]
+    for n, action in enumerate(actions, start=1):
+        try:
+            st = model.step(st, action)
+        except Exception as exc:
+            raise ValueError(f"step {n}: {action} does not replay: {type(exc).__name__}") from None
+        steps.append((action, st))
+    return steps
+
+
+def results_dict(
+    results: Iterable[CheckResult | tuple[CheckResult, Model | None]],
+) -> dict[str, object]:
+    """The schema's top level for plain results (``explore``/``fuzz`` commands)."""
+    out = []
+    for item in results:
+        result, model = item if isinstance(item, tuple) else (item, None)
+        out.append(result_dict(result, model))
+    return {"schema": SCHEMA, "results": out}
+
+
+def row_dict(row: Row) -> dict[str, object]:
+    props = [p.name for p in row.model.properties]
+    return {
+        "design": row.design,
+        "config": row.config,
+        "mutant_of": row.mutant_of,
+        "status": row.status,
+        "ok": row.ok,
+        "cells": {p: row.cell(p) for p in props},
+        "failed_by": {p: row.failed_by(p) for p in props if row.failed_by(p)},
+        "expected_failures": sorted(row.expected),
+        "errors": dict(row.errors),
+        "seconds": round(row.seconds, 3),
+    }
+
+
+def matrix_dict(matrix: Matrix) -> dict[str, object]:
+    """The schema's top level for a matrix (``check`` command)."""
+    results = [(r, row.model) for row in matrix.rows for r in row.results.values()]
+    out = results_dict(results)
+    out["matrix"] = {
+        "checkers": list(matrix.checkers),
+        "properties": list(matrix.properties),
+        "rows": [row_dict(row) for row in matrix.rows],
+        "notes": list(matrix.notes),
+        "ok": matrix.ok,
+        "summary": matrix.summary(),
+    }
+    return out
+
+
+def to_json(data: dict[str, object]) -> str:
+    return json.dumps(data, indent=2, sort_keys=False)
+
+
+# --- JUnit XML ------------------------------------------------------------------------------------
+
+
+def _cex_text(row: Row, prop: str) -> str:
+    parts = []
+    for checker in row.failed_by(prop):
+        cex = row.results[checker].counterexamples.get(prop)
+        if cex is None:
+            parts.append(f"{checker}: {prop} fails (no counterexample recorded)")
+            continue
+        try:
+            text = render_counterexample(row.model, cex)
+        except Exception as exc:  # a drawing must never hide the verdict
+            text = f"(could not draw the counterexample: {exc!r}) actions: " + "; ".join(
+                map(str, cex.actions())
+            )
+        parts.append(f"found by {checker}:\n{text}")
+    return "\n\n".join(parts)
+
+
+def render_junit(matrix: Matrix) -> str:
+    """The matrix as JUnit XML (see the module docstring for what passes)."""
+    root = ET.Element("testsuites", name="replcheck")
+    suites: dict[str, ET.Element] = {}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    counts: dict[str, dict[str, int]] = {}
+    times: dict[str, float] = {}
+
+    def add_case(suite_name: str, classname: str, name: str, seconds: float) -> ET.Element:
+        if suite_name not in suites:
+            suites[suite_name] = ET.SubElement(root, "testsuite", name=suite_name)
+            counts[suite_name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+            times[suite_name] = 0.0
+        counts[suite_name]["tests"] += 1
+        times[suite_name] += seconds
+        return ET.SubElement(
+            suites[suite_name], "testcase", classname=classname, name=name, time=f"{seconds:.3f}"
+        )
+
+    for row in matrix.rows:
+        props = [p.name for p in row.model.properties]
+        each = row.seconds / max(len(props), 1)
+        bug = getattr(type(row.model.design), "bug", "")
+        for prop in props:
+            case = add_case(row.design, row.label, prop, each)
+            found = row.failed_by(prop)
+            if row.is_mutant:
+                if not row.caught:
+                    msg = f"mutant {row.design} not caught in {row.config}: no property fails"
+                    el = ET.SubElement(case, "failure", message=msg, type="mutant-missed")
+                    el.text = bug
+                    counts[row.design]["failures"] += 1
+                elif found:
+                    out = ET.SubElement(case, "system-out")
+                    pinned = " (pinned on the base design too)" if prop in row.expected else ""
+                    out.text = f"caught{pinned}\n\n" + _cex_text(row, prop)
+                continue
+            if found and prop not in row.expected:
+                by = ",".join(found)
+                el = ET.SubElement(
+                    case, "failure", message=f"{prop} fails ({by})", type="property-failed"
+                )
+                el.text = _cex_text(row, prop)
+                counts[row.design]["failures"] += 1
+            elif found:
+                out = ET.SubElement(case, "system-out")
+                out.text = "pinned known finding\n\n" + _cex_text(row, prop)
+            elif row.verdict(prop) != PASS:
+                ET.SubElement(case, "skipped", message="undecided: no checker reached a verdict")
+                counts[row.design]["skipped"] += 1
+        for checker, err in row.errors.items():
+            case = add_case(row.design, row.label, f"{checker} run", 0.0)
+            el = ET.SubElement(case, "error", message=err, type="checker-error")
+            el.text = err
+            counts[row.design]["errors"] += 1
+
+    for name, suite in suites.items():
+        for key, value in counts[name].items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("time", f"{times[name]:.3f}")
+    for key, value in totals.items():
+        root.set(key, str(value))
+    if matrix.notes:
+        props_el = ET.Element("properties")
+        for i, note in enumerate(matrix.notes):
+            ET.SubElement(props_el, "property", name=f"note{i}", value=note)
+        for suite in suites.values():
+            suite.insert(0, _copy(props_el))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _copy(el: ET.Element) -> ET.Element:
+    return ET.fromstring(ET.tostring(el))
