@@ -28,6 +28,7 @@ class ZkLock(ZkCommon):
         "std",
         "cleaner-race",
         "race",
+        "double-failure",
         "peers",
         "filtering",
         "master-master",

@@ -167,6 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-counterexamples", action="store_true", help="draw every counterexample found"
     )
     p.add_argument("--max-states", type=_max_states, metavar="N", help="bound each exploration")
+    p.add_argument(
+        "--jobs",
+        type=_max_states,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes (default: one per core)",
+    )
     p.add_argument("--no-symmetry", action="store_true", help="explore without symmetry reduction")
     p.add_argument(
         "--profile", default="ci", choices=("ci", "dev", "thorough"), help="fuzz profile"
@@ -313,6 +320,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         max_states=args.max_states,
         symmetry=not args.no_symmetry,
         profile=args.profile,
+        jobs=args.jobs,
     )
     if args.junit:
         try:

@@ -403,11 +403,14 @@ def run_matrix(
     symmetry: bool = True,
     profile: str = "ci",
     extra_checkers: Mapping[str, Checker] | None = None,
+    jobs: int = 1,
 ) -> Matrix:
     """Run every named design and mutant (default: all registered) under its configurations
     (or ``configs`` for all) through ``checkers``. Bad names and configurations raise
     ``RegistryError``/``ValueError`` before anything runs; a checker that raises is recorded as an
     error of its row. ``extra_checkers`` adds named checkers ``(model, progress) -> CheckResult``.
+    ``jobs`` > 1 runs rows in that many forked worker processes (the registry, including designs
+    loaded from files, is inherited); rows come back in plan order.
     """
     from replcheck.model import designs, mutants
 
@@ -442,6 +445,11 @@ def run_matrix(
         else:
             runners[c] = extra[c]
 
+    if jobs > 1 and not extra and len(plan) > 1:
+        return _run_parallel(
+            plan, runners, notes, expected, progress, jobs, symmetry, max_states, profile
+        )
+
     rows: list[Row] = []
     props: list[str] = []
     for i, (name, cfg) in enumerate(plan, start=1):
@@ -470,5 +478,61 @@ def run_matrix(
             failed = ", ".join(result.violated) or "no failure"
             progress.done(failed)
         rows.append(row)
+    progress.close()
+    return Matrix(rows, tuple(runners), props, notes, expected)
+
+
+def _row_for(name: str, cfg: Config, expected: dict) -> Row:
+    design = get_design(name)
+    model = Model(design, cfg)
+    base = type(design).mutant_of
+    pinned = set(expected.get((name, cfg.name), ()))
+    if base:
+        pinned |= expected.get((base, cfg.name), frozenset())
+    return Row(name, cfg.name, base, model, expected=frozenset(pinned))
+
+
+def _run_job(job: tuple) -> tuple[dict, dict, float]:
+    """Run one row's checkers in a worker process: (results, errors, seconds)."""
+    name, cfg, checkers, symmetry, max_states, profile = job
+    model = Model(get_design(name), cfg)
+    results, errors, seconds = {}, {}, 0.0
+    for checker in checkers:
+        started = time.perf_counter()
+        try:
+            if checker == "explore":
+                results[checker] = check(model, symmetry=symmetry, max_states=max_states)
+            else:
+                fn, _why = load_fuzz()
+                results[checker] = call_fuzz(fn, model, profile)
+        except Exception as exc:  # recorded as the row's error, as in the serial path
+            errors[checker] = f"{type(exc).__name__}: {exc}"
+        seconds += time.perf_counter() - started
+    return results, errors, seconds
+
+
+def _run_parallel(plan, runners, notes, expected, progress, jobs, symmetry, max_states, profile):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rows = [_row_for(name, cfg, expected) for name, cfg in plan]
+    props: list[str] = []
+    for row in rows:
+        for p in row.model.properties:
+            if p.name not in props:
+                props.append(p.name)
+    work = [(n, c, tuple(runners), symmetry, max_states, profile) for n, c in plan]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        for i, (row, (results, errors, seconds)) in enumerate(
+            zip(rows, pool.map(_run_job, work), strict=True), start=1
+        ):
+            row.results.update(results)
+            row.errors.update(errors)
+            row.seconds = seconds
+            progress.task(f"[{i}/{len(plan)}] {row.label}")
+            progress.done(
+                ", ".join(sorted({p for r in results.values() for p in r.violated})) or "no failure"
+            )
     progress.close()
     return Matrix(rows, tuple(runners), props, notes, expected)
