@@ -446,40 +446,13 @@ def run_matrix(
             runners[c] = extra[c]
 
     if jobs > 1 and not extra and len(plan) > 1:
-        return _run_parallel(
-            plan, runners, notes, expected, progress, jobs, symmetry, max_states, profile
-        )
+        return _run_parallel(plan, runners, notes, expected, progress, jobs)
 
-    rows: list[Row] = []
-    props: list[str] = []
-    for i, (name, cfg) in enumerate(plan, start=1):
-        design = get_design(name)
-        model = Model(design, cfg)
-        for p in model.properties:
-            if p.name not in props:
-                props.append(p.name)
-        base = type(design).mutant_of
-        pinned = set(expected.get((name, cfg.name), ()))
-        if base:
-            pinned |= expected.get((base, cfg.name), frozenset())
-        row = Row(name, cfg.name, base, model, expected=frozenset(pinned))
-        for checker, run in runners.items():
-            progress.task(f"[{i}/{len(plan)}] {row.label} {checker}")
-            started = time.perf_counter()
-            try:
-                result = run(model, progress)
-            except Exception as exc:  # a checker or a design's step raised: record, go on
-                row.errors[checker] = f"{type(exc).__name__}: {exc}"
-                progress.done("error")
-                continue
-            finally:
-                row.seconds += time.perf_counter() - started
-            row.results[checker] = result
-            failed = ", ".join(result.violated) or "no failure"
-            progress.done(failed)
-        rows.append(row)
+    rows = [_row_for(name, cfg, expected) for name, cfg in plan]
+    for i, row in enumerate(rows, start=1):
+        _run_row(row, runners, progress, f"[{i}/{len(plan)}] ")
     progress.close()
-    return Matrix(rows, tuple(runners), props, notes, expected)
+    return Matrix(rows, tuple(runners), _property_names(rows), notes, expected)
 
 
 def _row_for(name: str, cfg: Config, expected: dict) -> Row:
@@ -492,47 +465,59 @@ def _row_for(name: str, cfg: Config, expected: dict) -> Row:
     return Row(name, cfg.name, base, model, expected=frozenset(pinned))
 
 
-def _run_job(job: tuple) -> tuple[dict, dict, float]:
-    """Run one row's checkers in a worker process: (results, errors, seconds)."""
-    name, cfg, checkers, symmetry, max_states, profile = job
-    model = Model(get_design(name), cfg)
-    results, errors, seconds = {}, {}, 0.0
-    for checker in checkers:
+def _property_names(rows: list[Row]) -> list[str]:
+    names: list[str] = []
+    for row in rows:
+        for p in row.model.properties:
+            if p.name not in names:
+                names.append(p.name)
+    return names
+
+
+def _run_row(row: Row, runners: Mapping[str, Checker], progress: Progress, prefix: str) -> None:
+    """Run every checker over one row, recording results, errors and time."""
+    for checker, run in runners.items():
+        progress.task(f"{prefix}{row.label} {checker}")
         started = time.perf_counter()
         try:
-            if checker == "explore":
-                results[checker] = check(model, symmetry=symmetry, max_states=max_states)
-            else:
-                fn, _why = load_fuzz()
-                results[checker] = call_fuzz(fn, model, profile)
-        except Exception as exc:  # recorded as the row's error, as in the serial path
-            errors[checker] = f"{type(exc).__name__}: {exc}"
-        seconds += time.perf_counter() - started
-    return results, errors, seconds
+            result = run(row.model, progress)
+        except Exception as exc:  # a checker or a design's step raised: record, go on
+            row.errors[checker] = f"{type(exc).__name__}: {exc}"
+            progress.done("error")
+            continue
+        finally:
+            row.seconds += time.perf_counter() - started
+        row.results[checker] = result
+        progress.done(", ".join(result.violated) or "no failure")
 
 
-def _run_parallel(plan, runners, notes, expected, progress, jobs, symmetry, max_states, profile):
+_WORKER_RUNNERS: Mapping[str, Checker] = {}
+"""The parent's checkers, inherited by forked workers (closures cannot be pickled)."""
+
+
+def _run_job(job: tuple[str, Config]) -> tuple[dict, dict, float]:
+    """One row in a worker process: (results, errors, seconds)."""
+    row = _row_for(*job, {})
+    _run_row(row, _WORKER_RUNNERS, quiet(), "")
+    return row.results, row.errors, row.seconds
+
+
+def _run_parallel(plan, runners, notes, expected, progress, jobs):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    global _WORKER_RUNNERS
+    _WORKER_RUNNERS = runners
     rows = [_row_for(name, cfg, expected) for name, cfg in plan]
-    props: list[str] = []
-    for row in rows:
-        for p in row.model.properties:
-            if p.name not in props:
-                props.append(p.name)
-    work = [(n, c, tuple(runners), symmetry, max_states, profile) for n, c in plan]
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for i, (row, (results, errors, seconds)) in enumerate(
-            zip(rows, pool.map(_run_job, work), strict=True), start=1
-        ):
+        done = zip(rows, pool.map(_run_job, plan), strict=True)
+        for i, (row, (results, errors, seconds)) in enumerate(done, start=1):
             row.results.update(results)
             row.errors.update(errors)
             row.seconds = seconds
             progress.task(f"[{i}/{len(plan)}] {row.label}")
-            progress.done(
-                ", ".join(sorted({p for r in results.values() for p in r.violated})) or "no failure"
-            )
+            found = sorted({p for r in results.values() for p in r.violated})
+            progress.done(", ".join(found) or "no failure")
     progress.close()
-    return Matrix(rows, tuple(runners), props, notes, expected)
+    return Matrix(rows, tuple(runners), _property_names(rows), notes, expected)
