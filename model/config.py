@@ -47,6 +47,22 @@ class Config:
     """Runs of the log cleaner that takes a snapshot over several reads (``zk-multi``)."""
     hyphen_hosts: bool = False
     """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
+    # --- the table era ---
+    spare_servers: int = 0
+    """Region servers (the last ones) that have not joined yet: they start during an upgrade."""
+    sync_peers: int = 0
+    """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
+    master_restarts: int = 0
+    restarts: int = 0
+    """Restarts of a crashed server whose SCP finished (a new incarnation on the same slot)."""
+    migration: bool = False
+    """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
+    syncup: bool = False
+    """The source cluster may go down and ReplicationSyncUp run."""
+    bootstrap: bool = False
+    """Start with the ``hbase:replication`` region closed (seed 004's 'deadlock')."""
+    skip_liveness: tuple[str, ...] = ()
+    """Liveness properties that do not apply under this configuration's environment."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -62,13 +78,23 @@ class Config:
                 self.sink_servers >= 1 and 0 < self.sink_ratio <= 1,
                 "sink_servers >= 1, ratio in (0,1]",
             ),
+            (0 <= self.spare_servers < self.servers, "spare_servers must be below servers"),
+            (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
                 all(0 <= c <= self.clusters - 1 and d >= 0 and c != d for c, d in self.topology),
                 "topology edges must join two different clusters",
             ),
             (
-                min(self.crashes, self.sink_outages, self.admin_ops, self.zk_faults, self.edits)
+                min(
+                    self.crashes,
+                    self.sink_outages,
+                    self.admin_ops,
+                    self.zk_faults,
+                    self.edits,
+                    self.master_restarts,
+                    self.restarts,
+                )
                 >= 0,
                 "budgets must not be negative",
             ),
@@ -184,3 +210,60 @@ STANDARD: dict[str, Config] = {
         ),
     )
 }
+
+TABLE_STANDARD: tuple[Config, ...] = (
+    Config(name="t-std", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=1),
+    Config(name="t-race", servers=3, wals_per_server=1, edits=1, crashes=1, cleaner_runs=0),
+    Config(name="t-double", servers=3, wals_per_server=1, edits=1, crashes=2, cleaner_runs=0),
+    Config(
+        name="t-add-peer",
+        servers=2,
+        initial_peers=0,
+        wals_per_server=2,
+        edits=1,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=1,
+    ),
+    Config(
+        name="t-remove-peer",
+        servers=3,
+        wals_per_server=1,
+        edits=1,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-remove-starve",
+        servers=3,
+        wals_per_server=1,
+        edits=0,
+        crashes=2,
+        restarts=1,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-multiwal",
+        servers=2,
+        wal_groups=2,
+        wals_per_server=1,
+        edits=2,
+        crashes=1,
+        cleaner_runs=1,
+    ),
+    Config(name="t-cleaner", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=2),
+    Config(
+        name="t-master-restart",
+        servers=2,
+        initial_peers=0,
+        wals_per_server=2,
+        edits=1,
+        crashes=0,
+        admin_ops=1,
+        cleaner_runs=1,
+        master_restarts=1,
+    ),
+)
+STANDARD.update((c.name, c) for c in TABLE_STANDARD)

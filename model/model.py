@@ -37,9 +37,14 @@ class Model:
     def __init__(self, design: Design, cfg: Config) -> None:
         self.design = design
         self.cfg = cfg
-        self.invariants: tuple[Property, ...] = INVARIANTS
-        self.step_properties: tuple[Property, ...] = STEP_PROPERTIES
-        self.liveness: tuple[Property, ...] = LIVENESS
+        self.invariants: tuple[Property, ...] = getattr(design, "invariants", INVARIANTS)
+        self.step_properties: tuple[Property, ...] = getattr(
+            design, "step_properties", STEP_PROPERTIES
+        )
+        self.liveness: tuple[Property, ...] = tuple(
+            p for p in getattr(design, "liveness", LIVENESS) if p.name not in cfg.skip_liveness
+        )
+        self._canonical = getattr(design, "canonical", None)
         self.fair_kinds = frozenset(k.name for k in design.kinds if k.fair)
         self._perms = list(permutations(range(cfg.servers)))
 
@@ -60,7 +65,10 @@ class Model:
         """The representative of the state's class under renaming of region servers: the least
         renaming among those that list servers in order of a rename-invariant signature. (That
         subset of the class is the same from any member, so the choice is canonical; usually it
-        holds one renaming, so this costs one rename or none.)"""
+        holds one renaming, so this costs one rename or none.) A design with its own state
+        shape brings its own ``canonical``."""
+        if self._canonical is not None:
+            return self._canonical(self.cfg, st)
         sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
         order = sorted(range(len(sig)), key=sig.__getitem__)
         ranked = [sig[i] for i in order]

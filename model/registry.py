@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .design import Design
 from .mutants_zk import ZK_MUTANTS
+from .table import Table, TableDoc
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
 
@@ -46,7 +47,7 @@ def register(cls: type[Design]) -> type[Design]:
     return cls
 
 
-for _cls in (ZkLock, ZkMulti, *ZK_MUTANTS):
+for _cls in (ZkLock, ZkMulti, Table, TableDoc, *ZK_MUTANTS):
     register(_cls)
 
 BUILTIN: frozenset[str] = frozenset(DESIGNS)

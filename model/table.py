@@ -1,0 +1,44 @@
+"""The table-era designs: ``table`` as HBase 3.x built it, and ``table-doc`` as seed 004 wrote
+it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` overrides the rule:
+
+* RemovePeerProcedure waits for the ongoing SCPs (doc) rather than the
+  AssignReplicationQueuesProcedures (code), both recorded once;
+* the sync-replication transition waits until every live or SCP-unfinished server has either
+  refreshed or had its SCP finish (doc); the code does not wait;
+* the migration lets claims start once a threshold of region servers is upgraded (30%), sending
+  them only to upgraded servers (doc); the code waits until every online server is upgraded.
+"""
+
+from __future__ import annotations
+
+from .table_common import TABLE_KINDS, TableCommon
+from .table_state import TState
+
+TABLE_CONFIGS = (
+    "t-std",
+    "t-race",
+    "t-double",
+    "t-add-peer",
+    "t-remove-peer",
+    "t-remove-starve",
+    "t-multiwal",
+    "t-cleaner",
+    "t-master-restart",
+)
+
+
+class Table(TableCommon):
+    name = "table"
+    summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
+    configs = TABLE_CONFIGS
+    kinds = TABLE_KINDS
+
+
+class TableDoc(Table):
+    name = "table-doc"
+    summary = "seed 004 as written: RemovePeer waits for SCPs, sync waits for SCPs, 30% upgrade"
+    doc_waits_for_scps = True
+
+    def rule_removal_waits_for(self, st: TState) -> int:
+        """Seed 004: "collect all the ongoing SCPs, store them as a class field"."""
+        return sum(1 << d for d in range(len(st.scps)) if self.scp_unfinished(st, d))

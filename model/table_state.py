@@ -1,0 +1,247 @@
+"""The table era's state (seed 004; reference sections 1, 2, 4-9): immutable, hashable, ordered.
+
+What is stored:
+
+* ``rows`` is the ``queue`` family of ``hbase:replication``: one ``Row`` per replication queue,
+  keyed ``<peerId>-<owner>[/<source>]``, holding one ``ReplicationGroupOffset`` per WAL group;
+* ``sid`` is the ``sid`` and ``hfileref`` families, per peer (a bit mask of which rows exist);
+* ``peers`` and ``sync`` are the peer storage (status, and the sync-replication state pair);
+* ``scps``, ``pprocs``, ``barrier``, ``migration`` are the master's persisted procedures;
+* ``zk`` holds the ZooKeeper queues not yet migrated (the rolling upgrade of section 9);
+* ``markers`` and ``info`` are the files ReplicationSyncUp leaves for the master.
+
+The data path reuses the ZooKeeper era's ``Wal``, ``Edit``, ``Shipper``, ``Sink`` and ``Relay``: a
+``Shipper`` with ``chain == ()`` is a normal source's, one with ``chain == (source,)`` belongs to a
+recovered queue whose WALs were written by ``source``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .state import Queue, Relay, Shipper, Sink, Wal
+
+# ReplicationGroupOffset: (WAL sequence, position). BEGIN is ("", 0): its WAL has no timestamp.
+# A position of FULL (-1) means the WAL "has already been fully replicated out".
+BEGIN_SEQ = -1
+FULL = -1
+Offset = tuple[int, int]
+BEGIN: Offset = (BEGIN_SEQ, 0)
+NO_SOURCE = -1
+
+# Sync replication states (SyncReplicationState).
+NONE, ACTIVE, DOWNGRADE_ACTIVE, STANDBY = 0, 1, 2, 3
+SYNC_NAMES = ("NONE", "ACTIVE", "DOWNGRADE_ACTIVE", "STANDBY")
+
+# ReplicationLogCleanerBarrier states.
+NOT_RUNNING, RUNNING, BARRIER_DISABLED = 0, 1, 2
+BARRIER_NAMES = ("NOT_RUNNING", "RUNNING", "DISABLED")
+
+# ServerCrashProcedure and its AssignReplicationQueuesProcedure child, as one stage number.
+SCP_NONE = 0
+SCP_SPLIT = 1
+"""Scheduled: split the dead server's WALs (archive them) and assign its regions."""
+SCP_CLAIM_STAGE = 2
+"""SERVER_CRASH_CLAIM_REPLICATION_QUEUES: suspended while a migration is unfinished."""
+ARQP_ADD_MISSING = 3
+ARQP_PUT_MISSING = 4
+"""ADD_MISSING_QUEUES has read the peers and the existing queues; the puts are next."""
+ARQP_CLAIM = 5
+ARQP_REMOVE = 6
+SCP_DONE = 7
+SCP_STAGE_NAMES = (
+    "none",
+    "SPLIT_LOGS",
+    "CLAIM_REPLICATION_QUEUES",
+    "ADD_MISSING_QUEUES",
+    "ADD_MISSING_QUEUES(put)",
+    "CLAIM",
+    "REMOVE_QUEUES",
+    "FINISH",
+)
+
+# Peer procedures.
+ADD, REMOVE, TRANSIT = 0, 1, 2
+PROC_NAMES = ("AddPeerProcedure", "RemovePeerProcedure", "TransitPeerSyncReplicationStateProcedure")
+
+# Migration (MigrateReplicationQueueFromZkToTableProcedure) states; MIG_DONE when finished.
+(
+    MIG_DISABLE_CLEANER,
+    MIG_PREPARE,
+    MIG_DISABLE_PEER,
+    MIG_MIGRATE,
+    MIG_WAIT_UPGRADING,
+    MIG_ENABLE_PEER,
+    MIG_ENABLE_CLEANER,
+    MIG_CLEAN_UP,
+    MIG_DONE,
+) = range(9)
+MIG_NAMES = (
+    "DISABLE_CLEANER",
+    "PREPARE",
+    "DISABLE_PEER",
+    "MIGRATE",
+    "WAIT_UPGRADING",
+    "ENABLE_PEER",
+    "ENABLE_CLEANER",
+    "CLEAN_UP",
+    "DONE",
+)
+
+# The log cleaner's run: idle, servers read (preClean's first read), snapshot complete.
+C_IDLE, C_SERVERS, C_READY = 0, 1, 2
+
+SID, HFILE_REF = 1, 2
+"""Bits of ``TState.sid``: a peer has rows in the ``sid`` family / the ``hfileref`` family."""
+
+
+class Row(NamedTuple):
+    """A row of the ``queue`` family: ``ReplicationQueueId`` (peer, owner, optional source) and
+    its offsets, ``(group, seq, pos)`` sorted by WAL group. Rows sort in row-key order."""
+
+    peer: int
+    owner: int
+    source: int
+    offsets: tuple[tuple[int, int, int], ...]
+
+
+class Child(NamedTuple):
+    """A ClaimReplicationQueueRemoteProcedure: the queue (of the crashed server) and its target."""
+
+    peer: int
+    source: int
+    target: int
+
+
+class Scp(NamedTuple):
+    """A ServerCrashProcedure and its AssignReplicationQueuesProcedure, as persisted."""
+
+    stage: int
+    peers: int
+    """ADD_MISSING_QUEUES: the peers that still need a BEGIN queue, as read (bit mask)."""
+    children: tuple[Child, ...]
+
+
+NO_SCP = Scp(SCP_NONE, 0, ())
+
+
+class PeerProc(NamedTuple):
+    """One peer procedure (the peer's exclusive lock is held for its whole life)."""
+
+    kind: int
+    stage: int
+    """Index into the procedure's own list of steps (see ``table_common``)."""
+    refresh: int
+    """Servers whose RefreshPeerProcedure child is still to run (bit mask)."""
+    recorded: int
+    """RemovePeer: the crashed servers whose claim procedures were collected (bit mask)."""
+    cursor: tuple[int, ...]
+    """removeAllQueues: the pass (0 or 1) and the last row key scanned ``(pass, owner, source)``;
+    ``()`` before the first pass."""
+    target: int
+    """TransitPeerSyncReplicationStateProcedure: the state it moves to."""
+
+
+class TServer(NamedTuple):
+    alive: bool
+    started: bool
+    """False for a region server that has not joined the cluster yet (rolling upgrade)."""
+    version: int
+    """Major version: 2 keeps queues in ZooKeeper, 3 in ``hbase:replication``."""
+    current: tuple[int, ...]
+    """Sequence of the current WAL, per WAL group."""
+    known: int
+    """Peers this server has a normal source for (its view of the peer storage; bit mask)."""
+    shippers: tuple[Shipper, ...]
+    sinks: tuple[int, ...]
+    claim: tuple[tuple[Child, tuple[tuple[int, int, int], ...]], ...]
+    """A claim read but not committed: the child and the offsets ``getOffsets`` returned."""
+    views: tuple[tuple[int, int], ...]
+    """Per peer, the (state, new state) of sync replication as this server last refreshed it."""
+    drained: int
+    """Peers whose sources this server drained for STANDBY (bit mask)."""
+
+
+class TCleaner(NamedTuple):
+    """A run of ReplicationLogCleaner: ``live`` (online or SCP-unfinished servers) is read first,
+    then the peers and every queue row (``rows``)."""
+
+    phase: int
+    live: int
+    peers: int
+    rows: tuple[Row, ...]
+
+
+IDLE_TCLEANER = TCleaner(C_IDLE, 0, 0, ())
+
+
+class Migration(NamedTuple):
+    stage: int
+    disabled: int
+    """Peers the migration disabled and must enable again (bit mask)."""
+    migrated: int
+    """Servers whose ZooKeeper queues were written to the table (bit mask)."""
+
+
+class SyncUp(NamedTuple):
+    """A ReplicationSyncUp run: its offline, in-memory view of the queue rows, and the WALs it
+    still has to replicate as ``(peer, wal key, position)``."""
+
+    running: bool
+    view: tuple[Row, ...]
+    work: tuple[tuple[int, tuple[int, int, int], int], ...]
+
+
+NO_SYNCUP = SyncUp(False, (), ())
+
+
+class TBudget(NamedTuple):
+    crashes: int
+    outages: int
+    admin: int
+    puts: int
+    cleaner_runs: int
+    master_restarts: int
+    foreign: int
+    restarts: int
+
+
+class TState(NamedTuple):
+    servers: tuple[TServer, ...]
+    wals: tuple[Wal | tuple[()], ...]
+    rows: tuple[Row, ...]
+    sid: tuple[int, ...]
+    peers: tuple[int, ...]
+    """Peer storage status per peer (ABSENT, ENABLED, DISABLED, REMOVED as in ``state``)."""
+    sync: tuple[tuple[int, int], ...]
+    """Peer storage: (sync state, new state) per peer; (NONE, NONE) for asynchronous peers."""
+    remote_dir: int
+    """Peers whose remote WAL directory exists (bit mask)."""
+    scps: tuple[Scp, ...]
+    pprocs: tuple[PeerProc | tuple[()], ...]
+    removed_done: int
+    """Peers whose RemovePeerProcedure has finished (bit mask; history for the invariants)."""
+    barrier: tuple[int, int]
+    cleaner: TCleaner
+    migration: Migration | tuple[()]
+    zk: tuple[tuple[int, Queue], ...]
+    """ZooKeeper queues still to migrate: (owner, queue)."""
+    master_up: bool
+    syncup: SyncUp
+    markers: int
+    """ReplicationSyncUp marker files, one per server (bit mask)."""
+    info: bool
+    """The ReplicationSyncUp info file."""
+    table_online: bool
+    """The region of ``hbase:replication`` is open (the bootstrap of seed 004's 'deadlock')."""
+    stale: tuple[tuple[int, tuple[int, ...]], ...]
+    """History: per peer, edits written before it went to STANDBY that were not replicated then
+    (they must never be)."""
+    sinks: tuple[Sink, ...]
+    relays: tuple[Relay | tuple[()], ...]
+    budget: TBudget
+
+
+def row_key(row: Row) -> tuple[int, int, int]:
+    """Row-key order of ``<peerId>-<owner>[/<source>]``: by peer, owner, then source."""
+    return (row.peer, row.owner, row.source)
