@@ -54,7 +54,8 @@ class Config:
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
     master_restarts: int = 0
     restarts: int = 0
-    """Restarts of a crashed server whose SCP finished (a new incarnation on the same slot)."""
+    """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
+    same slot), and crashes are then unbounded — only with ``edits=0``."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     syncup: bool = False
@@ -213,13 +214,21 @@ STANDARD: dict[str, Config] = {
 
 TABLE_STANDARD: tuple[Config, ...] = (
     Config(name="t-std", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=1),
-    Config(name="t-race", servers=3, wals_per_server=1, edits=1, crashes=1, cleaner_runs=0),
+    Config(
+        name="t-race",
+        servers=3,
+        wals_per_server=1,
+        edits=1,
+        crashes=1,
+        cleaner_runs=0,
+        master_restarts=1,
+    ),
     Config(name="t-double", servers=3, wals_per_server=1, edits=1, crashes=2, cleaner_runs=0),
     Config(
         name="t-add-peer",
         servers=2,
         initial_peers=0,
-        wals_per_server=2,
+        wals_per_server=1,
         edits=1,
         crashes=1,
         admin_ops=1,
@@ -235,12 +244,24 @@ TABLE_STANDARD: tuple[Config, ...] = (
         cleaner_runs=0,
     ),
     Config(
-        name="t-remove-starve",
+        name="t-remove-zombie",
         servers=3,
         wals_per_server=1,
         edits=0,
         crashes=2,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-remove-starve",
+        servers=3,
+        peers=2,
+        initial_peers=2,
+        wals_per_server=1,
+        edits=0,
+        crashes=0,
         restarts=1,
+        skip_liveness=("dead_queues_claimed",),
         admin_ops=1,
         cleaner_runs=0,
     ),
@@ -267,3 +288,14 @@ TABLE_STANDARD: tuple[Config, ...] = (
     ),
 )
 STANDARD.update((c.name, c) for c in TABLE_STANDARD)
+
+
+def _more_table_configs() -> None:
+    from .table_migrate import MIGRATE_CONFIGS
+    from .table_sync import SYNC_CONFIGS
+    from .table_syncup import SYNCUP_CONFIGS
+
+    STANDARD.update((c.name, c) for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS))
+
+
+_more_table_configs()

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 
 from .design import Design
+from .mutants_migrate import MIGRATE_MUTANTS
+from .mutants_sync import SYNC_MUTANTS
+from .mutants_syncup import SYNCUP_MUTANTS
+from .mutants_table import TABLE_MUTANTS
 from .mutants_zk import ZK_MUTANTS
 from .table import Table, TableDoc
 from .zk_lock import ZkLock
@@ -47,7 +51,17 @@ def register(cls: type[Design]) -> type[Design]:
     return cls
 
 
-for _cls in (ZkLock, ZkMulti, Table, TableDoc, *ZK_MUTANTS):
+for _cls in (
+    ZkLock,
+    ZkMulti,
+    Table,
+    TableDoc,
+    *ZK_MUTANTS,
+    *TABLE_MUTANTS,
+    *SYNC_MUTANTS,
+    *SYNCUP_MUTANTS,
+    *MIGRATE_MUTANTS,
+):
     register(_cls)
 
 BUILTIN: frozenset[str] = frozenset(DESIGNS)

@@ -13,6 +13,9 @@ JSON-ready dict) and does no I/O.
 
 Every name comes from ``rules`` (``server_name``, ``wal_name``, ``queue_id``, ``peer_id``), so a
 drawing reads like the design doc and matches what the reference cluster writes.
+
+A table-era state (``TState``) is drawn by ``render_table``: every public function here hands it
+over, so counterexamples from any checker draw either era.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from .state import (
     WalKey,
     bits,
 )
+from .table_state import TState
 
 RS_ROOT = "/hbase/replication/rs/"
 PEERS_ROOT = "/hbase/replication/peers/"
@@ -205,8 +209,18 @@ def _budget_name(field: str) -> str:
 # --- the tree ----------------------------------------------------------------------------------
 
 
+def _table():
+    """``render_table``, imported on first use (it imports this module's helpers)."""
+    from . import render_table
+
+    return render_table
+
+
 def render_rs_tree(cfg: Config, st: State) -> str:
-    """``/hbase/replication/rs/`` as seed 000 draws it, dead servers marked ``[dead]``."""
+    """``/hbase/replication/rs/`` as seed 000 draws it, dead servers marked ``[dead]``. For a
+    table-era state: the ``hbase:replication`` table (and any ZooKeeper queues left)."""
+    if isinstance(st, TState):
+        return _table().render_queue_table(cfg, st)
     lines = [RS_ROOT]
     for s, node in enumerate(st.rs):
         if not node:
@@ -301,7 +315,9 @@ def _sections(cfg: Config, st: State) -> list[str]:
 
 
 def render_state(cfg: Config, st: State) -> str:
-    """The rs tree, then the compact sections."""
+    """The rs tree, then the compact sections (a table-era state: ``render_table_state``)."""
+    if isinstance(st, TState):
+        return _table().render_table_state(cfg, st)
     return render_rs_tree(cfg, st) + "\n\n" + "\n".join(_sections(cfg, st))
 
 
@@ -312,6 +328,8 @@ def state_facts(cfg: Config, st: State) -> dict[str, str]:
     """The state as ``{key: value}`` facts, the unit ``render_diff`` compares. Keys are stable
     names: znode paths, ``WAL <name>``, ``server <name> ...``, ``source <server>: <queue id>``,
     ``budget <name>`` and so on."""
+    if isinstance(st, TState):
+        return _table().table_facts(cfg, st)
     facts: dict[str, str] = {}
     for s, node in enumerate(st.rs):
         if not node:
@@ -392,6 +410,8 @@ def state_facts(cfg: Config, st: State) -> dict[str, str]:
 def render_diff(cfg: Config, before: State, after: State) -> str:
     """What changed: ``+ key: value`` for a new fact, ``- key`` for one gone, ``~ key: old ->
     new`` for one changed, in the order the facts are drawn. ``(no change)`` when nothing did."""
+    if isinstance(before, TState) or isinstance(after, TState):
+        return _table().render_table_diff(cfg, before, after)
     old, new = state_facts(cfg, before), state_facts(cfg, after)
     order: list[str] = []
     seen: set[str] = set()
@@ -439,7 +459,10 @@ def _prefixes(keys: list[str]) -> set[str]:
 
 
 def rs_changed(before: State, after: State) -> bool:
-    """Did the step change the ``/hbase/replication/rs`` tree (or who is dead in it)?"""
+    """Did the step change the ``/hbase/replication/rs`` tree (or who is dead in it)? For a
+    table-era state: the queue rows, the ZooKeeper queues or who is alive."""
+    if isinstance(before, TState) or isinstance(after, TState):
+        return _table().queue_table_changed(before, after)
     return before.rs != after.rs or [s.alive for s in before.servers] != [
         s.alive for s in after.servers
     ]
@@ -483,8 +506,11 @@ def describe_action(
     """The action with its parameters named, e.g. ``lock(server=1.1.1.1,60020,123456780,
     dead=1.1.1.2,60020,123456790)``. A ``(server, group, seq)`` triple is drawn as ``wal=<name>``.
     With ``state`` (the state the action is taken in), queue and shipper indexes also show the
-    queue id they point at. An action the design does not know is drawn as ``str(action)``."""
+    queue id they point at. An action the design does not know is drawn as ``str(action)``.
+    Table-era designs and states are described by ``render_table.describe_table_action``."""
     cfg = cfg or Config()
+    if isinstance(state, TState) or getattr(design, "era", "") == "table":
+        return _table().describe_table_action(design, action, cfg, state)
     try:
         params = design.kind(action.name).params
     except KeyError:
@@ -521,6 +547,8 @@ def _edit_dict(cfg: Config, e: Edit) -> dict[str, object]:
 
 def state_dict(cfg: Config, st: State) -> dict[str, object]:
     """The state as JSON data, named as the drawing names it."""
+    if isinstance(st, TState):
+        return _table().table_state_dict(cfg, st)
     rs: dict[str, object] = {}
     for s, node in enumerate(st.rs):
         if not node:

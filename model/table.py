@@ -12,7 +12,10 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 from __future__ import annotations
 
 from .table_common import TABLE_KINDS, TableCommon
+from .table_migrate import MIGRATE_CONFIGS, MIGRATE_KINDS, MigrationSteps
 from .table_state import TState
+from .table_sync import SYNC_CONFIGS, SYNC_KINDS, SyncSteps
+from .table_syncup import SYNCUP_CONFIGS, SYNCUP_KINDS, SyncUpSteps
 
 TABLE_CONFIGS = (
     "t-std",
@@ -20,18 +23,20 @@ TABLE_CONFIGS = (
     "t-double",
     "t-add-peer",
     "t-remove-peer",
+    "t-remove-zombie",
     "t-remove-starve",
     "t-multiwal",
     "t-cleaner",
     "t-master-restart",
+    *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
 )
 
 
-class Table(TableCommon):
+class Table(SyncSteps, SyncUpSteps, MigrationSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
     configs = TABLE_CONFIGS
-    kinds = TABLE_KINDS
+    kinds = (*TABLE_KINDS, *SYNC_KINDS, *SYNCUP_KINDS, *MIGRATE_KINDS)
 
 
 class TableDoc(Table):

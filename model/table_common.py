@@ -107,6 +107,19 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("claim_read", ("server", "dead", "child"), True, "claim: sleep, check the peer, getOffsets"),
     K("claim_commit", ("server",), True, "claim: conditional delete+put; start recovered source"),
     K("claim_lost", ("dead", "child"), True, "the claim's target is gone: the child finishes"),
+    K(
+        "zombie_claim_commit",
+        ("server",),
+        True,
+        "a dead claimer's in-flight claim mutation lands before its own SCP splits its logs",
+    ),
+    K("restart", ("server",), False, "a crashed server whose SCP finished starts again"),
+    K(
+        "claim_redeliver",
+        ("server",),
+        False,
+        "master restart: a claim still running on its target is dispatched again",
+    ),
     K("add_peer", ("peer",), False, "admin: AddPeerProcedure is submitted"),
     K("remove_peer", ("peer",), False, "admin: RemovePeerProcedure is submitted"),
     K("peer_proc", ("peer",), True, "the peer procedure's next state"),
@@ -123,7 +136,7 @@ class TableCommon(Design):
 
     era = "table"
 
-    # --- properties and symmetry ---------------------------------------------------------------
+    # --- properties and symmetry -----------------------------------------------------------------
 
     @property
     def invariants(self):
@@ -146,7 +159,7 @@ class TableCommon(Design):
     def canonical(self, cfg: Config, st: TState) -> TState:
         return st
 
-    # --- initial state -------------------------------------------------------------------------
+    # --- initial state ---------------------------------------------------------------------------
 
     def init(self, cfg: Config) -> TState:
         wals: list = [()] * cfg.wal_slots
@@ -271,7 +284,7 @@ class TableCommon(Design):
         rows = table_storage.set_offset(st.rows, peer, owner, source, group, offset)
         return st._replace(rows=rows)
 
-    # --- decision rules a design may get wrong ----------------------------------------------------
+    # --- decision rules a design may get wrong ---------------------------------------------------
 
     def rule_ships(self, edit: Edit, target: int) -> bool:
         return rules.edit_replicable(edit, target)
@@ -348,13 +361,34 @@ class TableCommon(Design):
         """SERVER_CRASH_CLAIM_REPLICATION_QUEUES suspends while a migration is unfinished."""
         return not st.migration or st.migration.stage == MIG_DONE
 
+    def rule_claim_peer_known(self, srv: TServer, peer: int) -> bool:
+        """The claimer checks ``replicationPeers.getPeer(peerId)`` before and after the claim: a
+        peer it does not know (removed) is not replicated (HBASE-17077, HBASE-20475)."""
+        return bool(srv.known >> peer & 1)
+
+    def rule_recovered_wals(
+        self, cfg: Config, st: TState, source: int, group: int, offset
+    ) -> tuple[WalKey, ...]:
+        """``getArchivedWALFiles`` of the WALs' server, those that ``shouldReplicate``, oldest
+        first: a recovered queue's WALs come from listing oldWALs, not from storage."""
+        keys = (
+            w.key
+            for w in st.wals
+            if w
+            and w.key[0] == source
+            and w.key[1] == group
+            and w.place == ARCHIVED
+            and table_rules.should_replicate(offset, w.key)
+        )
+        return tuple(sorted(keys, key=table_rules.wal_timestamp))
+
     def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
         """``addRecoveredSource`` refuses a sync peer whose (state, new state) this server knows as
         (STANDBY, NONE), or whose new state is STANDBY."""
         state, new = srv.views[peer]
         return (state == STANDBY and new == NONE) or new == STANDBY
 
-    # --- client writes and WALs ---------------------------------------------------------------
+    # --- client writes and WALs ------------------------------------------------------------------
 
     def en_put(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if not st.budget.puts:
@@ -400,12 +434,18 @@ class TableCommon(Design):
         return self.with_server(st, s, srv)
 
     def en_crash(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.crashes and len(self.online(st)) > 1:
+        # With restarts (unbounded crashes) at most one server is down at a time, so the targets
+        # of a running claim stay up: new SCPs keep coming, but each claim can finish.
+        if (st.budget.crashes or cfg.restarts) and len(self.online(st)) > (
+            2 if cfg.restarts else 1
+        ):
             for s in self.online(st):
                 yield (s,)
 
     def do_crash(self, cfg: Config, st: TState, s: int) -> TState:
-        return self.kill(cfg, self.spend(st, crashes=1), s)
+        if st.budget.crashes:
+            st = self.spend(st, crashes=1)
+        return self.kill(cfg, st, s)
 
     def kill(self, cfg: Config, st: TState, s: int) -> TState:
         """The server's memory is lost; its WALs stay; the master expires it and schedules an SCP
@@ -415,7 +455,7 @@ class TableCommon(Design):
             wal = st.wals[cfg.slot((s, g, seq))]
             if wal:
                 st = self.with_wal(cfg, st, wal._replace(closed=True))
-        dead = srv._replace(alive=False, known=0, shippers=(), claim=(), drained=0)
+        dead = srv._replace(alive=False, known=0, shippers=(), drained=0)
         st = self.with_server(st, s, dead)
         return self.with_scp(st, s, Scp(SCP_SPLIT, 0, ()))
 
@@ -428,7 +468,7 @@ class TableCommon(Design):
         wal = st.wals[cfg.slot((s, g, seq))]
         return self.with_wal(cfg, st, wal._replace(place=ARCHIVED))
 
-    # --- sources ----------------------------------------------------------------------------------
+    # --- sources ---------------------------------------------------------------------------------
 
     def head(self, cfg: Config, st: TState, sh: Shipper) -> Wal | None:
         if not sh.wals:
@@ -555,7 +595,7 @@ class TableCommon(Design):
         sink = st.sinks[c]
         return st._replace(sinks=set_at(st.sinks, c, sink._replace(down=sink.down & ~(1 << k))))
 
-    # --- ServerCrashProcedure and AssignReplicationQueuesProcedure --------------------------------
+    # --- ServerCrashProcedure and AssignReplicationQueuesProcedure -------------------------------
 
     def _stage(self, st: TState, stage: int) -> Iterator[tuple]:
         if st.master_up:
@@ -572,6 +612,8 @@ class TableCommon(Design):
         for wal in st.wals:
             if wal and wal.key[0] == d and wal.place == LIVE_DIR:
                 st = self.with_wal(cfg, st, wal._replace(place=ARCHIVED, closed=True))
+        if st.servers[d].claim:
+            st = self.with_server(st, d, st.servers[d]._replace(claim=()))
         stage = SCP_CLAIM_STAGE if self.storage_peers(st) else SCP_DONE
         return self.with_scp(st, d, Scp(stage, 0, ()))
 
@@ -658,7 +700,7 @@ class TableCommon(Design):
         child = scp.children[i]
         srv = st.servers[t]
         read = table_storage.get_offsets(st.rows, child.peer, d, child.source)
-        if not srv.known >> child.peer & 1 or not read:
+        if not self.rule_claim_peer_known(srv, child.peer) or not read:
             children = scp.children[:i] + scp.children[i + 1 :]
             return self.with_scp(st, d, scp._replace(children=children))
         return self.with_server(st, t, srv._replace(claim=((child._replace(target=d), read),)))
@@ -673,9 +715,9 @@ class TableCommon(Design):
         replaced: delete the claimed queue, HBASE-20475/17077), the sync-replication refusal, or a
         RecoveredReplicationSource over the dead server's archived WALs that ``shouldReplicate``."""
         srv = st.servers[t]
-        ((child, read),) = srv.claim
-        d = child.target
-        srv = srv._replace(claim=())
+        (child, read), later = srv.claim[0], srv.claim[1:]
+        d = child.target  # in a pending claim, ``target`` names the crashed server
+        srv = srv._replace(claim=later)
         st = self.with_server(st, t, srv)
         scp = st.scps[d]
         rest = tuple(
@@ -691,7 +733,9 @@ class TableCommon(Design):
             return st
         st = st._replace(rows=rows)
         source = child.source if child.source != NO_SOURCE else d
-        if not srv.known >> child.peer & 1 or self.rule_refuse_recovered(srv, child.peer):
+        if not self.rule_claim_peer_known(srv, child.peer) or self.rule_refuse_recovered(
+            srv, child.peer
+        ):
             return st._replace(rows=table_storage.remove_queue(st.rows, child.peer, t, source))
         return self.start_recovered(cfg, st, t, child.peer, source, read)
 
@@ -702,18 +746,7 @@ class TableCommon(Design):
         new = []
         for g in range(cfg.wal_groups):
             offset = table_rules.group_offset(row, g)
-            keys = sorted(
-                (
-                    w.key
-                    for w in st.wals
-                    if w
-                    and w.key[0] == source
-                    and w.key[1] == g
-                    and w.place == ARCHIVED
-                    and table_rules.should_replicate(offset, w.key)
-                ),
-                key=table_rules.wal_timestamp,
-            )
+            keys = self.rule_recovered_wals(cfg, st, source, g, offset)
             if keys:
                 pos = table_rules.start_position(offset, keys[0])
                 new.append(Shipper(peer, (source,), g, tuple(keys), pos))
@@ -721,6 +754,77 @@ class TableCommon(Design):
             return st._replace(rows=table_storage.remove_queue(st.rows, peer, t, source))
         srv = st.servers[t]
         return self.with_server(st, t, srv._replace(shippers=tuple(sorted((*srv.shippers, *new)))))
+
+    def en_zombie_claim_commit(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        for t, srv in enumerate(st.servers):
+            if not srv.alive and srv.claim and st.scps[t].stage == SCP_SPLIT:
+                yield (t,)
+
+    def do_zombie_claim_commit(self, cfg: Config, st: TState, t: int) -> TState:
+        """The claimer was declared dead while its ``claimQueue`` mutation was in flight; the
+        table applies it anyway (nothing fences a zombie's writes to ``hbase:replication``). No
+        source starts: the moved queue is now the dead claimer's, for its own SCP to claim."""
+        srv = st.servers[t]
+        (child, read), later = srv.claim[0], srv.claim[1:]
+        st = self.with_server(st, t, srv._replace(claim=later))
+        rows, done = table_storage.claim_queue(
+            st.rows, child.peer, child.target, child.source, t, read, self.rule_claim_guarded()
+        )
+        return st._replace(rows=rows) if done else st
+
+    def en_restart(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        if not cfg.restarts or not st.master_up:
+            return
+        for s, srv in enumerate(st.servers):
+            if (
+                srv.started
+                and not srv.alive
+                and st.scps[s].stage == SCP_DONE
+                and not any(s in (r.owner, r.source) for r in st.rows)
+                and not any(w and w.key[0] == s and w.entries for w in st.wals)
+                and not any(sh.chain == (s,) for x in st.servers for sh in x.shippers)
+            ):
+                yield (s,)
+
+    def do_restart(self, cfg: Config, st: TState, s: int) -> TState:
+        """A new incarnation (new start code) on the same slot. Only a server whose WALs carry no
+        edits restarts, so forgetting its old WAL files loses nothing; crashes and restarts are
+        then unbounded, which is how new SCPs 'keep coming'."""
+        for g in range(cfg.wal_groups):
+            for seq in range(cfg.wals_per_server):
+                wal = st.wals[cfg.slot((s, g, seq))]
+                if wal:
+                    st = st._replace(wals=set_at(st.wals, cfg.slot((s, g, seq)), ()))
+            st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
+        known = sum(1 << p for p in self.storage_peers(st))
+        srv = self.new_server(cfg, s, True, known, (0,) * cfg.wal_groups)
+        st = self.with_server(st, s, srv)
+        scps = tuple(
+            scp._replace(children=tuple(c for c in scp.children if c.target != s))
+            for scp in st.scps
+        )
+        # A procedure recorded by RemovePeerProcedure finished with the old incarnation's SCP;
+        # the new incarnation's procedures have new ids.
+        pprocs = tuple(
+            proc._replace(recorded=proc.recorded & ~(1 << s)) if proc else proc
+            for proc in st.pprocs
+        )
+        return st._replace(scps=set_at(scps, s, NO_SCP), pprocs=pprocs)
+
+    def en_claim_redeliver(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        if st.budget.master_restarts:
+            for t, srv in enumerate(st.servers):
+                if srv.alive and len(srv.claim) == 1:
+                    yield (t,)
+
+    def do_claim_redeliver(self, cfg: Config, st: TState, t: int) -> TState:
+        """The master restarted while the target ran the claim; the replayed child is sent again
+        and the target runs a second ``claimQueue`` of the same queue (it reads the offsets now)."""
+        st = self.spend(st, master_restarts=1)
+        srv = st.servers[t]
+        child, _read = srv.claim[0]
+        read = table_storage.get_offsets(st.rows, child.peer, child.target, child.source)
+        return self.with_server(st, t, srv._replace(claim=(*srv.claim, (child, read))))
 
     def en_claim_lost(self, cfg: Config, st: TState) -> Iterator[tuple]:
         for d, scp in enumerate(st.scps):
@@ -735,7 +839,7 @@ class TableCommon(Design):
         scp = st.scps[d]
         return self.with_scp(st, d, scp._replace(children=scp.children[:i] + scp.children[i + 1 :]))
 
-    # --- peer procedures ---------------------------------------------------------------------------
+    # --- peer procedures -------------------------------------------------------------------------
 
     def peer_proc_busy(self, st: TState) -> bool:
         return bool(st.migration) and st.migration.stage != MIG_DONE
@@ -847,20 +951,23 @@ class TableCommon(Design):
         return self.set_proc(st, p, ())
 
     def remove_all_queues_step(self, st: TState, p: int, proc: PeerProc):
-        """One row of ``removeAllQueues``'s prefix scan; returns (state, proc) or (state, None)
-        once the last pass found nothing more."""
+        """One step of ``removeAllQueues``: a pass first reads the row keys of the peer (the
+        client scanner fetches them in one batch), then deletes them one row at a time; a queue
+        moved to a new key after the read is not seen by that pass. Returns (state, proc), or
+        (state, None) once the last pass is over."""
         passes = self.rule_remove_passes()
-        n, *after = proc.cursor or (0,)
-        while True:
-            row = table_storage.next_row_after(st.rows, p, tuple(after) if after else None)
-            if row is not None:
-                st = st._replace(rows=table_storage.remove_queue(st.rows, p, row.owner, row.source))
-                return st, proc._replace(cursor=(n, row.owner, row.source))
-            n, after = n + 1, []
-            if n >= passes:
-                return st, None
-            proc = proc._replace(cursor=(n,))
-            return st, proc
+        if not proc.cursor:
+            keys = tuple((r.owner, r.source) for r in st.rows if r.peer == p)
+            return st, proc._replace(cursor=(0, keys))
+        n, keys = proc.cursor
+        if keys:
+            owner, source = keys[0]
+            st = st._replace(rows=table_storage.remove_queue(st.rows, p, owner, source))
+            return st, proc._replace(cursor=(n, keys[1:]))
+        if n + 1 >= passes:
+            return st, None
+        keys = tuple((r.owner, r.source) for r in st.rows if r.peer == p)
+        return st, proc._replace(cursor=(n + 1, keys))
 
     def barrier_disable(self, barrier: tuple[int, int]) -> tuple[int, int]:
         state, n = barrier
@@ -927,7 +1034,7 @@ class TableCommon(Design):
         )
         return self.with_server(st, s, srv)
 
-    # --- the log cleaner --------------------------------------------------------------------------
+    # --- the log cleaner -------------------------------------------------------------------------
 
     def cleaner_may_run(self, st: TState) -> bool:
         return st.master_up and (not st.migration or st.migration.stage > 0)
@@ -938,7 +1045,6 @@ class TableCommon(Design):
             and st.cleaner.phase == C_IDLE
             and st.barrier[0] == NOT_RUNNING
             and self.cleaner_may_run(st)
-            and any(w and w.place == ARCHIVED for w in st.wals)
         ):
             yield ()
 
@@ -970,7 +1076,7 @@ class TableCommon(Design):
                 st = self.with_wal(cfg, st, wal._replace(place=DELETED))
         return st._replace(cleaner=IDLE_TCLEANER, barrier=(NOT_RUNNING, 0))
 
-    # --- master restart ---------------------------------------------------------------------------
+    # --- master restart --------------------------------------------------------------------------
 
     def en_master_restart(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if st.budget.master_restarts and st.master_up:

@@ -47,9 +47,8 @@ def _covered(cfg: Config, st: TState, p: int, key, index: int) -> bool:
         if not srv.alive:
             continue
         for sh in srv.shippers:
-            if sh.peer == p and key in sh.wals:
-                if sh.wals[0] != key or sh.pos <= index:
-                    return True
+            if sh.peer == p and key in sh.wals and (sh.wals[0] != key or sh.pos <= index):
+                return True
     for row in st.rows:
         src = row.source if row.source != NO_SOURCE else row.owner
         if row.peer != p or src != server or st.servers[row.owner].alive:
@@ -68,10 +67,7 @@ def _covered(cfg: Config, st: TState, p: int, key, index: int) -> bool:
             for k, pos in q.wals:
                 if k[1] == key[1] and (k[2] < key[2] or (k == key and pos <= index)):
                     return True
-    for peer, wk, pos in st.syncup.work:
-        if peer == p and tuple(wk) == key and pos <= index:
-            return True
-    return False
+    return any(peer == p and tuple(wk) == key and pos <= index for peer, wk, pos in st.syncup.work)
 
 
 # --- invariants --------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ from urllib.parse import quote, unquote
 
 from . import rules
 from .config import Config
-from .table_state import BEGIN_SEQ, NO_SOURCE, Offset, Row
 from .state import WalKey
+from .table_state import BEGIN_SEQ, NO_SOURCE, Offset, Row
 
 NO_TIMESTAMP = -1
 
@@ -67,7 +67,7 @@ def parse_wal_file_name(name: str) -> tuple[str, str, int]:
     if not dot or not prefix or not ts.isdigit():
         raise ValueError(f"not a WAL file name: {name!r}")
     decoded = unquote(prefix)
-    host, port, rest = (decoded.split(",", 2) + ["", ""])[:3]
+    host, port, rest = ([*decoded.split(",", 2), "", ""])[:3]
     start = ""
     for ch in rest:
         if not ch.isdigit():

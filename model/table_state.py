@@ -135,8 +135,8 @@ class PeerProc(NamedTuple):
     """Servers whose RefreshPeerProcedure child is still to run (bit mask)."""
     recorded: int
     """RemovePeer: the crashed servers whose claim procedures were collected (bit mask)."""
-    cursor: tuple[int, ...]
-    """removeAllQueues: the pass (0 or 1) and the last row key scanned ``(pass, owner, source)``;
+    cursor: tuple
+    """removeAllQueues: ``(pass, row keys still to delete)`` with keys ``(owner, source)``;
     ``()`` before the first pass."""
     target: int
     """TransitPeerSyncReplicationStateProcedure: the state it moves to."""

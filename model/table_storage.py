@@ -78,14 +78,3 @@ def remove_queue(rows: tuple[Row, ...], peer: int, owner: int, source: int) -> t
 def queue_ids_of(rows: tuple[Row, ...], owner: int) -> list[Row]:
     """``listAllQueueIds(serverName)``: the queues this server owns, normal and recovered."""
     return [r for r in rows if r.owner == owner]
-
-
-def next_row_after(rows: tuple[Row, ...], peer: int, after: tuple[int, int] | None) -> Row | None:
-    """One step of ``removeAllQueues``'s prefix scan: the first row of ``peer`` whose key is past
-    ``after`` = (owner, source), or the first row when ``after`` is None."""
-    for row in rows:
-        if row.peer != peer:
-            continue
-        if after is None or (row.owner, row.source) > after:
-            return row
-    return None

@@ -8,6 +8,8 @@
     replcheck fuzz    [--design NAME] [--config SPEC] [--profile ci|dev|thorough] [--seed N]
                       [--json]
     replcheck show    [--design NAME] [--config SPEC] [--actions "crash(1); lock(0, 1)"] [--json]
+    replcheck dump    [--design NAME] [--config SPEC] [--actions "crash(0), scp_split(0)"]
+                      [--distributed | --tree]
     replcheck list    [--json]
 
 ``check`` runs the design × property matrix (``replcheck.matrix``) over every design and mutant by
@@ -15,8 +17,11 @@ default, each under the configurations its class lists, taking the known finding
 ``specs/manifest.json`` (entries carrying a ``finding``) as expected failures; ``explore`` runs
 exhaustive exploration and draws the shortest counterexample of every failed property; ``fuzz``
 runs Hypothesis stateful testing and shows the minimal failing program; ``show`` draws the initial
-state, or the states a sequence of actions leads through; ``list`` names the designs, mutants and
-configurations.
+state, or the states a sequence of actions leads through; ``dump`` replays a sequence of actions and
+prints what HBase's ``DumpReplicationQueues`` would print in the state reached (its default format
+read from ``hbase:replication``, or ``--distributed``; ``--tree`` draws the whole state instead; a
+ZooKeeper-era design gets the 2.x tool's output read from the znodes); ``list`` names the designs,
+mutants and configurations.
 
 Every subcommand takes ``--design NAME`` (repeatable), ``--config SPEC`` (repeatable),
 ``--design-file PATH`` (repeatable: a reviewer's Python file of designs/mutants, loaded before names
@@ -36,7 +41,8 @@ Configurations (``--config``): a standard name (``std``, ``race``, ``double-fail
 
 Actions (``show --actions``): ``name(arg, ...)`` separated by ``;`` or newlines, arguments the
 small integers the model uses (server, peer, group indexes); ``replcheck list`` names every action's
-parameters, and a drawn state numbers the sources.
+parameters, and a drawn state numbers the sources. ``dump --actions`` also takes ``,`` between
+actions and a tuple argument in parentheses or brackets: ``crash(0), arqp_claim(0, (1,))``.
 
 Exit status:
 
@@ -55,6 +61,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -81,7 +88,9 @@ from replcheck.model import (
     load_design_file,
     mutants,
 )
+from replcheck.model.action import Action
 from replcheck.model.render import describe_action, render_diff, render_state, state_dict
+from replcheck.model.render_table import dump as dump_queues
 from replcheck.progress import Progress
 from replcheck.report import (
     SCHEMA,
@@ -207,6 +216,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--actions", metavar="TEXT", help='e.g. "crash(1); lock(0, 1)"')
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("dump", help="what DumpReplicationQueues prints after a sequence of actions")
+    p.add_argument("--design", action="append", metavar="NAME", help="design or mutant name")
+    p.add_argument(
+        "--config", action="append", metavar="SPEC", help="configuration (NAME[:key=value,...])"
+    )
+    p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="load designs/mutants from a Python file first (repeatable)",
+    )
+    p.add_argument(
+        "--actions", metavar="TEXT", help='e.g. "crash(0), scp_split(0), arqp_claim(0, (1,))"'
+    )
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument(
+        "--distributed",
+        action="store_true",
+        help="the queues per replicator with the WALs each still needs (DumpReplicationQueues "
+        "--distributed)",
+    )
+    fmt.add_argument("--tree", action="store_true", help="draw the whole state instead")
+    p.set_defaults(func=cmd_dump)
 
     p = sub.add_parser("list", help="list designs, mutants and configurations")
     _add_common(p)
@@ -422,6 +455,99 @@ def _violations(model: Model, st: State) -> list[str]:
     return [p.name for p in model.invariants if not p.check(model.cfg, st)]
 
 
+def _check_step(model: Model, name: str, n: int, action: Action, st: State) -> None:
+    """Raise a one-line ``UsageError`` unless ``action`` (the ``n``-th) is a known action of the
+    design, with the right number of arguments, enabled in ``st``."""
+    try:
+        kind = model.design.kind(action.name)
+    except KeyError:
+        known = ", ".join(k.name for k in model.design.kinds)
+        raise UsageError(
+            f"step {n}: {name} has no action {action.name!r}; actions: {known}"
+        ) from None
+    if len(kind.params) != len(action.args):
+        raise UsageError(
+            f"step {n}: {action} takes {len(kind.params)} arguments "
+            f"({', '.join(kind.params) or 'none'})"
+        )
+    enabled = _guard(f"enabled {name}@{model.cfg.name}", lambda: model.enabled(st))
+    if action not in enabled:
+        shown = ", ".join(map(str, enabled[:12])) + (" ..." if len(enabled) > 12 else "")
+        raise UsageError(f"step {n}: {action} is not enabled here; enabled: {shown or 'nothing'}")
+
+
+_NAMED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_INT = re.compile(r"-?\d+")
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def _split_top(text: str, seps: str) -> list[str]:
+    """``text`` split at the characters of ``seps`` that are outside any parentheses/brackets."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in seps:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _parse_arg(item: str, n: int, arg: str) -> int | tuple[int, ...]:
+    if _INT.fullmatch(arg):
+        return int(arg)
+    if arg[:1] in _CLOSE and arg[-1:] == _CLOSE[arg[0]]:
+        inner = [x.strip() for x in arg[1:-1].split(",")]
+        if inner and not inner[-1]:
+            inner.pop()  # (1,) as Python writes a one-tuple
+        if all(_INT.fullmatch(x) for x in inner):
+            return tuple(int(x) for x in inner)
+    raise ValueError(
+        f"malformed action {item!r} (item {n}): {arg!r} is not an integer or a tuple of integers"
+    )
+
+
+def parse_action_list(text: str) -> list[Action]:
+    """Actions as ``dump --actions`` takes them: ``name(arg, ...)`` separated by ``;``, newlines
+    or ``,`` (outside parentheses), an argument an integer or a tuple of integers in parentheses
+    or brackets (``arqp_claim(0, (1, 2))``, ``arqp_claim(0, [1])``): what ``str(action)`` prints.
+    Raises ``ValueError`` naming the malformed item."""
+    out: list[Action] = []
+    items = [i.strip() for i in _split_top(text, ";\n,")]
+    for n, item in enumerate((i for i in items if i), start=1):
+        m = _NAMED.fullmatch(item)
+        if not m:
+            raise ValueError(f"malformed action {item!r} (item {n}): expected name(arg, ...)")
+        args = m.group(2)
+        values: list[int | tuple[int, ...]] = []
+        if args and args.strip():
+            values = [_parse_arg(item, n, a.strip()) for a in _split_top(args, ",")]
+        out.append(Action(m.group(1), tuple(values)))  # type: ignore[arg-type]
+    return out
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    pairs = _pairs(args)
+    if len(pairs) != 1:
+        raise UsageError("dump: give one --design and one --config")
+    ((name, cfg),) = pairs
+    actions = parse_action_list(args.actions) if args.actions else []
+    model = Model(get_design(name), cfg)
+    st = _guard(f"init {name}@{cfg.name}", model.init)
+    for n, action in enumerate(actions, start=1):
+        _check_step(model, name, n, action, st)
+        st = _guard(f"step {n} {action}", lambda st=st, a=action: model.step(st, a))
+    if args.tree:
+        _print(render_state(cfg, st))
+    else:
+        _print(_guard("dump", lambda: dump_queues(cfg, st, distributed=args.distributed)))
+    return EXIT_OK
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     pairs = _pairs(args)
     actions = parse_actions(args.actions) if args.actions else []
@@ -434,24 +560,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         ]
         lines = [f"{name}@{cfg.name}", "", "== initial state ==", render_state(cfg, st)]
         for n, action in enumerate(actions, start=1):
-            try:
-                kind = model.design.kind(action.name)
-            except KeyError:
-                known = ", ".join(k.name for k in model.design.kinds)
-                raise UsageError(
-                    f"step {n}: {name} has no action {action.name!r}; actions: {known}"
-                ) from None
-            if len(kind.params) != len(action.args):
-                raise UsageError(
-                    f"step {n}: {action} takes {len(kind.params)} arguments "
-                    f"({', '.join(kind.params) or 'none'})"
-                )
-            enabled = _guard(f"enabled {name}@{cfg.name}", lambda st=st, m=model: m.enabled(st))
-            if action not in enabled:
-                shown = ", ".join(map(str, enabled[:12])) + (" ..." if len(enabled) > 12 else "")
-                raise UsageError(
-                    f"step {n}: {action} is not enabled here; enabled: {shown or 'nothing'}"
-                )
+            _check_step(model, name, n, action, st)
             described = describe_action(model.design, action, cfg, st)
             after = _guard(f"step {n} {action}", lambda st=st, a=action, m=model: m.step(st, a))
             lines += ["", f"== step {n}: {action}  ->  {described} =="]

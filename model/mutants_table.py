@@ -1,0 +1,273 @@
+"""Table-era mutants: each overrides exactly one named step of ``table`` and says which bug it
+reproduces (reference section 11, and the hazards seed 004 argues against)."""
+
+from __future__ import annotations
+
+from .config import Config
+from .state import WalKey, bits
+from .table import Table
+from .table_rules import cleaner_offsets, live_server_may_delete, should_replicate
+from .table_state import TServer, TState
+
+
+class NoCleanerBarrier(Table):
+    name = "table/HBASE-27214"
+    mutant_of = "table"
+    overrides = "rule_fence_add"
+    bug = (
+        "HBASE-27214: AddPeerProcedure does not disable the log cleaner; a cleaner run whose "
+        "snapshot predates the new peer ('no peers: delete everything') deletes a WAL the new "
+        "peer's source has just queued"
+    )
+    configs = ("t-add-peer",)
+
+    def rule_fence_add(self) -> bool:
+        return False
+
+
+class RemoveWithoutWaiting(Table):
+    name = "table/HBASE-27213"
+    mutant_of = "table"
+    overrides = "rule_removal_pending"
+    bug = (
+        "HBASE-27213: RemovePeerProcedure removes all queues without waiting for the claim "
+        "procedures that read the peer list before the removal; one inserts a BEGIN queue for "
+        "the removed peer afterwards (an orphan queue)"
+    )
+    configs = ("t-remove-peer",)
+
+    def rule_removal_pending(self, st: TState, proc) -> bool:
+        return False
+
+
+class RemoveRecollects(Table):
+    name = "table/HBASE-27213-recollect"
+    mutant_of = "table"
+    overrides = "rule_removal_pending"
+    bug = (
+        "HBASE-27213's other form: RemovePeerProcedure collects the running claim procedures again "
+        "on every retry, so while new SCPs keep arriving it waits forever (seed 004: 'otherwise "
+        "if there are new SCPs scheduled, it could make us stuck here forever')"
+    )
+    configs = ("t-remove-starve",)
+
+    def rule_removal_pending(self, st: TState, proc) -> bool:
+        return bool(self.rule_removal_waits_for(st))
+
+
+class RemoveAllOnePass(Table):
+    name = "table/remove-all-one-pass"
+    mutant_of = "table"
+    overrides = "rule_remove_passes"
+    bug = (
+        "removeAllQueues scans the peer's rows once: a claim still in flight (its claimer already "
+        "declared dead) moves a queue to a key the scan did not read, which is left behind"
+    )
+    configs = ("t-remove-zombie",)
+
+    def rule_remove_passes(self) -> int:
+        return 1
+
+
+class AddMissingRerun(Table):
+    name = "table/add-missing-rerun"
+    mutant_of = "table"
+    overrides = "do_arqp_claim"
+    bug = (
+        "the deprecated ClaimReplicationQueuesProcedure: every CLAIM round adds the missing queues "
+        "again, so a peer whose queue was claimed away gets a second BEGIN queue and the dead "
+        "server's WALs are replicated twice"
+    )
+    configs = ("t-std",)
+
+    def do_arqp_claim(self, cfg: Config, st: TState, d: int, targets: tuple[int, ...]) -> TState:
+        for p in bits(self.rule_add_missing(st, d)):
+            st = self.set_offset(st, p, d, -1, -1, (-1, 0))
+        queues = self.claim_queues(st, d)
+        if queues and not targets:
+            targets = tuple(self.rule_claim_targets(st))[: len(queues)]
+        return super().do_arqp_claim(cfg, st, d, targets)
+
+
+class RecoveredEndsEarly(Table):
+    name = "table/HBASE-28155"
+    mutant_of = "table"
+    overrides = "rule_recovered_done"
+    bug = (
+        "HBASE-28155: a recovered source's first WAL group finishes before the next shipper is "
+        "registered, so the queue is removed with groups still unreplicated"
+    )
+    configs = ("t-multiwal",)
+
+    def rule_recovered_done(self, srv: TServer, sh) -> bool:
+        return True
+
+
+class ClaimIgnoresPeer(Table):
+    name = "table/HBASE-17077"
+    mutant_of = "table"
+    overrides = "rule_claim_peer_known"
+    bug = (
+        "HBASE-17077 / HBASE-7380: the claimer does not check the peer, so a removed peer's queue "
+        "is claimed and replicated, and its row outlives RemovePeerProcedure"
+    )
+    configs = ("t-remove-peer",)
+
+    def rule_claim_peer_known(self, srv: TServer, peer: int) -> bool:
+        return True
+
+
+class CleanerScpUnfinishedIsDead(Table):
+    name = "table/cleaner-scp-unfinished-dead"
+    mutant_of = "table"
+    overrides = "rule_cleaner_live"
+    bug = (
+        "the log cleaner treats a crashed server whose SCP has not finished as dead; its queues "
+        "are not added or claimed yet, so the dead-server rule deletes its WALs (seed 004: 'If SCP "
+        "is not scheduled or not finished, we should still treat it as a live region server')"
+    )
+    configs = ("t-std",)
+
+    def rule_cleaner_live(self, st: TState) -> int:
+        return sum(1 << s for s, srv in enumerate(st.servers) if srv.alive)
+
+
+class CleanerMissingQueueDeletes(Table):
+    name = "table/cleaner-missing-queue-deletes"
+    mutant_of = "table"
+    overrides = "rule_cleaner_may_delete"
+    bug = (
+        "the log cleaner deletes a live server's WAL when that server's queue for a peer is "
+        "missing (seed 004: 'if there is a missing queue, then we do not delete the file')"
+    )
+    configs = ("t-std",)
+
+    def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
+        c = st.cleaner
+        by_peer = cleaner_offsets(c.rows).get(key[0], {})
+        present = [p for p in bits(c.peers) if p in by_peer]
+        return live_server_may_delete(by_peer, present, key) if present else True
+
+
+class CleanerOwnWalDone(Table):
+    name = "table/cleaner-offset-wal-done"
+    mutant_of = "table"
+    overrides = "rule_cleaner_may_delete"
+    bug = (
+        "the log cleaner takes the offset's own WAL as replicated (ignoring that only -1 means "
+        "'fully replicated out'), deleting the WAL a source is still reading"
+    )
+    configs = ("t-std",)
+
+    def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
+        c = st.cleaner
+        if not c.peers:
+            return True
+        by_peer = cleaner_offsets(c.rows).get(key[0])
+        if by_peer is None:
+            return not (c.live >> key[0] & 1)
+        for p in bits(c.peers):
+            groups = by_peer.get(p)
+            if groups is None:
+                if c.live >> key[0] & 1:
+                    return False
+                continue
+            offset = groups.get(key[1])
+            if offset is not None and offset[0] == key[2]:
+                continue
+            if should_replicate(offset, key):
+                return False
+        return True
+
+
+class UnguardedClaim(Table):
+    name = "table/unguarded-claim"
+    mutant_of = "table"
+    overrides = "rule_claim_guarded"
+    bug = (
+        "claimQueue's delete+put is not conditional: a claim dispatched twice (a master restart "
+        "replays the child while the target still runs it) moves the queue twice and starts two "
+        "recovered sources for it"
+    )
+    configs = ("t-race",)
+
+    def rule_claim_guarded(self) -> bool:
+        return False
+
+
+class RecoveredListsWalDir(Table):
+    name = "table/recovered-lists-wal-dir"
+    mutant_of = "table"
+    overrides = "rule_recovered_wals"
+    bug = (
+        "a recovered queue lists the dead server's WALs directory instead of oldWALs; after SCP "
+        "split the logs it is empty, so the queue is finished without replicating anything"
+    )
+    configs = ("t-std",)
+
+    def rule_recovered_wals(self, cfg, st, source, group, offset):
+        from .state import LIVE_DIR
+
+        keys = (
+            w.key
+            for w in st.wals
+            if w and w.key[0] == source and w.key[1] == group and w.place == LIVE_DIR
+        )
+        return tuple(sorted(keys))
+
+
+class RemovePeerKeepsRecovered(Table):
+    name = "table/remove-peer-keeps-recovered"
+    mutant_of = "table"
+    overrides = "rs_remove_peer"
+    bug = (
+        "RSM.removePeer stops only the normal source: a recovered source of the removed peer "
+        "keeps running, and its setOffset recreates a queue row after removeAllQueues"
+    )
+    configs = ("t-remove-peer",)
+
+    def rs_remove_peer(self, cfg: Config, st: TState, p: int, s: int) -> TState:
+        from . import table_storage
+
+        srv = st.servers[s]
+        st = st._replace(rows=table_storage.remove_queue(st.rows, p, s, -1))
+        srv = srv._replace(
+            known=srv.known & ~(1 << p),
+            shippers=tuple(sh for sh in srv.shippers if sh.peer != p or sh.chain),
+        )
+        return self.with_server(st, s, srv)
+
+
+class RestartForgetsBarrier(Table):
+    name = "table/restart-forgets-barrier"
+    mutant_of = "table"
+    overrides = "do_master_restart"
+    bug = (
+        "after a master restart the replayed AddPeerProcedure does not disable the log cleaner "
+        "again (afterReplay, cf. HBASE-27988): the cleaner runs during the add"
+    )
+    configs = ("t-master-restart",)
+
+    def do_master_restart(self, cfg: Config, st: TState) -> TState:
+        from .table_state import IDLE_TCLEANER, NOT_RUNNING
+
+        st = self.spend(st, master_restarts=1)
+        return st._replace(barrier=(NOT_RUNNING, 0), cleaner=IDLE_TCLEANER)
+
+
+TABLE_MUTANTS = (
+    NoCleanerBarrier,
+    RemoveWithoutWaiting,
+    RemoveRecollects,
+    RemoveAllOnePass,
+    AddMissingRerun,
+    RecoveredEndsEarly,
+    ClaimIgnoresPeer,
+    CleanerScpUnfinishedIsDead,
+    CleanerMissingQueueDeletes,
+    CleanerOwnWalDone,
+    UnguardedClaim,
+    RecoveredListsWalDir,
+    RemovePeerKeepsRecovered,
+    RestartForgetsBarrier,
+)
