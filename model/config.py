@@ -276,6 +276,15 @@ TABLE_STANDARD: tuple[Config, ...] = (
     ),
     Config(name="t-cleaner", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=2),
     Config(
+        name="t-bootstrap",
+        servers=2,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        cleaner_runs=0,
+        bootstrap=True,
+    ),
+    Config(
         name="t-master-restart",
         servers=2,
         initial_peers=0,

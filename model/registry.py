@@ -7,6 +7,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from .bootstrap import TableNaive
 from .design import Design
 from .mutants_migrate import MIGRATE_MUTANTS
 from .mutants_sync import SYNC_MUTANTS
@@ -56,6 +57,7 @@ for _cls in (
     ZkMulti,
     Table,
     TableDoc,
+    TableNaive,
     *ZK_MUTANTS,
     *TABLE_MUTANTS,
     *SYNC_MUTANTS,

@@ -26,8 +26,8 @@ TABLE_CONFIGS = (
     "t-remove-zombie",
     "t-remove-starve",
     "t-multiwal",
-    "t-cleaner",
     "t-master-restart",
+    "t-bootstrap",
     *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
 )
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import permutations
 
-from . import rules, table_rules, table_storage
+from . import rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .config import Config
 from .design import Design
@@ -128,7 +128,27 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("cleaner_read", (), True, "log cleaner preClean: list peers and all queues"),
     K("cleaner_delete", (), True, "log cleaner: getDeletableFiles over oldWALs, barrier.stop()"),
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
+    K("open_table", ("server",), True, "assign hbase:replication: write its open marker to a WAL"),
 )
+
+STORAGE_KINDS = frozenset(
+    {
+        "persist",
+        "advance",
+        "finish",
+        "arqp_read_missing",
+        "arqp_put_missing",
+        "arqp_claim",
+        "arqp_remove",
+        "claim_read",
+        "claim_commit",
+        "peer_proc",
+        "refresh",
+        "cleaner_read",
+        "register_wal",
+    }
+)
+"""Actions that read or write ``hbase:replication``: none can run before its region is open."""
 
 
 class TableCommon(Design):
@@ -157,7 +177,23 @@ class TableCommon(Design):
         return LIVENESS
 
     def canonical(self, cfg: Config, st: TState) -> TState:
-        return st
+        """Symmetry reduction over region servers (``table_symmetry``)."""
+        perms = self._perms.get(cfg.servers)
+        if perms is None:
+            perms = self._perms[cfg.servers] = table_symmetry.all_perms(cfg)
+        return table_symmetry.canonical(cfg, st, perms)
+
+    _perms: dict[int, list] = {}  # noqa: RUF012 - a cache shared by all instances
+
+    def enabled(self, cfg: Config, st: TState):
+        """Every enabled action; those that need ``hbase:replication`` wait until its region is
+        open (only a bootstrap configuration starts with it closed)."""
+        if st.table_online:
+            yield from super().enabled(cfg, st)
+            return
+        for action in super().enabled(cfg, st):
+            if action.name not in STORAGE_KINDS:
+                yield action
 
     # --- initial state ---------------------------------------------------------------------------
 
@@ -200,7 +236,7 @@ class TableCommon(Design):
             syncup=NO_SYNCUP,
             markers=0,
             info=False,
-            table_online=True,
+            table_online=not cfg.bootstrap,
             stale=(),
             sinks=(EMPTY_SINK,) * cfg.clusters,
             relays=relays,
@@ -390,6 +426,27 @@ class TableCommon(Design):
 
     # --- client writes and WALs ------------------------------------------------------------------
 
+    wal_registration_uses_storage = False
+    """Seed 004's naive table design records every new WAL in queue storage before using it."""
+
+    def rule_wal_ready(self, cfg: Config, st: TState, s: int, g: int) -> bool:
+        """May entries go into the server's current WAL of group ``g``? With one offset per queue
+        (3.x) a new WAL needs nothing from queue storage ("we do not need to touch the replication
+        queue system table every time when creating a WAL file")."""
+        return True
+
+    def en_open_table(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        if st.table_online:
+            return
+        for s, srv in enumerate(st.servers):
+            if srv.alive and all(self.rule_wal_ready(cfg, st, s, g) for g in range(cfg.wal_groups)):
+                yield (s,)
+
+    def do_open_table(self, cfg: Config, st: TState, s: int) -> TState:
+        """The master assigns the ``hbase:replication`` region to ``s``; opening it writes the open
+        marker to ``s``'s WAL, which must therefore be writable."""
+        return st._replace(table_online=True)
+
     def en_put(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if not st.budget.puts:
             return
@@ -397,6 +454,8 @@ class TableCommon(Design):
             if not srv.alive:
                 continue
             for g, seq in enumerate(srv.current):
+                if not self.rule_wal_ready(cfg, st, s, g):
+                    continue
                 wal = st.wals[cfg.slot((s, g, seq))]
                 if len(wal.entries) < cfg.edits_per_wal:
                     for kind in cfg.edit_kinds:

@@ -239,6 +239,14 @@ def removed_peer_queues_deleted(cfg: Config, st: TState) -> bool:
     return not any(st.peers[r.peer] == REMOVED for r in st.rows)
 
 
+def system_table_served(cfg: Config, st: TState) -> bool:
+    """Seed 004: "once a region server is started, we will assign the system table to it, and
+    during the assignment processing, we need to create a WAL file and write the open marker to it,
+    but before we can writing anything into the WAL file, we need to store this WAL file to the
+    system table. Deadlock." Goal: the region of ``hbase:replication`` is open."""
+    return st.table_online
+
+
 INVARIANTS: tuple[Property, ...] = tuple(
     _prop("invariant", f)
     for f in (
@@ -257,6 +265,12 @@ INVARIANTS: tuple[Property, ...] = tuple(
 STEP_PROPERTIES: tuple[Property, ...] = (_prop("step", offsets_monotone),)
 LIVENESS: tuple[Property, ...] = tuple(
     _prop("liveness", f)
-    for f in (edits_delivered, dead_queues_claimed, removal_finishes, removed_peer_queues_deleted)
+    for f in (
+        edits_delivered,
+        dead_queues_claimed,
+        removal_finishes,
+        removed_peer_queues_deleted,
+        system_table_served,
+    )
 )
 ALL_PROPERTIES: tuple[Property, ...] = INVARIANTS + STEP_PROPERTIES + LIVENESS
