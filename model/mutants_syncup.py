@@ -2,4 +2,58 @@
 
 from __future__ import annotations
 
-SYNCUP_MUTANTS: tuple[type, ...] = ()
+from .config import Config
+from .state import LIVE_DIR, WalKey
+from .table import Table
+from .table_state import Row, TState
+
+
+class SyncUpNoAddMissing(Table):
+    name = "table/syncup-no-add-missing"
+    mutant_of = "table"
+    overrides = "rule_syncup_add_missing"
+    bug = (
+        "ReplicationSyncUp does not add the missing queues: a server that never persisted an "
+        "offset has no row, so the tool does not replicate its WALs, yet it leaves a marker and "
+        "the master's REMOVE_QUEUES finishes the server's SCP with nothing claimed (lost edits)"
+    )
+    configs = ("t-syncup",)
+
+    def rule_syncup_add_missing(
+        self, st: TState, view: tuple[Row, ...], dirs: list[int]
+    ) -> tuple[Row, ...]:
+        return view
+
+
+class SyncUpSkipsOldWals(Table):
+    name = "table/syncup-skips-oldwals"
+    mutant_of = "table"
+    overrides = "rule_syncup_wals"
+    bug = (
+        "ReplicationSyncUp's claimed queues list only the source server's WALs/ directory, not "
+        "oldWALs/: a WAL already split (or archived) is not replicated by the tool, and the "
+        "master then drops the queue because of the marker (lost edits)"
+    )
+    configs = ("t-syncup",)
+
+    def rule_syncup_wals(
+        self, cfg: Config, st: TState, source: int, group: int, offset
+    ) -> tuple[WalKey, ...]:
+        from .table_rules import should_replicate, wal_timestamp
+
+        keys = (
+            w.key
+            for w in st.wals
+            if w
+            and w.key[0] == source
+            and w.key[1] == group
+            and w.place == LIVE_DIR
+            and should_replicate(offset, w.key)
+        )
+        return tuple(sorted(keys, key=wal_timestamp))
+
+
+SYNCUP_MUTANTS: tuple[type, ...] = (
+    SyncUpNoAddMissing,
+    SyncUpSkipsOldWals,
+)

@@ -78,15 +78,21 @@ class AddMissingRerun(Table):
         "again, so a peer whose queue was claimed away gets a second BEGIN queue and the dead "
         "server's WALs are replicated twice"
     )
-    configs = ("t-std",)
+    configs = ("t-race",)
 
     def do_arqp_claim(self, cfg: Config, st: TState, d: int, targets: tuple[int, ...]) -> TState:
-        for p in bits(self.rule_add_missing(st, d)):
+        # The re-run is modelled once per procedure (``Scp.peers`` marks it) so that the state
+        # space stays finite; once is enough to replicate the WALs twice.
+        again = 0 if st.scps[d].peers else self.rule_add_missing(st, d)
+        for p in bits(again):
             st = self.set_offset(st, p, d, -1, -1, (-1, 0))
         queues = self.claim_queues(st, d)
         if queues and not targets:
             targets = tuple(self.rule_claim_targets(st))[: len(queues)]
-        return super().do_arqp_claim(cfg, st, d, targets)
+        st = super().do_arqp_claim(cfg, st, d, targets)
+        if again or st.scps[d].peers:
+            st = self.with_scp(st, d, st.scps[d]._replace(peers=1))
+        return st
 
 
 class RecoveredEndsEarly(Table):
