@@ -110,8 +110,8 @@ SYNC_FINDING_CONFIGS: tuple[Config, ...] = (
     ),
 )
 """DA→S then S→DA: both ``table`` and ``table-doc`` replicate a stale edit here (a claim read
-during DA→S commits after S→DA's stage-0 refresh). Kept out of ``SYNC_CONFIGS`` (and so out of
-the designs' matrix) until the lead decides; ``tests/model/test_table_sync.py`` pins it."""
+during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see docs/findings.md."""
+SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
 
 
 def step_of(proc: PeerProc) -> int:

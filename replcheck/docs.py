@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from replcheck.model import ALL_PROPERTIES, DESIGNS, mutants
+from replcheck.model import table_properties
 from replcheck.specs import manifest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -18,14 +19,24 @@ def properties_page() -> str:
     lines = [
         "# Properties",
         "",
-        "Generated from `model/properties.py` by `python -m replcheck.docs`.",
+        "Generated from `model/properties.py` and `model/table_properties.py` by",
+        "`python -m replcheck.docs`.",
         "Invariants hold in every reachable state; step properties across every transition;",
         "liveness properties on every weakly fair behaviour once the environment's budgets",
         "(crashes, outages, admin commands) are spent.",
         "",
     ]
+    lines += ["## The ZooKeeper era (`zk-lock`, `zk-multi`)", ""]
     for prop in ALL_PROPERTIES:
-        lines += [f"## `{prop.name}` ({prop.kind})", "", prop.doc, ""]
+        lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
+    lines += [
+        "## The table era (`table`, `table-doc`, `table-naive`)",
+        "",
+        "Each quotes the sentence of seed 004 it protects.",
+        "",
+    ]
+    for prop in table_properties.ALL_PROPERTIES:
+        lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
     return "\n".join(lines)
 
 

@@ -24,7 +24,17 @@ from .explore import check
 
 PATH = Path(__file__).with_name("manifest.json")
 
+_SYNC_BACK = (
+    "A round trip DA -> STANDBY -> DA replicates DOWNGRADE_ACTIVE-era data: a server crashing "
+    "during DA->S gets a BEGIN queue after REMOVE_ALL_REPLICATION_QUEUES; its claim, read during "
+    "DA->S, commits after S->DA's first refresh, when the claimer's view (STANDBY, "
+    "DOWNGRADE_ACTIVE) no longer refuses recovered sources. Seed 004's extra wait does not help. "
+    "See docs/findings.md."
+)
+
 FINDINGS: dict[tuple[str, str], str] = {
+    ("table", "t-sync-back"): _SYNC_BACK,
+    ("table-doc", "t-sync-back"): _SYNC_BACK,
     ("zk-lock", "double-failure"): (
         "The seeds' lock-and-copy claim is not safe when the claimer dies mid-claim: once the lock "
         "of the dead claimer is cleaned (HBASE-16144's fix), a second survivor copies the same "
