@@ -23,13 +23,15 @@ from replcheck.model import DESIGNS, STANDARD, Model, designs, get_design, mutan
 from replcheck.specs import explore
 
 
-def bench_explore(max_states: int) -> list[str]:
+def bench_explore(max_states: int, only: str = "") -> list[str]:
     rows = [
         "| design | config | states (sym) | s (sym) | states/s (sym) | states (no sym) "
         "| s (no sym) | states/s (no sym) | reduction |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name in designs():
+        if not name.startswith(only):
+            continue
         for config in DESIGNS[name].configs:
             model = Model(get_design(name), STANDARD[config])
             a = explore(model, symmetry=True, max_states=max_states)
@@ -44,7 +46,7 @@ def bench_explore(max_states: int) -> list[str]:
     return rows
 
 
-def bench_fuzz(seeds: int) -> list[str]:
+def bench_fuzz(seeds: int, only: str = "") -> list[str]:
     from replcheck.specs.fuzz import fuzz
 
     rows = [
@@ -52,6 +54,8 @@ def bench_fuzz(seeds: int) -> list[str]:
         "|---|---|---:|---:|---|",
     ]
     for name in mutants():
+        if not name.startswith(only):
+            continue
         config = DESIGNS[name].configs[0]
         times, props = [], set()
         for seed in range(seeds):
@@ -74,14 +78,20 @@ def main() -> int:
     parser.add_argument("--max-states", type=int, default=2_000_000)
     parser.add_argument("--fuzz", type=int, default=0, metavar="SEEDS")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--only", default="", help="only designs and mutants named NAME*")
     args = parser.parse_args()
     lines = [
         f"# Exploration benchmark\n\nPython {platform.python_version()}, {os.cpu_count()} cores, "
         f"one process.\n",
-        *bench_explore(args.max_states),
+        *bench_explore(args.max_states, args.only),
     ]
     if args.fuzz:
-        lines += ["", "## Hypothesis: time to find each mutant", "", *bench_fuzz(args.fuzz)]
+        lines += [
+            "",
+            "## Hypothesis: time to find each mutant",
+            "",
+            *bench_fuzz(args.fuzz, args.only),
+        ]
     text = "\n".join(lines) + "\n"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

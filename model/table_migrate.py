@@ -87,20 +87,27 @@ MIGRATE_CONFIGS: tuple[Config, ...] = (
         name="t-migrate",
         servers=3,
         spare_servers=1,
-        peers=1,
-        initial_peers=1,
         migration=True,
-        wals_per_server=2,
+        wals_per_server=1,
         edits=1,
         crashes=0,
         cleaner_runs=1,
+        master_restarts=1,
+    ),
+    Config(
+        name="t-migrate-chain",
+        servers=4,
+        spare_servers=1,
+        migration=True,
+        wals_per_server=2,
+        edits=0,
+        crashes=0,
+        cleaner_runs=0,
     ),
     Config(
         name="t-migrate-rolling",
         servers=4,
         spare_servers=2,
-        peers=1,
-        initial_peers=1,
         migration=True,
         wals_per_server=1,
         edits=1,
@@ -108,10 +115,13 @@ MIGRATE_CONFIGS: tuple[Config, ...] = (
         cleaner_runs=1,
     ),
 )
-"""``t-migrate``: one alive 2.x server (0), one that died in the 2.x era (1, its queue claimed by
-0 in ZooKeeper), one spare slot. ``t-migrate-rolling``: two alive 2.x servers and two spare slots,
-so that one upgraded server out of two online passes seed 004's 30% threshold while the other
-old server still runs."""
+"""One peer, no crash but the upgrade's. ``t-migrate``: one alive 2.x server (0), one that died
+in the 2.x era (1, its queue claimed by 0 in ZooKeeper), one spare slot; the cleaner runs once and
+the master may restart (the barrier is disabled again on replay). ``t-migrate-chain``: two servers
+died in a cascade (server 0 holds the chained id ``peer-1-2``), and the old server may roll (the
+new WAL goes to its znode). ``t-migrate-rolling``: two alive 2.x servers and two spare slots, so
+one upgraded server of two online passes seed 004's 30% threshold while the other old server still
+runs."""
 
 
 def _wal_order(kp: tuple[tuple[int, int, int], int]) -> tuple[int, int, int]:
@@ -151,9 +161,7 @@ class MigrationSteps:
             for g in range(cfg.wal_groups):
                 edits = (Edit((0, d, g, 0, 0), GLOBAL, (0,), owed),) if g == 0 and owed else ()
                 wals[cfg.slot((d, g, 0))] = Wal((d, g, 0), edits, True, ARCHIVED)
-            servers[d] = servers[d]._replace(
-                alive=False, version=OLD_VERSION, known=0, shippers=()
-            )
+            servers[d] = servers[d]._replace(alive=False, version=OLD_VERSION, known=0, shippers=())
             scps[d] = Scp(SCP_DONE, 0, ())
         recovered = []
         for i, d in enumerate(dead):

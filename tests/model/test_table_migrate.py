@@ -1,0 +1,143 @@
+"""The ZooKeeper-to-table migration and rolling upgrade (``table_migrate.py``): the starting
+state, the conversion of ZooKeeper queues to rows, the verdicts of ``table`` and ``table-doc`` on
+the migration configs (state counts pinned) and the migration mutants."""
+
+from __future__ import annotations
+
+import pytest
+from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.state import ARCHIVED, DISABLED, ENABLED, Queue
+from replcheck.model.table_state import (
+    BARRIER_DISABLED,
+    MIG_DISABLE_CLEANER,
+    MIG_DONE,
+    MIG_MIGRATE,
+    MIG_WAIT_UPGRADING,
+    NO_SOURCE,
+    Row,
+    TState,
+)
+from replcheck.specs.explore import check
+
+from replcheck.report import parse_actions
+
+
+def run(name: str, config: str, *actions: str) -> tuple[Model, TState]:
+    model = Model(get_design(name), STANDARD[config])
+    st = model.init()
+    for action in parse_actions("; ".join(actions)):
+        assert action in model.enabled(st), (action, model.enabled(st))
+        st = model.step(st, action)
+    return model, st
+
+
+def names(model: Model, st: TState) -> set[str]:
+    return {a.name for a in model.enabled(st)}
+
+
+PREPARED = ("migration_step()",) * 3
+"""DISABLE_CLEANER, PREPARE, DISABLE_PEER: the migration is at MIGRATE."""
+
+
+def test_the_migration_starts_from_zookeeper_with_old_servers() -> None:
+    model, st = run("table", "t-migrate")
+    assert [(s.alive, s.started, s.version) for s in st.servers] == [
+        (True, True, 2),
+        (False, True, 2),
+        (False, False, 3),
+    ]
+    assert st.rows == ()
+    assert st.migration.stage == MIG_DISABLE_CLEANER
+    assert st.zk == (
+        (0, Queue(0, (), (((0, 0, 0), 0),))),
+        (0, Queue(0, (1,), (((1, 0, 0), 0),))),
+    )
+    dead_wal = st.wals[model.cfg.slot((1, 0, 0))]
+    assert dead_wal.place == ARCHIVED and len(dead_wal.entries) == 1
+    assert names(model, st) == {"migration_step", "put", "upgrade", "master_restart"}
+
+
+def test_a_cascade_of_dead_servers_keeps_only_the_first_in_the_row() -> None:
+    _model, st = run("table", "t-migrate-chain", "roll(0,0)", *PREPARED)
+    assert (0, Queue(0, (1, 2), (((1, 0, 0), 0),))) in st.zk
+    assert (0, Queue(0, (), (((0, 0, 0), 0), ((0, 0, 1), 0)))) in st.zk
+    assert st.barrier[0] == BARRIER_DISABLED and st.peers[0] == DISABLED
+    assert st.migration.stage == MIG_MIGRATE
+    _model, st = run("table", "t-migrate-chain", "roll(0,0)", *PREPARED, "migrate_server(0)")
+    assert st.zk == ()
+    assert st.rows == (
+        Row(0, 0, NO_SOURCE, ((0, 0, 0),)),
+        Row(0, 0, 1, ((0, 0, 0),)),
+        Row(0, 0, 2, ((0, 0, 0),)),
+    )
+
+
+def test_the_migration_waits_for_every_online_server_to_be_upgraded() -> None:
+    steps = (*PREPARED, "migrate_server(0)", "migrate_server(1)", "migration_step()")
+    model, st = run("table", "t-migrate-rolling", *steps, "upgrade(0,2)", "scp_split(0)")
+    assert st.migration.stage == MIG_WAIT_UPGRADING
+    assert not names(model, st) & {"migration_step", "scp_claim_stage"}
+    model, st = run("table", "t-migrate-rolling", *steps, "upgrade(0,2)", "upgrade(1,3)")
+    assert "migration_step" in names(model, st)
+    # table-doc: one upgraded server of two online passes the 30% threshold.
+    model, st = run("table-doc", "t-migrate-rolling", *steps, "upgrade(0,2)", "scp_split(0)")
+    assert "scp_claim_stage" in names(model, st)
+    assert model.design.rule_claim_targets(st) == [2]
+
+
+def test_a_finished_migration_enables_the_peer_and_the_cleaner() -> None:
+    steps = (*PREPARED, "migrate_server(0)", "migration_step()", "upgrade(0,2)")
+    _model, st = run("table", "t-migrate", *steps, *("migration_step()",) * 4)
+    assert st.migration.stage == MIG_DONE
+    assert st.peers[0] == ENABLED and st.barrier == (0, 0) and st.zk == ()
+
+
+TABLE_STATES = {"t-migrate": 5443, "t-migrate-chain": 1418, "t-migrate-rolling": 5962}
+DOC_STATES = {"t-migrate": 11440, "t-migrate-chain": 4218}
+DOC_CLAIM = "migration_step() migration_step() migration_step() migrate_server(0) migration_step()"
+DOC_SPARE = {"t-migrate": 2, "t-migrate-chain": 3}
+
+
+@pytest.mark.parametrize("config", sorted(TABLE_STATES))
+def test_table_passes_every_property(config: str) -> None:
+    r = check(Model(get_design("table"), STANDARD[config]))
+    assert r.violated == []
+    assert r.stats["states"] == TABLE_STATES[config]
+
+
+@pytest.mark.parametrize("config", sorted(DOC_STATES))
+def test_table_doc_claims_before_the_migration_procedure_finished(config: str) -> None:
+    """Seed 004's rule (claims once the data is migrated and 30% are upgraded) keeps every
+    property: claims start only after the queues are in the table."""
+    r = check(Model(get_design("table-doc"), STANDARD[config]))
+    assert r.ok, r.violated
+    assert r.stats["states"] == DOC_STATES[config]
+    acts = " ".join(map(str, r.counterexamples["no_claim_mid_migration"].actions()))
+    spare = DOC_SPARE[config]
+    assert acts == f"{DOC_CLAIM} upgrade(0, {spare}) scp_split(0) scp_claim_stage(0)"
+
+
+MUTANTS = {
+    "table/HBASE-27430": (
+        "no_lost_edit",
+        "migration_step() cleaner_start() cleaner_read() cleaner_delete()",
+    ),
+    "table/migration-replay-barrier": (
+        "no_lost_edit",
+        "migration_step() master_restart() cleaner_start() cleaner_read() cleaner_delete()",
+    ),
+    "table/claim-during-migration": (
+        "no_claim_mid_migration",
+        "upgrade(0, 2) scp_split(0) scp_claim_stage(0)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_migration_mutants_are_caught(name: str) -> None:
+    prop, actions = MUTANTS[name]
+    design = get_design(name)
+    assert design.configs == ("t-migrate",)
+    r = check(Model(design, STANDARD["t-migrate"]), max_states=3000, liveness=False)
+    assert prop in r.violated
+    assert " ".join(map(str, r.counterexamples[prop].actions())) == actions
