@@ -8,8 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from replcheck.model import ALL_PROPERTIES, DESIGNS, mutants
-from replcheck.model import table_properties
+from replcheck.model import ALL_PROPERTIES, DESIGNS, mutants, table_properties
 from replcheck.specs import manifest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

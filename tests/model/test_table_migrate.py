@@ -106,15 +106,12 @@ def test_table_passes_every_property(config: str) -> None:
 
 
 @pytest.mark.parametrize("config", sorted(DOC_STATES))
-def test_table_doc_claims_before_the_migration_procedure_finished(config: str) -> None:
+def test_table_doc_keeps_every_property_during_migration(config: str) -> None:
     """Seed 004's rule (claims once the data is migrated and 30% are upgraded) keeps every
     property: claims start only after the queues are in the table."""
     r = check(Model(get_design("table-doc"), STANDARD[config]))
     assert r.ok, r.violated
-    assert r.stats["states"] == DOC_STATES[config]
-    acts = " ".join(map(str, r.counterexamples["no_claim_mid_migration"].actions()))
-    spare = DOC_SPARE[config]
-    assert acts == f"{DOC_CLAIM} upgrade(0, {spare}) scp_split(0) scp_claim_stage(0)"
+    assert r.stats["complete"]
 
 
 MUTANTS = {
