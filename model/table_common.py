@@ -24,6 +24,7 @@ from . import rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .config import Config
 from .design import Design
+from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
     ARCHIVED,
@@ -151,7 +152,7 @@ STORAGE_KINDS = frozenset(
 """Actions that read or write ``hbase:replication``: none can run before its region is open."""
 
 
-class TableCommon(Design):
+class TableCommon(SinkOutages, Design):
     """Shared steps of the table-era designs."""
 
     era = "table"
@@ -632,27 +633,6 @@ class TableCommon(Design):
         if done:
             st = st._replace(rows=table_storage.remove_queue(st.rows, sh.peer, s, sh.chain[0]))
         return st
-
-    def en_sink_down(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.outages:
-            for c in range(1, cfg.clusters):
-                for k in range(cfg.sink_servers):
-                    if not st.sinks[c].down >> k & 1:
-                        yield (c, k)
-
-    def do_sink_down(self, cfg: Config, st: TState, c: int, k: int) -> TState:
-        sink = st.sinks[c]
-        st = self.spend(st, outages=1)
-        return st._replace(sinks=set_at(st.sinks, c, sink._replace(down=sink.down | 1 << k)))
-
-    def en_sink_up(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        for c in range(1, cfg.clusters):
-            for k in bits(st.sinks[c].down):
-                yield (c, k)
-
-    def do_sink_up(self, cfg: Config, st: TState, c: int, k: int) -> TState:
-        sink = st.sinks[c]
-        return st._replace(sinks=set_at(st.sinks, c, sink._replace(down=sink.down & ~(1 << k))))
 
     # --- ServerCrashProcedure and AssignReplicationQueuesProcedure -------------------------------
 

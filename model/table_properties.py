@@ -12,6 +12,7 @@ from .properties import (
     _prop,
     no_edit_at_origin,
     only_global_non_catalog,
+    single_source,
     sink_in_order,
 )
 from .state import DELETED, ENABLED, REMOVED, bits
@@ -125,20 +126,6 @@ def one_queue_per_source(cfg: Config, st: TState) -> bool:
         if k in seen:
             return False
         seen.add(k)
-    return True
-
-
-def single_source(cfg: Config, st: TState) -> bool:
-    """Seed 000: "one new source thread per copied queue": each WAL is read for a peer by at
-    most one live source."""
-    seen = set()
-    for srv in st.servers:
-        if srv.alive:
-            for sh in srv.shippers:
-                for key in sh.wals:
-                    if (sh.peer, key) in seen:
-                        return False
-                    seen.add((sh.peer, key))
     return True
 
 

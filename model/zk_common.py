@@ -16,6 +16,7 @@ from . import rules
 from .action import ActionKind
 from .config import Config
 from .design import Design
+from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
     ARCHIVED,
@@ -77,7 +78,7 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
 )
 
 
-class ZkCommon(Design):
+class ZkCommon(SinkOutages, Design):
     """Shared steps of the ZooKeeper-era designs."""
 
     era = "zk"
@@ -555,27 +556,6 @@ class ZkCommon(Design):
         subset of RegionServers to replicate to"."""
         srv = st.servers[s]
         return self.with_server(st, s, srv._replace(sinks=set_at(srv.sinks, p, mask)))
-
-    def en_sink_down(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.budget.outages:
-            for c in range(1, cfg.clusters):
-                for k in range(cfg.sink_servers):
-                    if not st.sinks[c].down >> k & 1:
-                        yield (c, k)
-
-    def do_sink_down(self, cfg: Config, st: State, c: int, k: int) -> State:
-        sink = st.sinks[c]
-        st = st._replace(budget=st.budget._replace(outages=st.budget.outages - 1))
-        return st._replace(sinks=set_at(st.sinks, c, sink._replace(down=sink.down | 1 << k)))
-
-    def en_sink_up(self, cfg: Config, st: State) -> Iterator[tuple]:
-        for c in range(1, cfg.clusters):
-            for k in bits(st.sinks[c].down):
-                yield (c, k)
-
-    def do_sink_up(self, cfg: Config, st: State, c: int, k: int) -> State:
-        sink = st.sinks[c]
-        return st._replace(sinks=set_at(st.sinks, c, sink._replace(down=sink.down & ~(1 << k))))
 
     # --- peers and the replication state znode ----------------------------------------------------
 
