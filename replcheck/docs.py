@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from replcheck.model import ALL_PROPERTIES, DESIGNS, mutants, table_properties
+from replcheck.model.registry import BUILTIN
 from replcheck.specs import manifest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -53,7 +54,7 @@ def mutants_page() -> str:
         "| mutant | overrides | config | caught by (steps) | bug |",
         "|---|---|---|---|---|",
     ]
-    for name in mutants():
+    for name in (m for m in mutants() if m in BUILTIN):
         cls = DESIGNS[name]
         for config in cls.configs:
             entry = pinned.get((name, config), {})

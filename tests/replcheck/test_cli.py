@@ -12,22 +12,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from replcheck.model import DESIGNS
 
 from replcheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTANT = "zk-lock/ships-local-scope"  # caught in `filtering`
 SMALL = "std:wals_per_server=1"
-
-
-@pytest.fixture
-def registry():
-    """Undo whatever a design file registers."""
-    saved = dict(DESIGNS)
-    yield
-    DESIGNS.clear()
-    DESIGNS.update(saved)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -72,7 +62,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, needle) -> None:
     assert_one_line_error(err, needle)
 
 
-def test_broken_design_file(capsys, tmp_path, registry) -> None:
+def test_broken_design_file(capsys, tmp_path) -> None:
     bad = tmp_path / "broken.py"
     bad.write_text("x = 1\nraise RuntimeError('boom')\n")
     code, _out, err = run(capsys, "show", "--design-file", str(bad))
@@ -176,7 +166,7 @@ def test_check_show_counterexamples(capsys) -> None:
     assert "counterexample: only_global_non_catalog" in out
 
 
-def test_design_file(capsys, tmp_path, registry) -> None:
+def test_design_file(capsys, tmp_path) -> None:
     path = tmp_path / "my_mutant.py"
     path.write_text(
         "from replcheck.model.zk_lock import ZkLock\n\n"
