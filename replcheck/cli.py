@@ -59,9 +59,9 @@ Exit status:
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import re
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -244,7 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list designs, mutants and configurations")
     _add_common(p)
     p.set_defaults(func=cmd_list)
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_commands(sub)
     return parser
+
+
+COMMAND_MODULES: tuple[str, ...] = ("replcheck.cli_zk",)
+"""Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
+whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""
 
 
 # --- resolving input --------------------------------------------------------------------------
@@ -476,66 +484,12 @@ def _check_step(model: Model, name: str, n: int, action: Action, st: State) -> N
         raise UsageError(f"step {n}: {action} is not enabled here; enabled: {shown or 'nothing'}")
 
 
-_NAMED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", re.DOTALL)
-_INT = re.compile(r"-?\d+")
-_CLOSE = {"(": ")", "[": "]"}
-
-
-def _split_top(text: str, seps: str) -> list[str]:
-    """``text`` split at the characters of ``seps`` that are outside any parentheses/brackets."""
-    parts: list[str] = []
-    depth, start = 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif depth == 0 and ch in seps:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def _parse_arg(item: str, n: int, arg: str) -> int | tuple[int, ...]:
-    if _INT.fullmatch(arg):
-        return int(arg)
-    if arg[:1] in _CLOSE and arg[-1:] == _CLOSE[arg[0]]:
-        inner = [x.strip() for x in arg[1:-1].split(",")]
-        if inner and not inner[-1]:
-            inner.pop()  # (1,) as Python writes a one-tuple
-        if all(_INT.fullmatch(x) for x in inner):
-            return tuple(int(x) for x in inner)
-    raise ValueError(
-        f"malformed action {item!r} (item {n}): {arg!r} is not an integer or a tuple of integers"
-    )
-
-
-def parse_action_list(text: str) -> list[Action]:
-    """Actions as ``dump --actions`` takes them: ``name(arg, ...)`` separated by ``;``, newlines
-    or ``,`` (outside parentheses), an argument an integer or a tuple of integers in parentheses
-    or brackets (``arqp_claim(0, (1, 2))``, ``arqp_claim(0, [1])``): what ``str(action)`` prints.
-    Raises ``ValueError`` naming the malformed item."""
-    out: list[Action] = []
-    items = [i.strip() for i in _split_top(text, ";\n,")]
-    for n, item in enumerate((i for i in items if i), start=1):
-        m = _NAMED.fullmatch(item)
-        if not m:
-            raise ValueError(f"malformed action {item!r} (item {n}): expected name(arg, ...)")
-        args = m.group(2)
-        values: list[int | tuple[int, ...]] = []
-        if args and args.strip():
-            values = [_parse_arg(item, n, a.strip()) for a in _split_top(args, ",")]
-        out.append(Action(m.group(1), tuple(values)))  # type: ignore[arg-type]
-    return out
-
-
 def cmd_dump(args: argparse.Namespace) -> int:
     pairs = _pairs(args)
     if len(pairs) != 1:
         raise UsageError("dump: give one --design and one --config")
     ((name, cfg),) = pairs
-    actions = parse_action_list(args.actions) if args.actions else []
+    actions = parse_actions(args.actions) if args.actions else []
     model = Model(get_design(name), cfg)
     st = _guard(f"init {name}@{cfg.name}", model.init)
     for n, action in enumerate(actions, start=1):

@@ -86,32 +86,58 @@ _MARK = {PASS: "ok", FAIL: "FAIL"}
 
 # --- actions as text ---------------------------------------------------------------------------
 
-_ACTION = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\(([^()]*)\))?\s*$")
+_NAMED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_INT = re.compile(r"-?\d+")
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def _split_top(text: str, seps: str) -> list[str]:
+    """``text`` split at the characters of ``seps`` that are outside any parentheses/brackets."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in seps:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _parse_arg(item: str, n: int, arg: str) -> int | tuple[int, ...]:
+    if _INT.fullmatch(arg):
+        return int(arg)
+    if arg[:1] in _CLOSE and arg[-1:] == _CLOSE[arg[0]]:
+        inner = [x.strip() for x in arg[1:-1].split(",")]
+        if inner and not inner[-1]:
+            inner.pop()  # (1,) as Python writes a one-tuple
+        if all(_INT.fullmatch(x) for x in inner):
+            return tuple(int(x) for x in inner)
+    raise ValueError(
+        f"malformed action {item!r} (item {n}): {arg!r} is not an integer or a tuple of integers"
+    )
 
 
 def parse_actions(text: str) -> list[Action]:
-    """Parse ``"crash(1); lock(0, 1)"`` (``;`` or newlines between actions; ``name`` alone or
-    ``name()`` for an action without arguments) into actions. Raises ``ValueError`` naming the
-    malformed item."""
+    """Actions as the commands take them (``show``/``dump --actions``, a JSON counterexample):
+    ``name(arg, ...)`` separated by ``;``, newlines or ``,`` (outside parentheses), an argument
+    an integer or a tuple of integers in parentheses or brackets (``arqp_claim(0, (1, 2))``,
+    ``arqp_claim(0, [1])``): what ``str(action)`` prints.
+    Raises ``ValueError`` naming the malformed item."""
     out: list[Action] = []
-    items = [p.strip() for p in re.split(r"[;\n]", text)]
-    for n, item in enumerate(items, start=1):
-        if not item:
-            continue
-        m = _ACTION.match(item)
+    items = [i.strip() for i in _split_top(text, ";\n,")]
+    for n, item in enumerate((i for i in items if i), start=1):
+        m = _NAMED.fullmatch(item)
         if not m:
-            raise ValueError(f"malformed action {item!r} (item {n}): expected name(int, ...)")
-        name, args = m.group(1), m.group(2)
-        values: list[int] = []
+            raise ValueError(f"malformed action {item!r} (item {n}): expected name(arg, ...)")
+        args = m.group(2)
+        values: list[int | tuple[int, ...]] = []
         if args and args.strip():
-            for a in args.split(","):
-                a = a.strip()
-                if not re.fullmatch(r"-?\d+", a):
-                    raise ValueError(
-                        f"malformed action {item!r} (item {n}): {a!r} is not an integer"
-                    )
-                values.append(int(a))
-        out.append(Action(name, tuple(values)))
+            values = [_parse_arg(item, n, a.strip()) for a in _split_top(args, ",")]
+        out.append(Action(m.group(1), tuple(values)))  # type: ignore[arg-type]
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from replcheck.model import Action
 
-from replcheck.cli import main, parse_action_list
+from replcheck.cli import main
+from replcheck.report import parse_actions
 
 S1 = "1.1.1.1,60020,123456780"
 S2 = "1.1.1.2,60020,123456790"
@@ -127,11 +128,11 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv: list[str], needle: str
     assert_one_line_error(err, needle)
 
 
-def test_parse_action_list() -> None:
+def test_parse_actions() -> None:
     expected = [Action("crash", (0,)), Action("arqp_claim", (0, (1, 2))), Action("cleaner_start")]
-    assert parse_action_list("crash(0), arqp_claim(0, (1, 2)), cleaner_start()") == expected
-    assert parse_action_list("crash(0); arqp_claim(0,[1,2])\ncleaner_start") == expected
-    assert parse_action_list("; ".join(map(str, expected))) == expected
-    assert parse_action_list("arqp_claim(0, (1,))") == [Action("arqp_claim", (0, (1,)))]
-    assert parse_action_list("arqp_claim(0, ())") == [Action("arqp_claim", (0, ()))]
-    assert parse_action_list(" ") == []
+    assert parse_actions("crash(0), arqp_claim(0, (1, 2)), cleaner_start()") == expected
+    assert parse_actions("crash(0); arqp_claim(0,[1,2])\ncleaner_start") == expected
+    assert parse_actions("; ".join(map(str, expected))) == expected
+    assert parse_actions("arqp_claim(0, (1,))") == [Action("arqp_claim", (0, (1,)))]
+    assert parse_actions("arqp_claim(0, ())") == [Action("arqp_claim", (0, ()))]
+    assert parse_actions(" ") == []
