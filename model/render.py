@@ -287,27 +287,7 @@ def _sections(cfg: Config, st: State) -> list[str]:
             unreg = _list([_wal(cfg, k) for k in srv.unregistered])
             lines.append(f"    WALs in use but in no queue: {unreg}")
 
-    lines.append("sinks:")
-    home = any(d == 0 for _c, d in cfg.topology)
-    for c, sink in enumerate(st.sinks):
-        if c == 0 and not (home or sink.applied):
-            continue
-        text = f"  {_cluster(cfg, c)}: applied {_applied(cfg, sink.applied)}"
-        if sink.duplicates:
-            text += f"; applied twice {_applied(cfg, sink.duplicates)}"
-        if sink.down:
-            text += f"; sink servers down {_mask(sink.down)}"
-        lines.append(text)
-
-    relays = [(c, r) for c, r in enumerate(st.relays) if r]
-    if relays:
-        lines.append("other clusters:")
-        for c, relay in relays:
-            log = _list([_edit(cfg, e) for e in relay.log])
-            shipped = ", ".join(
-                f"to {d}: {n}" for d, n in zip(cfg.outbound(c), relay.shipped, strict=False)
-            )
-            lines.append(f"  cluster {c}: log {log}; shipped {shipped or '-'}")
+    lines += sink_lines(cfg, st)
 
     lines.append(f"log cleaner: {_cleaner(cfg, st)}")
     lines.append(f"budgets left: {_budget(st)}")
@@ -635,3 +615,28 @@ def state_dict(cfg: Config, st: State) -> dict[str, object]:
         },
         "budget": st.budget._asdict(),
     }
+
+
+def sink_lines(cfg: Config, st: State | TState) -> list[str]:
+    """What each cluster has applied, and the onward logs of clusters that relay (both eras)."""
+    lines = ["sinks:"]
+    home = any(d == 0 for _c, d in cfg.topology)
+    for c, sink in enumerate(st.sinks):
+        if c == 0 and not (home or sink.applied):
+            continue
+        text = f"  {_cluster(cfg, c)}: applied {_applied(cfg, sink.applied)}"
+        if sink.duplicates:
+            text += f"; applied twice {_applied(cfg, sink.duplicates)}"
+        if sink.down:
+            text += f"; sink servers down {_mask(sink.down)}"
+        lines.append(text)
+    relays = [(c, r) for c, r in enumerate(st.relays) if r]
+    if relays:
+        lines.append("other clusters:")
+        for c, relay in relays:
+            log = _list([_edit(cfg, e) for e in relay.log])
+            shipped = ", ".join(
+                f"to {d}: {n}" for d, n in zip(cfg.outbound(c), relay.shipped, strict=False)
+            )
+            lines.append(f"  cluster {c}: log {log}; shipped {shipped or '-'}")
+    return lines

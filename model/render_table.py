@@ -42,6 +42,7 @@ from .render import (
     _peer,
     _server,
     edit_label,
+    sink_lines,
 )
 from .state import (
     ARCHIVED,
@@ -492,30 +493,6 @@ def _master_lines(cfg: Config, st: TState) -> list[str]:
     return lines
 
 
-def _sink_lines(cfg: Config, st: TState) -> list[str]:
-    lines = ["sinks:"]
-    home = any(d == 0 for _c, d in cfg.topology)
-    for c, sink in enumerate(st.sinks):
-        if c == 0 and not (home or sink.applied):
-            continue
-        text = f"  {_cluster(cfg, c)}: applied {_applied(cfg, sink.applied)}"
-        if sink.duplicates:
-            text += f"; applied twice {_applied(cfg, sink.duplicates)}"
-        if sink.down:
-            text += f"; sink servers down {_mask(sink.down)}"
-        lines.append(text)
-    relays = [(c, r) for c, r in enumerate(st.relays) if r]
-    if relays:
-        lines.append("other clusters:")
-        for c, relay in relays:
-            log = _list([_edit(cfg, e) for e in relay.log])
-            shipped = ", ".join(
-                f"to {d}: {n}" for d, n in zip(cfg.outbound(c), relay.shipped, strict=False)
-            )
-            lines.append(f"  cluster {c}: log {log}; shipped {shipped or '-'}")
-    return lines
-
-
 def _history(cfg: Config, st: TState) -> str:
     parts = []
     if st.removed_done:
@@ -536,7 +513,7 @@ def render_table_state(cfg: Config, st: TState) -> str:
     lines += _server_lines(cfg, st)
     lines += _wal_lines(cfg, st)
     lines += _master_lines(cfg, st)
-    lines += _sink_lines(cfg, st)
+    lines += sink_lines(cfg, st)
     history = _history(cfg, st)
     if history:
         lines.append(f"history: {history}")

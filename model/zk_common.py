@@ -16,6 +16,7 @@ from . import rules
 from .action import ActionKind
 from .config import Config
 from .design import Design
+from .logic import PY, dual
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -45,6 +46,22 @@ from .state import (
 )
 
 K = ActionKind
+
+ZK_CONFIGS: tuple[str, ...] = (
+    "std",
+    "cleaner-race",
+    "race",
+    "double-failure",
+    "peers",
+    "filtering",
+    "master-master",
+    "cyclic",
+    "sink-outage",
+    "zk-faults",
+    "hyphen-hosts",
+    "multiwal",
+)
+"""The standard configurations both ZooKeeper-era designs are checked in."""
 
 COMMON_KINDS: tuple[ActionKind, ...] = (
     K("put", ("server", "group", "kind"), False, "a client Put/Delete appended to the current WAL"),
@@ -139,10 +156,12 @@ class ZkCommon(SinkOutages, Design):
 
     # --- decision rules a design may get wrong --------------------------------------------------
 
+    @dual(rules.replicable_rule)
     def rule_ships(self, edit: Edit, target: int) -> bool:
         """The source's filter: keep only edits replicable to the target cluster."""
         return rules.edit_replicable(edit, target)
 
+    @dual(rules.parse_zk_queue_id_rule)
     def rule_parse_queue_id(self, cfg: Config, text: str) -> tuple[str, list[str]]:
         return rules.parse_queue_id(cfg, text)
 
@@ -160,17 +179,20 @@ class ZkCommon(SinkOutages, Design):
         """A recovered source reads a group's WALs oldest first (by timestamp)."""
         return tuple(sorted(keys, key=rules.wal_timestamp))
 
+    @dual(rules.claimed_chain_rule)
     def rule_claimed_chain(self, chain: tuple[int, ...], dead: int) -> tuple[int, ...]:
         """The claimed queue's id appends the dead server's name (seed 000)."""
-        return (*chain, dead)
+        return rules.claimed_chain_rule(PY, chain, dead)
 
+    @dual(rules.drop_claimed_queue_rule)
     def rule_drop_claimed_queue(self, st: State, queue: Queue) -> bool:
         """A claimed queue whose peer has been removed is deleted, not replicated (HBASE-17077)."""
-        return st.peers[queue.peer] == REMOVED
+        return rules.drop_claimed_queue_rule(PY, st.peers[queue.peer] == REMOVED)
 
+    @dual(rules.zk_start_position_rule)
     def rule_start_position(self, queue: Queue, key: WalKey) -> int:
         """A recovered source starts reading its first WAL at the position in ZooKeeper."""
-        return dict(queue.wals)[key]
+        return rules.zk_start_position_rule(PY, dict(queue.wals)[key])
 
     def wal_owner(self, cfg: Config, s: int, sh: Shipper) -> int | None:
         if not sh.chain:
@@ -490,11 +512,12 @@ class ZkCommon(SinkOutages, Design):
                     if wal and self.rule_wal_done(sh, wal) and self.queued(st, s, sh, wal.key):
                         yield (s, i)
 
+    @dual(rules.wal_done_rule)
     def rule_wal_done(self, sh: Shipper, wal: Wal) -> bool:
         """May a source drop its head WAL from the queue? Only once it read to the end of a file
         that is closed and a newer WAL is queued: "reading up to the end of the current file does
         not delete the item in the queue" (seed 001)."""
-        return len(sh.wals) > 1 and wal.closed and sh.pos >= len(wal.entries)
+        return rules.wal_done(len(sh.wals) > 1, wal.closed, sh.pos, len(wal.entries))
 
     def queued(self, st: State, s: int, sh: Shipper, key: WalKey) -> bool:
         i = self.find_queue(st.rs[s], sh.peer, sh.chain)

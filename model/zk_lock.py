@@ -16,7 +16,7 @@ from . import rules
 from .action import ActionKind
 from .config import Config
 from .state import ARCHIVED, DELETED, NO_LOCK, State
-from .zk_common import COMMON_KINDS, ZkCommon
+from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
 
 K = ActionKind
 
@@ -24,20 +24,7 @@ K = ActionKind
 class ZkLock(ZkCommon):
     name = "zk-lock"
     summary = "seeds 000/003: survivors race for a lock znode, copy queues one by one"
-    configs = (
-        "std",
-        "cleaner-race",
-        "race",
-        "double-failure",
-        "peers",
-        "filtering",
-        "master-master",
-        "cyclic",
-        "sink-outage",
-        "zk-faults",
-        "hyphen-hosts",
-        "multiwal",
-    )
+    configs = ZK_CONFIGS
     kinds = (
         *COMMON_KINDS,
         K("lock", ("server", "dead"), True, "create /rs/<dead>/lock (the race of seed 000)"),

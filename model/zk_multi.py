@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from . import rules
 from .action import ActionKind
 from .config import Config
+from .logic import PY, dual
 from .state import ARCHIVED, DELETED, IDLE, IDLE_CLEANER, READING, Claim, State
-from .zk_common import COMMON_KINDS, ZkCommon
+from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
 
 K = ActionKind
 
@@ -23,20 +24,7 @@ K = ActionKind
 class ZkMulti(ZkCommon):
     name = "zk-multi"
     summary = "HBase 2.x: SCP-driven claims, one multi per queue, cversion-checked cleaner"
-    configs = (
-        "std",
-        "cleaner-race",
-        "race",
-        "double-failure",
-        "peers",
-        "filtering",
-        "master-master",
-        "cyclic",
-        "sink-outage",
-        "zk-faults",
-        "hyphen-hosts",
-        "multiwal",
-    )
+    configs = ZK_CONFIGS
     kinds = (
         *COMMON_KINDS,
         K("claim_read", ("server", "dead", "queue"), True, "read a dead server's queue positions"),
@@ -77,14 +65,15 @@ class ZkMulti(ZkCommon):
             if srv.alive and srv.claim:
                 yield (s,)
 
+    @dual(rules.zk_claim_applies_rule)
     def claim_applies(self, st: State, s: int, claim: Claim) -> bool:
         """The multi succeeds when every old WAL znode is still there to delete and the new queue
         does not exist yet; otherwise "someone else took the log"."""
         d, q = claim
         i = self.find_queue(st.rs[d], q.peer, q.chain)
-        if i < 0 or {k for k, _ in st.rs[d].queues[i].wals} != {k for k, _ in q.wals}:
-            return False
-        return self.find_queue(st.rs[s], q.peer, self.rule_claimed_chain(q.chain, d)) < 0
+        same = i >= 0 and {k for k, _ in st.rs[d].queues[i].wals} == {k for k, _ in q.wals}
+        exists = self.find_queue(st.rs[s], q.peer, self.rule_claimed_chain(q.chain, d)) >= 0
+        return rules.zk_claim_applies_rule(PY, i >= 0, same, exists)
 
     def do_claim_commit(self, cfg: Config, st: State, s: int) -> State:
         """Reference 3a: one ``multi`` creates the new queue and its WAL znodes, deletes the old
