@@ -1,0 +1,175 @@
+"""``replcheck zk``: start, stop and query an embedded ZooKeeper (``replcheck.conformance.zk``).
+
+    replcheck zk start  [--dir DIR] [--servers N] [--base-port PORT] [--timeout SECONDS]
+    replcheck zk status [--dir DIR] [--json]
+    replcheck zk stop   [--dir DIR]
+
+``start`` launches the servers as processes of their own session, so they outlive the command,
+waits until they serve and prints the connect string; ``stop`` stops every server of the run in
+``DIR`` (default ``./zk-run``) by its pid; ``status`` prints one row per server. Exit status: 0
+ok (``status``: the ensemble serves), 1 not serving (or failed to start), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_NOT_SERVING = 0, 1
+DEFAULT_DIR = "zk-run"
+
+
+def _servers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1 or n % 2 == 0:
+        raise argparse.ArgumentTypeError(f"must be a positive odd number (1, 3, 5, ...), not {n}")
+    return n
+
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1024 <= n <= 65000:
+        raise argparse.ArgumentTypeError(f"must be between 1024 and 65000, not {n}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not n > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return n
+
+
+def add_commands(sub: Any) -> None:
+    """Add the ``zk`` subcommand to the ``replcheck`` subparsers ``sub``."""
+    p = sub.add_parser(
+        "zk",
+        help="start, stop or query an embedded ZooKeeper (from the pyspark jars)",
+        description="Start, stop or query an embedded ZooKeeper run from the jars that the "
+        "pyspark wheel ships: standalone, or an ensemble on loopback.",
+        epilog="Exit status: 0 ok, 1 not serving, 2 bad input.",
+    )
+    p.add_argument("action", choices=("start", "stop", "status"), help="what to do")
+    p.add_argument(
+        "--dir",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help=f"run folder; the servers' files go in DIR/zk (default: ./{DEFAULT_DIR})",
+    )
+    p.add_argument(
+        "--servers",
+        type=_servers,
+        default=1,
+        metavar="N",
+        help="start: 1 for standalone, or an odd ensemble size (default: 1)",
+    )
+    p.add_argument(
+        "--base-port",
+        type=_port,
+        metavar="PORT",
+        help="start: server i uses PORT+3(i-1) (client) and the next two (quorum, election); "
+        "default: free ports",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="start: how long to wait for the servers to serve (default: 60)",
+    )
+    p.add_argument("--json", action="store_true", help="status: print JSON")
+    p.set_defaults(func=cmd_zk)
+
+
+def cmd_zk(args: argparse.Namespace) -> int:
+    """Run ``replcheck zk ACTION``; returns the exit status."""
+    from replcheck.cli import UsageError
+    from replcheck.conformance.zk import Ensemble, ZkError
+
+    run_dir = Path(args.dir)
+    try:
+        if args.action == "start":
+            return _start(run_dir, args)
+        ensemble = Ensemble.attach(run_dir)
+    except ZkError as exc:
+        raise UsageError(str(exc)) from None
+    if args.action == "stop":
+        try:
+            ensemble.stop()
+        except ZkError as exc:
+            sys.stderr.write(f"replcheck: error: {exc}\n")
+            return EXIT_NOT_SERVING
+        print(f"stopped ZooKeeper in {run_dir}")
+        return EXIT_OK
+    return _status(ensemble, as_json=args.json)
+
+
+def _start(run_dir: Path, args: argparse.Namespace) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.conformance.zk import Ensemble, ZkError
+
+    with_state = (run_dir / "zk" / "ensemble.json").is_file()
+    if with_state:
+        previous = Ensemble.attach(run_dir)
+        running = [s.id for s in previous.status() if s.alive]
+        if running:
+            raise UsageError(
+                f"ZooKeeper already running in {run_dir} ({previous.connect_string}); stop it first"
+            )
+    try:
+        ensemble = Ensemble(run_dir, servers=args.servers, base_port=args.base_port)
+    except ZkError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        ensemble.start(timeout=args.timeout, detach=True)
+    except ZkError as exc:
+        sys.stderr.write(f"replcheck: error: {exc}\n")
+        return EXIT_NOT_SERVING
+    print(ensemble.connect_string)
+    return EXIT_OK
+
+
+def _status(ensemble: Any, *, as_json: bool) -> int:
+    statuses = ensemble.status()
+    serving = ensemble.serving()
+    if as_json:
+        doc = {
+            "connect_string": ensemble.connect_string,
+            "serving": serving,
+            "leader": ensemble.leader(),
+            "servers": [
+                {
+                    "id": s.id,
+                    "client_port": s.client_port,
+                    "pid": s.pid,
+                    "alive": s.alive,
+                    "mode": s.mode,
+                    "zxid": s.zxid,
+                }
+                for s in statuses
+            ],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        rows = [("id", "port", "pid", "mode", "zxid")]
+        for s in statuses:
+            mode = s.mode or ("not serving" if s.alive else "stopped")
+            zxid = f"0x{s.zxid:x}" if s.zxid is not None else "-"
+            rows.append((str(s.id), str(s.client_port), str(s.pid or "-"), mode, zxid))
+        widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+        for row in rows:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        print(f"{'serving' if serving else 'not serving'}: {ensemble.connect_string}")
+    return EXIT_OK if serving else EXIT_NOT_SERVING
