@@ -15,8 +15,18 @@ behaviour both by dropping actions and by moving to the first enabled instance o
 rule applies ``model.step`` and checks every step property on the transition; an ``@invariant``
 checks every state invariant after every step (and in the initial state).
 
-When the model gets stuck (no action at all is enabled) every rule is allowed and does nothing, a
-stuttering step, since Hypothesis insists that some rule can always run.
+Each step's rule is drawn by the machine itself (``_choose_step``), not by Hypothesis's default,
+which filters all rules by their preconditions and by its swarm flags (each example switches a
+random subset of the rules off) and discards the example when the flags switch off every rule
+that is enabled. With some forty action kinds of which a handful are enabled at a time, that
+discarded most examples of the table-era designs after a few steps (their examples averaged under
+six actions, and races that need ten to twenty never came up). The machine draws the kind
+uniformly among the enabled kinds that the example's own swarm keeps (each kind left out with a
+probability drawn per example, shrinking towards none), and among all enabled kinds when the swarm
+keeps none of them: so an example runs until the model is stuck or the step budget is spent.
+
+When the model gets stuck (no action at all is enabled) the first rule does nothing, a stuttering
+step, since Hypothesis insists that some rule can always run; the invariants are not checked again.
 
 Profiles (``PROFILES``; also registered with Hypothesis as ``replcheck-ci``, ``replcheck-dev`` and
 ``replcheck-thorough``, namespaced so that they do not replace Hypothesis's built-in ``ci``
@@ -40,7 +50,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import seed as hypothesis_seed
@@ -56,6 +66,9 @@ from hypothesis.stateful import (
 from replcheck.model import DESIGNS, STANDARD, Action, ActionKind, Model, Property, State
 
 from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+
+if TYPE_CHECKING:
+    from hypothesis.stateful import Rule
 
 __all__ = [
     "DATABASE_DIR",
@@ -159,7 +172,36 @@ class ModelMachine(RuleBasedStateMachine):
         self._state: State = self._model.init()
         self._trace: list[Action] = []
         self._by_kind: dict[str, list[Action]] | None = None
+        self._checked: State | None = None
         self._tally.examples += 1
+        self._swarm_level: int | None = None
+        self._left_out: dict[str, bool] = {}
+        if hasattr(self, "_rules_strategy"):
+            # Hypothesis's own choice of rule (filter every rule by its precondition and by its
+            # swarm flags) discards the example whenever the flags leave out every enabled kind.
+            self._rules_strategy = _choose_step(self)
+
+    @classmethod
+    def _rules_by_kind(cls) -> tuple[dict[str, Rule], list[str]]:
+        """The rules by kind name, and the kind names in the design's order."""
+        found = cls.__dict__.get("_rules_cache")
+        if found is None:
+            rules = {r.function.__name__: r for r in cls.setup_state().rules}
+            found = (rules, [k.name for k in cls._model.design.kinds])
+            cls._rules_cache = found
+        return found
+
+    def _left_out_by_swarm(self, draw, kind: str) -> bool:
+        """Whether this example's swarm leaves ``kind`` out, decided the first time it matters:
+        each kind independently with probability ``level / SWARM_LEVELS``, the level drawn once
+        per example. Both draws shrink towards 0, that is towards leaving nothing out."""
+        out = self._left_out.get(kind)
+        if out is None:
+            if self._swarm_level is None:
+                self._swarm_level = draw(_SWARM_DRAW)
+            out = self._swarm_level > 0 and draw(_SWARM_DRAW) >= SWARM_LEVELS - self._swarm_level
+            self._left_out[kind] = out
+        return out
 
     def _enabled(self) -> dict[str, list[Action]]:
         """The enabled actions of the current state, by kind (computed once per state)."""
@@ -171,7 +213,8 @@ class ModelMachine(RuleBasedStateMachine):
         return self._by_kind
 
     def _may(self, kind: str) -> bool:
-        """Precondition of ``kind``'s rule: one of its actions is enabled, or nothing is."""
+        """Precondition of ``kind``'s rule: one of its actions is enabled, or nothing is.
+        (``_choose_step`` keeps to it; it matters if Hypothesis chooses the rules itself.)"""
         enabled = self._enabled()
         return bool(enabled.get(kind)) or not enabled
 
@@ -204,10 +247,40 @@ class ModelMachine(RuleBasedStateMachine):
 
     @invariant()
     def _invariants_hold(self) -> None:
+        if self._state is self._checked:
+            return  # a stuttering step: nothing to check again
+        self._checked = self._state
         cfg = self._model.cfg
         for prop in self._model.invariants:
             if not prop.check(cfg, self._state):
                 self._fail(prop)
+
+
+SWARM_LEVELS = 8
+"""Swarm levels: an example leaves each action kind out with probability ``level / 8``, its level
+drawn from 0 to 7 (see ``_choose_step``)."""
+
+_SWARM_DRAW = st.integers(min_value=0, max_value=SWARM_LEVELS - 1)
+_INDEX = st.integers(min_value=0, max_value=INDEX_BOUND - 1)
+
+
+@st.composite
+def _choose_step(draw, machine: ModelMachine) -> tuple[Rule, dict[str, int]]:
+    """The next step of ``machine``: the rule of an enabled kind and the index of the instance it
+    takes (drawn only when there is a choice). The kind is drawn uniformly among the enabled kinds
+    that the example's swarm keeps, or among all enabled kinds when it keeps none of them, so a
+    kind left out still runs when nothing else can and no example is ever discarded. When nothing
+    at all is enabled the first rule stutters, drawing nothing."""
+    enabled = machine._enabled()
+    rules, order = machine._rules_by_kind()
+    if not enabled:
+        return rules[order[0]], {"index": 0}
+    kinds = [k for k in order if k in enabled]
+    if len(kinds) > 1:
+        kinds = [k for k in kinds if not machine._left_out_by_swarm(draw, k)] or kinds
+    kind = kinds[draw(st.integers(0, len(kinds) - 1))] if len(kinds) > 1 else kinds[0]
+    index = draw(_INDEX) if len(enabled[kind]) > 1 else 0
+    return rules[kind], {"index": index}
 
 
 def _make_rule(kind: ActionKind):
@@ -219,7 +292,7 @@ def _make_rule(kind: ActionKind):
     take.__name__ = take.__qualname__ = name
     take.__doc__ = kind.doc
     enabled = precondition(lambda self: self._may(name))
-    return enabled(rule(index=st.integers(min_value=0, max_value=INDEX_BOUND - 1))(take))
+    return enabled(rule(index=_INDEX)(take))
 
 
 def machine_for(model: Model) -> type[ModelMachine]:
