@@ -3,11 +3,80 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
+from . import table_rules
 from .config import Config
+from .logic import PY, B, I, Ops, dual
 from .state import WalKey, bits
 from .table import Table
-from .table_rules import cleaner_offsets, live_server_may_delete, should_replicate
+from .table_rules import QueueView, live_server_may_delete_rule, should_replicate_rule
 from .table_state import TServer, TState
+
+# --- the broken rules, in dual form (``model/logic.py``) ----------------------------------------
+
+
+def no_fence(ops: Ops) -> B:
+    """HBASE-27214: AddPeerProcedure leaves the log cleaner alone."""
+    return False
+
+
+def unguarded(ops: Ops) -> B:
+    """claimQueue's delete+put without a condition."""
+    return False
+
+
+def peer_always_known(ops: Ops, known: B) -> B:
+    """A claimer that does not check the peer."""
+    return True
+
+
+def alive_only(ops: Ops, alive: B, scp_unfinished: B) -> B:
+    """A cleaner that counts only online servers as live."""
+    return alive
+
+
+def missing_queue_deletes(
+    ops: Ops, wal_ts: I, live: B, has_server: B, queues: list[QueueView]
+) -> B:
+    """A cleaner that applies the live-server rule to the peers that have a queue only, and
+    deletes when none has: a missing queue no longer keeps the WAL."""
+    present = [q._replace(listed=ops.and_(q.listed, q.has_queue)) for q in queues]
+    return ops.or_(
+        ops.not_(ops.or_(*(q.listed for q in present))),
+        live_server_may_delete_rule(ops, has_server, present, wal_ts),
+    )
+
+
+def offset_wal_done(ops: Ops, wal_ts: I, live: B, has_server: B, queues: list[QueueView]) -> B:
+    """A cleaner that skips a queue whose offset names the WAL itself, as if it were done."""
+    return ops.or_(
+        ops.not_(ops.or_(*(q.listed for q in queues))),
+        ops.ite(
+            ops.not_(has_server),
+            ops.not_(live),
+            ops.and_(
+                *(
+                    ops.implies(
+                        q.listed,
+                        ops.and_(
+                            ops.implies(ops.not_(q.has_queue), ops.not_(live)),
+                            ops.implies(
+                                ops.and_(
+                                    q.has_queue,
+                                    ops.not_(ops.and_(q.has_offset, q.start_ts == wal_ts)),
+                                ),
+                                ops.not_(
+                                    should_replicate_rule(
+                                        ops, q.has_offset, q.start_ts, q.pos, wal_ts
+                                    )
+                                ),
+                            ),
+                        ),
+                    )
+                    for q in queues
+                )
+            ),
+        ),
+    )
 
 
 class NoCleanerBarrier(Table):
@@ -21,8 +90,9 @@ class NoCleanerBarrier(Table):
     )
     configs = ("t-add-peer",)
 
+    @dual(no_fence)
     def rule_fence_add(self) -> bool:
-        return False
+        return no_fence(PY)
 
 
 class RemoveWithoutWaiting(Table):
@@ -119,8 +189,9 @@ class ClaimIgnoresPeer(Table):
     )
     configs = ("t-remove-peer",)
 
+    @dual(peer_always_known)
     def rule_claim_peer_known(self, srv: TServer, peer: int) -> bool:
-        return True
+        return peer_always_known(PY, bool(srv.known >> peer & 1))
 
 
 class CleanerScpUnfinishedIsDead(Table):
@@ -134,8 +205,12 @@ class CleanerScpUnfinishedIsDead(Table):
     )
     configs = ("t-std",)
 
+    @dual(alive_only)
     def rule_cleaner_live(self, st: TState) -> int:
-        return sum(1 << s for s, srv in enumerate(st.servers) if srv.alive)
+        return table_rules.live_mask(
+            alive_only,
+            ((srv.alive, self.scp_unfinished(st, s)) for s, srv in enumerate(st.servers)),
+        )
 
 
 class CleanerMissingQueueDeletes(Table):
@@ -148,11 +223,9 @@ class CleanerMissingQueueDeletes(Table):
     )
     configs = ("t-std",)
 
+    @dual(missing_queue_deletes)
     def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
-        c = st.cleaner
-        by_peer = cleaner_offsets(c.rows).get(key[0], {})
-        present = [p for p in bits(c.peers) if p in by_peer]
-        return live_server_may_delete(by_peer, present, key) if present else True
+        return table_rules.cleaner_decides(missing_queue_deletes, st.cleaner, key)
 
 
 class CleanerOwnWalDone(Table):
@@ -165,25 +238,9 @@ class CleanerOwnWalDone(Table):
     )
     configs = ("t-std",)
 
+    @dual(offset_wal_done)
     def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
-        c = st.cleaner
-        if not c.peers:
-            return True
-        by_peer = cleaner_offsets(c.rows).get(key[0])
-        if by_peer is None:
-            return not (c.live >> key[0] & 1)
-        for p in bits(c.peers):
-            groups = by_peer.get(p)
-            if groups is None:
-                if c.live >> key[0] & 1:
-                    return False
-                continue
-            offset = groups.get(key[1])
-            if offset is not None and offset[0] == key[2]:
-                continue
-            if should_replicate(offset, key):
-                return False
-        return True
+        return table_rules.cleaner_decides(offset_wal_done, st.cleaner, key)
 
 
 class UnguardedClaim(Table):
@@ -197,8 +254,9 @@ class UnguardedClaim(Table):
     )
     configs = ("t-race",)
 
+    @dual(unguarded)
     def rule_claim_guarded(self) -> bool:
-        return False
+        return unguarded(PY)
 
 
 class RecoveredListsWalDir(Table):

@@ -9,10 +9,66 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from . import rules
 from .config import Config
+from .logic import PY, B, I, Ops, S, after, before, dual
 from .state import ARCHIVED, DELETED, GLOBAL, Claim, Edit, Queue, Shipper, State, Wal, WalKey
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
+
+# --- the broken rules, in dual form (``model/logic.py``) ----------------------------------------
+
+
+def claim_applies_always(ops: Ops, old_present: B, same_wals: B, new_exists: B) -> B:
+    """HBASE-12241's claim: copy and delete are separate writes, so nothing makes a second copy
+    fail."""
+    return True
+
+
+def drop_claimed_queue_never(ops: Ops, peer_removed: B) -> B:
+    """HBASE-17077's claim: a removed peer's queue is claimed like any other."""
+    return False
+
+
+def start_position_zero(ops: Ops, stored: I) -> I:
+    """A recovered source that starts its first WAL from 0."""
+    return 0
+
+
+def split_every_hyphen(ops: Ops, text: S, slots: int) -> rules.ParsedZkQueueId:
+    """HBASE-8207's parser: the peer id up to the first ``-``, then a dead server's name between
+    every two ``-`` (``peer, *dead = text.split("-")``)."""
+    h = ops.index_of(text, "-", 0)
+    peer = ops.ite(h < 0, text, before(ops, text, h))
+    rest = ops.ite(h < 0, "", after(ops, text, h + 1))
+    more = h >= 0
+    dead = []
+    for _ in range(slots):
+        cut = ops.index_of(rest, "-", 0)
+        dead.append((more, ops.ite(cut < 0, rest, before(ops, rest, cut))))
+        more = ops.and_(more, cut >= 0)
+        rest = ops.ite(cut < 0, "", after(ops, rest, cut + 1))
+    return peer, dead, more
+
+
+def wal_done_at_end_of_file(ops: Ops, newer_queued: B, closed: B, pos: I, length: I) -> B:
+    """A source that drops its head WAL as soon as it read to the end of it."""
+    return pos >= length
+
+
+def claimed_chain_unchanged(ops: Ops, chain: tuple, dead: object) -> tuple:
+    """A claimed queue that keeps its old name."""
+    return tuple(chain)
+
+
+def replicable_ignoring_origin(ops: Ops, kind: I, cluster_ids: tuple, target: I) -> B:
+    """A filter that keeps GLOBAL edits whatever cluster they came from."""
+    return kind == GLOBAL
+
+
+def replicable_ignoring_scope(ops: Ops, kind: I, cluster_ids: tuple, target: I) -> B:
+    """A filter that keeps every edit not from the target, whatever its scope."""
+    return ops.not_(ops.or_(*(target == c for c in cluster_ids)))
 
 
 class Hbase12865(ZkMulti):
@@ -56,8 +112,9 @@ class Hbase12241(ZkMulti):
         "writes, so two survivors can both copy the same queue."
     )
 
+    @dual(claim_applies_always)
     def claim_applies(self, st: State, s: int, claim: Claim) -> bool:
-        return True
+        return claim_applies_always(PY, True, True, False)
 
 
 class Hbase26029(ZkMulti):
@@ -86,8 +143,9 @@ class Hbase17077(ZkMulti):
         "queue (and its WALs) behind forever."
     )
 
+    @dual(drop_claimed_queue_never)
     def rule_drop_claimed_queue(self, st: State, queue: Queue) -> bool:
-        return False
+        return drop_claimed_queue_never(PY, True)
 
 
 class RecoveredRestartsAtZero(ZkMulti):
@@ -101,8 +159,9 @@ class RecoveredRestartsAtZero(ZkMulti):
         "been replicated')."
     )
 
+    @dual(start_position_zero)
     def rule_start_position(self, queue: Queue, key: WalKey) -> int:
-        return 0
+        return start_position_zero(PY, dict(queue.wals)[key])
 
 
 class Hbase16144(ZkLock):
@@ -129,9 +188,10 @@ class Hbase8207(ZkLock):
         "yields the wrong dead server; its WALs are not found and are skipped."
     )
 
+    @dual(split_every_hyphen)
     def rule_parse_queue_id(self, cfg: Config, text: str) -> tuple[str, list[str]]:
-        peer, *dead = text.split("-")
-        return peer, dead
+        peer, dead, _more = split_every_hyphen(PY, text, text.count("-") + 1)
+        return peer, rules.present_names(dead)
 
 
 class Hbase3515(ZkLock):
@@ -160,8 +220,9 @@ class DeleteCurrentWal(ZkLock):
         "001: 'reading up to the end of the current file does not delete the item in the queue'."
     )
 
+    @dual(wal_done_at_end_of_file)
     def rule_wal_done(self, sh: Shipper, wal: Wal) -> bool:
-        return sh.pos >= len(wal.entries)
+        return wal_done_at_end_of_file(PY, len(sh.wals) > 1, wal.closed, sh.pos, len(wal.entries))
 
 
 class AppendBeforeRegister(ZkLock):
@@ -224,8 +285,9 @@ class ClaimWithoutChain(ZkLock):
         "the server that failed'."
     )
 
+    @dual(claimed_chain_unchanged)
     def rule_claimed_chain(self, chain: tuple[int, ...], dead: int) -> tuple[int, ...]:
-        return chain
+        return claimed_chain_unchanged(PY, chain, dead)
 
 
 class ReaderIgnoresArchive(ZkLock):
@@ -256,8 +318,9 @@ class NoLoopPrevention(ZkLock):
         "from; seed 002: the preserved UUIDs 'prevent replication loops'."
     )
 
+    @dual(replicable_ignoring_origin)
     def rule_ships(self, edit: Edit, target: int) -> bool:
-        return edit.kind == GLOBAL
+        return replicable_ignoring_origin(PY, edit.kind, edit.cluster_ids, target)
 
 
 class ShipsLocalScope(ZkLock):
@@ -270,8 +333,9 @@ class ShipsLocalScope(ZkLock):
         "only families 'scoped GLOBAL' and 'not part of a catalog' are replicated."
     )
 
+    @dual(replicable_ignoring_scope)
     def rule_ships(self, edit: Edit, target: int) -> bool:
-        return target not in edit.cluster_ids
+        return replicable_ignoring_scope(PY, edit.kind, edit.cluster_ids, target)
 
 
 ZK_MUTANTS = (

@@ -24,6 +24,7 @@ from . import rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .config import Config
 from .design import Design
+from .logic import PY, dual
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -323,6 +324,7 @@ class TableCommon(SinkOutages, Design):
 
     # --- decision rules a design may get wrong ---------------------------------------------------
 
+    @dual(rules.replicable_rule)
     def rule_ships(self, edit: Edit, target: int) -> bool:
         return rules.edit_replicable(edit, target)
 
@@ -338,23 +340,23 @@ class TableCommon(SinkOutages, Design):
                 mask |= 1 << p
         return mask
 
+    @dual(table_rules.counts_as_live_rule)
     def rule_cleaner_live(self, st: TState) -> int:
         """preClean's first read: online servers and those whose SCP has not finished ("a 'dead'
         server means the region server is dead, and its associated SCP has also been finished")."""
-        live = 0
-        for s, srv in enumerate(st.servers):
-            if srv.alive or self.scp_unfinished(st, s):
-                live |= 1 << s
-        return live
+        return table_rules.live_mask(
+            table_rules.counts_as_live_rule,
+            ((srv.alive, self.scp_unfinished(st, s)) for s, srv in enumerate(st.servers)),
+        )
 
+    @dual(table_rules.cleaner_may_delete_rule)
     def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
-        c = st.cleaner
-        offsets = table_rules.cleaner_offsets(c.rows)
-        return table_rules.cleaner_may_delete(offsets, c.live, bits(c.peers), key)
+        return table_rules.cleaner_decides(table_rules.cleaner_may_delete_rule, st.cleaner, key)
 
+    @dual(table_rules.claim_guarded_rule)
     def rule_claim_guarded(self) -> bool:
         """claimQueue's mutation is conditional on the first column read."""
-        return True
+        return table_rules.claim_guarded_rule(PY)
 
     def rule_recovered_done(self, srv: TServer, sh: Shipper) -> bool:
         """A recovered queue is removed when its last WAL group finishes: every shipper was
@@ -387,9 +389,10 @@ class TableCommon(SinkOutages, Design):
         a scanned one, and "a queue can only be claimed once after the refresh"."""
         return 2
 
+    @dual(table_rules.fence_add_rule)
     def rule_fence_add(self) -> bool:
         """AddPeerProcedure disables the log cleaner (the barrier) for its whole life."""
-        return True
+        return table_rules.fence_add_rule(PY)
 
     def rule_claim_targets(self, st: TState) -> list[int]:
         return self.online(st)
@@ -398,10 +401,11 @@ class TableCommon(SinkOutages, Design):
         """SERVER_CRASH_CLAIM_REPLICATION_QUEUES suspends while a migration is unfinished."""
         return not st.migration or st.migration.stage == MIG_DONE
 
+    @dual(table_rules.claim_peer_known_rule)
     def rule_claim_peer_known(self, srv: TServer, peer: int) -> bool:
         """The claimer checks ``replicationPeers.getPeer(peerId)`` before and after the claim: a
         peer it does not know (removed) is not replicated (HBASE-17077, HBASE-20475)."""
-        return bool(srv.known >> peer & 1)
+        return table_rules.claim_peer_known_rule(PY, bool(srv.known >> peer & 1))
 
     def rule_recovered_wals(
         self, cfg: Config, st: TState, source: int, group: int, offset
@@ -915,7 +919,7 @@ class TableCommon(SinkOutages, Design):
 
     def proc_ready(self, st: TState, p: int, proc: PeerProc) -> bool:
         if proc.kind == ADD and proc.stage == AP_PRE:
-            return not self.rule_fence_add() or st.barrier[0] != RUNNING
+            return table_rules.add_peer_may_leave_pre(PY, self.rule_fence_add(), st.barrier[0])
         if proc.kind == REMOVE and proc.stage == RP_POST:
             return not self.rule_removal_pending(st, proc)
         return self.extra_proc_ready(st, p, proc)
@@ -1009,10 +1013,7 @@ class TableCommon(SinkOutages, Design):
         return st, proc._replace(cursor=(n + 1, keys))
 
     def barrier_disable(self, barrier: tuple[int, int]) -> tuple[int, int]:
-        state, n = barrier
-        if state == RUNNING:
-            return barrier
-        return (BARRIER_DISABLED, n + 1 if state == BARRIER_DISABLED else 1)
+        return table_rules.barrier_disable_rule(PY, *barrier)
 
     def barrier_enable(self, barrier: tuple[int, int]) -> tuple[int, int]:
         state, n = barrier
@@ -1082,7 +1083,7 @@ class TableCommon(SinkOutages, Design):
         if (
             st.budget.cleaner_runs
             and st.cleaner.phase == C_IDLE
-            and st.barrier[0] == NOT_RUNNING
+            and table_rules.cleaner_may_start_rule(PY, st.barrier[0])
             and self.cleaner_may_run(st)
         ):
             yield ()

@@ -5,7 +5,7 @@ tuple of ``Row`` that stands for the ``queue`` family.
 
 from __future__ import annotations
 
-from .table_rules import claim_guard_holds
+from .table_rules import claim_applies
 from .table_state import NO_SOURCE, Offset, Row, row_key
 
 
@@ -58,7 +58,7 @@ def claim_queue(
     the old row and put the new one (owner := target; source := the original source, or the old
     owner) with the offsets read. Returns the rows and whether the mutation was processed."""
     old = find(rows, peer, owner, source)
-    if guarded and not claim_guard_holds(old, read):
+    if not claim_applies(guarded, old, read):
         return rows, False
     new_source = source if source != NO_SOURCE else owner
     rows = _without(rows, peer, owner, source)

@@ -250,7 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMAND_MODULES: tuple[str, ...] = ("replcheck.cli_zk", "replcheck.cli_record")
+COMMAND_MODULES: tuple[str, ...] = (
+    "replcheck.cli_zk",
+    "replcheck.cli_record",
+    "replcheck.cli_prove",
+)
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""
 

@@ -105,7 +105,70 @@ def counterexample_page(mutant: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-PAGES = {"properties.md": properties_page, "mutants.md": mutants_page}
+def proofs_page() -> str:
+    """``docs/proofs.md``: every Z3 proof about the decision rules, what it means for a reviewer,
+    and which mutants are rule-level (from ``specs/proofs.py``; verdicts and times are in
+    ``bench/results/proofs.md`` and ``replcheck prove``)."""
+    from replcheck.specs import proofs
+
+    lines = [
+        "# Proofs about the decision rules",
+        "",
+        "Generated from `specs/proofs.py` by `python -m replcheck.docs`. Run them with",
+        "`replcheck prove` (`--all` adds the mutants, `--json` for data); verdicts and times are",
+        "in `bench/results/proofs.md`.",
+        "",
+        "The rules that decide safety (shouldReplicate, the log cleaner's rules, the claim",
+        "guards, AddPeer's fence, queue-id and WAL-name formats and parsers) are written once, in",
+        "dual form (`model/logic.py`): the explicit model runs them on plain values, and these",
+        "proofs build the very same rules over Z3 terms (`specs/z3ops.py`). A proof is Z3's",
+        "`unsat` for the negation of the property, for all values of its inputs (integers are",
+        "unbounded, names are strings of any length); a refutation comes with a concrete",
+        "counterexample, which the tests re-evaluate with the plain rules.",
+        "",
+    ]
+    for proof in proofs.PROOFS:
+        era = {"zk": "ZooKeeper era", "table": "table era", "any": "both eras"}[proof.era]
+        lines += [f"## `{proof.name}`: {proof.title}", ""]
+        lines += [proof.meaning, ""]
+        lines.append(f"- protects: {proof.protects}")
+        lines.append(f"- designs: {era}")
+        rules = ", ".join(f"`{r}`" for r in proof.rules) or "module-level rules only"
+        lines.append(f"- design rules used: {rules}")
+        lines.append(f"- bounds: {proof.bound}")
+        if proof.expect == proofs.REFUTED:
+            lines.append("- expected: **refuted** (it shows why the naming rule exists)")
+        lines.append("")
+    lines += [
+        "## Mutants",
+        "",
+        "A mutant is *rule-level* when the step it overrides is a pure decision rule in dual",
+        "form; the proofs of that rule must refute it with a counterexample. The others break a",
+        "protocol step or decide from a scan of the state; exploration catches them.",
+        "",
+        "| mutant | overrides | rule-level | refuted by |",
+        "|---|---|---|---|",
+    ]
+    for name in (m for m in mutants() if m in BUILTIN):
+        cls = DESIGNS[name]
+        if proofs.rule_level(cls):
+            by = [
+                p.name
+                for p in proofs.proofs_for(cls)
+                if cls.overrides in p.rules and p.expect == proofs.PROVED
+            ]
+            lines.append(f"| `{name}` | `{cls.overrides}` | yes | {', '.join(by)} |")
+        else:
+            why = proofs.non_rule_level_reason(cls)
+            lines.append(f"| `{name}` | `{cls.overrides}` | no | - ({why}) |")
+    return "\n".join(lines) + "\n"
+
+
+PAGES = {
+    "properties.md": properties_page,
+    "mutants.md": mutants_page,
+    "proofs.md": proofs_page,
+}
 """Pages generated without exploring anything (checked by the fast tests)."""
 
 

@@ -10,7 +10,10 @@ Rows are ``design@config``: a design is checked under the configurations its cla
 ``configs`` (a mutant lists those where it must be caught), unless ``configs`` overrides them.
 Columns are the model's properties. A cell is ``ok``, ``FAIL(e)``/``FAIL(h)``/``FAIL(e,h)`` (which
 checkers found the failure: ``e`` exhaustive exploration, ``h`` Hypothesis fuzzing) or ``?`` when no
-checker could decide. A failure pinned as a known finding is drawn ``FAIL(e)*``.
+checker could decide. A failure pinned as a known finding is drawn ``FAIL(e)*``. The ``proofs``
+checker adds one column, ``proofs`` (``rule_proofs``): the Z3 proofs about the design's decision
+rules (``specs/proofs.py``), ``FAIL(z)`` when one is refuted — for a rule-level mutant, its broken
+rule.
 
 The gate's rule:
 
@@ -40,11 +43,16 @@ from replcheck.model.state import KIND_NAMES
 from replcheck.progress import Progress, quiet
 from replcheck.specs import FAIL, PASS, CheckResult, check
 
-CHECKERS: tuple[str, ...] = ("explore", "fuzz")
+CHECKERS: tuple[str, ...] = ("explore", "fuzz", "proofs")
 """Checker names, in the order their letters appear in a cell."""
 
-LETTERS: dict[str, str] = {"explore": "e", "fuzz": "h"}
-"""The letter a checker signs a ``FAIL`` cell with (``h`` for Hypothesis)."""
+LETTERS: dict[str, str] = {"explore": "e", "fuzz": "h", "proofs": "z"}
+"""The letter a checker signs a ``FAIL`` cell with (``h`` for Hypothesis, ``z`` for Z3)."""
+
+PROOFS_COLUMN = "rule_proofs"
+"""The matrix column of the Z3 proofs about a design's decision rules (``specs/proofs.py``): ``ok``
+when every proof came out as expected, ``FAIL(z)`` when one is refuted (for a mutant: its broken
+rule is refuted), ``?`` when Z3 could not decide one."""
 
 SHORT_NAMES: dict[str, str] = {
     "no_lost_edit": "lost-edit",
@@ -58,6 +66,7 @@ SHORT_NAMES: dict[str, str] = {
     "edits_delivered": "delivered",
     "dead_queues_claimed": "claimed",
     "removed_peer_queues_deleted": "peer-gc",
+    PROOFS_COLUMN: "proofs",
 }
 """Column headers for the standard properties; any other property is headed by its own name."""
 
@@ -210,6 +219,42 @@ def load_fuzz() -> tuple[Callable[..., CheckResult] | None, str]:
     if not callable(fn):
         return None, "fuzzing skipped: replcheck.specs.fuzz has no fuzz()"
     return fn, ""
+
+
+def load_proofs() -> tuple[Callable[[Model], CheckResult] | None, str]:
+    """``proofs_result``, or ``None`` and why the proofs are not available (no Z3)."""
+    try:
+        importlib.import_module("replcheck.specs.proofs")
+    except ImportError as exc:
+        return None, f"proofs skipped: replcheck.specs.proofs is not available ({exc})"
+    return proofs_result, ""
+
+
+def proofs_result(model: Model) -> CheckResult:
+    """The Z3 proofs about the rules of ``model``'s design, as one verdict in the column
+    ``PROOFS_COLUMN`` (the proofs depend on the design, not on the configuration; designs that
+    share rules share the answers)."""
+    from replcheck.specs import proofs
+    from replcheck.specs.results import UNKNOWN
+
+    cls = type(model.design)
+    dp = proofs.prove([cls.name])[0]
+    refuted = dp.caught if dp.mutant_of else dp.refuted
+    if refuted:
+        verdict = FAIL
+    elif any(r.verdict == proofs.UNKNOWN for r in dp.results):
+        verdict = UNKNOWN
+    else:
+        verdict = PASS
+    result = CheckResult("proofs", cls.name, model.cfg.name, {PROOFS_COLUMN: verdict})
+    result.stats = {
+        "proofs": len(dp.results),
+        "refuted": refuted,
+        "unknown": [r.proof for r in dp.results if r.verdict == proofs.UNKNOWN],
+        "rule_level": dp.rule_level,
+        "seconds": round(sum(r.seconds for r in dp.results), 3),
+    }
+    return result
 
 
 def call_fuzz(
@@ -442,6 +487,13 @@ def run_matrix(
                 progress.note(why)
                 continue
             runners[c] = lambda m, _p, fn=fn: call_fuzz(fn, m, profile)
+        elif c == "proofs":
+            prove, why = load_proofs()
+            if prove is None:
+                notes.append(why)
+                progress.note(why)
+                continue
+            runners[c] = lambda m, _p, prove=prove: prove(m)
         else:
             runners[c] = extra[c]
 
@@ -466,11 +518,17 @@ def _row_for(name: str, cfg: Config, expected: dict) -> Row:
 
 
 def _property_names(rows: list[Row]) -> list[str]:
+    """The model's properties, then the columns only a checker's results add (the proofs)."""
     names: list[str] = []
     for row in rows:
         for p in row.model.properties:
             if p.name not in names:
                 names.append(p.name)
+    for row in rows:
+        for r in row.results.values():
+            for p in r.verdicts:
+                if p not in names:
+                    names.append(p)
     return names
 
 
