@@ -20,6 +20,7 @@ over, so counterexamples from any checker draw either era.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 from . import rules
@@ -108,22 +109,18 @@ def _edit(cfg: Config, e: Edit) -> str:
     return text
 
 
-def _applied(cfg: Config, uids: tuple[Uid, ...]) -> str:
-    """Applied edit ids, grouped by WAL: ``1.1.1.1,60020.1234:e0,e1 c1.e0``."""
+def _applied(
+    cfg: Config, uids: tuple[Uid, ...], wal_name: Callable[[Config, WalKey], str] = rules.wal_name
+) -> str:
+    """Applied edit ids, grouped by WAL: ``1.1.1.1,60020.1234:e0,e1 c1.e0``; ``wal_name`` is the
+    era's WAL file name."""
     groups: dict[str, list[str]] = {}
-    order: list[str] = []
     for uid in uids:
         if uid and uid[0] == 0 and len(uid) == 5:
-            wal = rules.wal_name(cfg, uid[1:4])
-            if wal not in groups:
-                groups[wal] = []
-                order.append(wal)
-            groups[wal].append(f"e{uid[4]}")
+            groups.setdefault(wal_name(cfg, uid[1:4]), []).append(f"e{uid[4]}")
         else:
-            label = edit_label(cfg, uid)
-            groups[label] = []
-            order.append(label)
-    return _list([f"{k}:{','.join(groups[k])}" if groups[k] else k for k in order])
+            groups.setdefault(edit_label(cfg, uid), [])
+    return _list([f"{k}:{','.join(v)}" if v else k for k, v in groups.items()])
 
 
 def _wal(cfg: Config, key: WalKey) -> str:
@@ -617,16 +614,19 @@ def state_dict(cfg: Config, st: State) -> dict[str, object]:
     }
 
 
-def sink_lines(cfg: Config, st: State | TState) -> list[str]:
-    """What each cluster has applied, and the onward logs of clusters that relay (both eras)."""
+def sink_lines(
+    cfg: Config, st: State | TState, wal_name: Callable[[Config, WalKey], str] = rules.wal_name
+) -> list[str]:
+    """What each cluster has applied, and the onward logs of clusters that relay (both eras;
+    ``wal_name`` is the era's WAL file name)."""
     lines = ["sinks:"]
     home = any(d == 0 for _c, d in cfg.topology)
     for c, sink in enumerate(st.sinks):
         if c == 0 and not (home or sink.applied):
             continue
-        text = f"  {_cluster(cfg, c)}: applied {_applied(cfg, sink.applied)}"
+        text = f"  {_cluster(cfg, c)}: applied {_applied(cfg, sink.applied, wal_name)}"
         if sink.duplicates:
-            text += f"; applied twice {_applied(cfg, sink.duplicates)}"
+            text += f"; applied twice {_applied(cfg, sink.duplicates, wal_name)}"
         if sink.down:
             text += f"; sink servers down {_mask(sink.down)}"
         lines.append(text)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 
-from . import rules, table_rules
+from . import render, rules, table_rules
 from .action import Action
 from .config import Config
 from .design import Design
@@ -216,13 +216,7 @@ def _sync(pair: tuple[int, int]) -> str:
 
 def _applied(cfg: Config, uids: tuple[Uid, ...]) -> str:
     """Applied edit ids grouped by WAL file: ``<wal>:e0,e1 c1.e0``."""
-    groups: dict[str, list[str]] = {}
-    for uid in uids:
-        if uid and uid[0] == 0 and len(uid) == 5:
-            groups.setdefault(wal(cfg, uid[1:4]), []).append(f"e{uid[4]}")
-        else:
-            groups.setdefault(edit_label(cfg, uid), [])
-    return _list([f"{k}:{','.join(v)}" if v else k for k, v in groups.items()])
+    return render._applied(cfg, uids, wal)
 
 
 def _qualified_edit(cfg: Config, uid: Uid) -> str:
@@ -513,7 +507,7 @@ def render_table_state(cfg: Config, st: TState) -> str:
     lines += _server_lines(cfg, st)
     lines += _wal_lines(cfg, st)
     lines += _master_lines(cfg, st)
-    lines += sink_lines(cfg, st)
+    lines += sink_lines(cfg, st, wal)
     history = _history(cfg, st)
     if history:
         lines.append(f"history: {history}")
