@@ -1,2 +1,12 @@
-"""replcheck.conformance: the real system (embedded ZooKeeper, the reference cluster, faults,
-traces and their validation against the model). Not built yet: this package is empty."""
+"""replcheck.conformance: the real system the model is held against.
+
+* ``zk``: an embedded ZooKeeper (3.9.x from the pyspark jars), standalone or a 3-server ensemble;
+* the reference cluster: ``master``, ``regionserver`` and ``sink`` processes (``common`` holds the
+  znode layout and the fence, ``wal`` the WAL files, ``wire`` the replication RPC, ``steps`` the
+  model's names and decision rules as the cluster calls them);
+* ``cluster``: one run (workload, admin schedule, fault injector, drain); ``record``: many runs;
+* ``trace`` (events, merge), ``schema`` (validation against ``traces/schema/v1``), ``endstate``
+  (the end-state checker).
+
+See ``docs/cluster.md``.
+"""

@@ -1,0 +1,290 @@
+"""What every process of the reference cluster shares: the znode layout, its ZooKeeper session,
+fenced writes that return their zxid, and the run directory's layout.
+
+Layout (HBase 2.x's, reference section 3a, plus the table of the table era stored on ZooKeeper):
+
+```
+/hbase/rs/<server>                                   ephemeral: the server is alive (data: ports)
+/hbase/master                                        ephemeral: the active master
+/hbase/replication/peers/<peerId>                    data: {"cluster": c, "sinks": ["host:port"]}
+/hbase/replication/peers/<peerId>/peer-state         ENABLED | DISABLED
+/hbase/replication/rs/<server>/<queueId>/<wal>       data: position (zk-lock, zk-multi)
+/hbase/replication/rs/<server>/lock                  zk-lock: data = the claiming server
+/hbase/replication-table/<urlencoded row key>        table: one znode per row of hbase:replication,
+                                                     data = {"queue": {walGroup: "wal:offset"}}
+/replcheck/servers/<server>                          every server that ever started (the master's
+                                                     view of WAL directories)
+/replcheck/scp/<server>                              a ServerCrashProcedure (data: its stage)
+/replcheck/claims/<server>/<req>                     a claim the master sent to a region server
+/replcheck/refresh/<peerId>/<server>                 a RefreshPeerProcedure for one server
+/replcheck/admin/req-<n>                             an admin command (data: op, peer, stage)
+/replcheck/barrier                                   ReplicationLogCleanerBarrier (table)
+```
+
+Every storage write of a region server is a ``multi`` that first sets the data of its own
+ephemeral ``/hbase/rs/<server>`` znode: if the session expired (a zombie after SIGSTOP, or a forced
+expiry), that znode is gone, the ``multi`` fails with NoNode, and the process aborts instead of
+writing. The same set gives the transaction's zxid (its ``mzxid``) for the trace. The master fences
+itself the same way with ``/hbase/master``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import quote, unquote
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import (
+    BadVersionError,
+    ConnectionLoss,
+    NodeExistsError,
+    NoNodeError,
+    OperationTimeoutError,
+    SessionExpiredError,
+)
+
+from .trace import TraceWriter
+
+LIVE = "/hbase/rs"
+MASTER = "/hbase/master"
+REPL = "/hbase/replication"
+PEERS = f"{REPL}/peers"
+QUEUES = f"{REPL}/rs"
+TABLE = "/hbase/replication-table"
+CTRL = "/replcheck"
+SERVERS = f"{CTRL}/servers"
+SCP = f"{CTRL}/scp"
+CLAIMS = f"{CTRL}/claims"
+REFRESH = f"{CTRL}/refresh"
+ADMIN = f"{CTRL}/admin"
+BARRIER = f"{CTRL}/barrier"
+CVERSION_PREFIX = "cversion_"
+
+ENABLED, DISABLED = "ENABLED", "DISABLED"
+
+
+def row_znode(row_key: str) -> str:
+    """A row key (``peerId-owner[/source]``) as a znode name: URL-encoded, since ``/`` separates
+    the two server names."""
+    return f"{TABLE}/{quote(row_key, safe='')}"
+
+
+def row_key_of(znode_name: str) -> str:
+    return unquote(znode_name)
+
+
+# --- the run directory --------------------------------------------------------------------------
+
+
+def wal_dir(run_dir: Path, server: str) -> Path:
+    return run_dir / "cluster0" / "WALs" / server
+
+
+def old_wal_dir(run_dir: Path) -> Path:
+    return run_dir / "cluster0" / "oldWALs"
+
+
+def store_dir(run_dir: Path, cluster: int) -> Path:
+    return run_dir / f"cluster{cluster}" / "store"
+
+
+def trace_dir(run_dir: Path) -> Path:
+    return run_dir / "trace"
+
+
+def locate_wal(run_dir: Path, server: str, wal: str) -> Path | None:
+    """Where a WAL is now: its server's WAL directory, else oldWALs (seed 001: archived WALs are
+    found at their new path)."""
+    for path in (wal_dir(run_dir, server) / wal, old_wal_dir(run_dir) / wal):
+        if path.exists():
+            return path
+    return None
+
+
+class Fenced(Exception):
+    """This process's session is gone: it must stop writing."""
+
+
+class TxnFailed(Exception):
+    """A ``multi`` did not apply; ``errors`` are the per-operation results."""
+
+    def __init__(self, errors: list[Any]) -> None:
+        super().__init__(", ".join(type(e).__name__ for e in errors if isinstance(e, Exception)))
+        self.errors = errors
+
+
+class ZkProcess:
+    """A process with one ZooKeeper session, a trace writer and a fence znode."""
+
+    def __init__(self, zk_hosts: str, run_dir: Path, proc: str, design: str, timeout: float):
+        self.run_dir = run_dir
+        self.design_name = design
+        self.trace = TraceWriter(trace_dir(run_dir), proc, design)
+        self.zk = KazooClient(hosts=zk_hosts, timeout=timeout)
+        self.session_timeout = timeout
+        self.fence_path = ""
+        self.fence_data = b""
+        self.fence_version = 0
+        """The fence znode's version after our last transaction (0 when just created)."""
+        self.txn_lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._aborting = threading.Lock()
+        self.lock = threading.RLock()
+        self.zk.add_listener(self._on_state)
+        self.zk.start(timeout=30)
+
+    def _on_state(self, state: str) -> None:
+        if state == KazooState.LOST and self.fence_path and not self.stopping.is_set():
+            threading.Thread(target=self.abort, args=("session lost",), daemon=True).start()
+
+    def abort(self, why: str) -> NoReturn:
+        """Stop at once, as a region server that finds its session expired aborts. Only the first
+        thread to get here records it; any other waits for the exit."""
+        if not self._aborting.acquire(blocking=False):
+            while True:
+                time.sleep(1.0)
+        try:
+            self.trace.meta("fenced", why=why)
+            self.trace.meta("process_exit", code=1)
+        finally:
+            os._exit(1)
+
+    def retry(self, fn: Callable[[], Any], *, seconds: float = 60.0) -> Any:
+        """Run a ZooKeeper call, retrying while the connection is lost (a leader election);
+        an expired session means we are fenced."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                return fn()
+            except SessionExpiredError:
+                self.abort("session expired")
+            except (ConnectionLoss, OperationTimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def txn(self, build: Callable[[Any], None]) -> int:
+        """One fenced ``multi``: set the fence znode (conditional on its version), then
+        ``build``'s operations. Returns the transaction's zxid; raises ``TxnFailed`` when an
+        operation failed (nothing applied); aborts when the fence is gone.
+
+        Exactly once across a lost connection: the fence's version tells whether a ``multi``
+        whose answer was lost did apply (the version moved by one: it did, and the fence's
+        ``mzxid`` is its zxid) or not (retry). Only this process writes its fence, one
+        transaction at a time."""
+        with self.txn_lock:
+            expected = self.fence_version
+            deadline = time.monotonic() + 60.0
+            while True:
+                try:
+                    t = self.zk.transaction()
+                    t.set_data(self.fence_path, self.fence_data, version=expected)
+                    build(t)
+                    results = t.commit()
+                except SessionExpiredError:
+                    self.abort("session expired")
+                except (ConnectionLoss, OperationTimeoutError):
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+                    stat = self.retry(lambda: self.zk.exists(self.fence_path))
+                    if stat is None:
+                        self.abort(f"fence {self.fence_path} is gone")
+                    if stat.version == expected + 1:  # it applied; its answer was lost
+                        self.fence_version = stat.version
+                        return stat.mzxid
+                    continue
+                break
+            if results and isinstance(results[0], NoNodeError):
+                self.abort(f"fence {self.fence_path} is gone")
+            if results and isinstance(results[0], BadVersionError):
+                self.abort(f"fence {self.fence_path} written by someone else")
+            if any(isinstance(r, Exception) for r in results):
+                raise TxnFailed(results)
+            self.fence_version = results[0].version
+            return results[0].mzxid
+
+    def create_fence(self, path: str, wait: bool) -> None:
+        """Create our ephemeral fence znode. If it exists and is ours (a retried create that had
+        applied), fine; if it is another session's: wait for it to go (``wait``, a restarted
+        master waiting for the old one's session to expire) or fail."""
+        while True:
+            try:
+                self.retry(lambda: self.zk.create(path, self.fence_data, ephemeral=True))
+                break
+            except NodeExistsError:
+                stat = self.retry(lambda: self.zk.exists(path))
+                if stat is not None and stat.ephemeralOwner == self.zk.client_id[0]:
+                    break
+                if not wait:
+                    raise
+                time.sleep(0.2)
+        self.fence_path = path
+        self.fence_version = self.retry(lambda: self.zk.exists(path)).version
+
+    def guarded(self, what: str, fn: Callable[[], Any]) -> None:
+        """Run one round of a loop; an unexpected error is logged and the loop goes on (the
+        process must not die silently: the end-state checker would only see its effects)."""
+        try:
+            fn()
+        except Exception as exc:
+            log(f"{what}: {type(exc).__name__}: {exc}")
+            traceback.print_exc()
+            self.trace.meta("note", what=f"{what} failed", error=f"{type(exc).__name__}: {exc}")
+            time.sleep(0.2)
+
+    def children(self, path: str) -> list[str]:
+        try:
+            return sorted(self.retry(lambda: self.zk.get_children(path)))
+        except NoNodeError:
+            return []
+
+    def get(self, path: str) -> tuple[bytes, Any] | None:
+        try:
+            return self.retry(lambda: self.zk.get(path))
+        except NoNodeError:
+            return None
+
+    def get_json(self, path: str) -> Any:
+        got = self.get(path)
+        if got is None or not got[0]:
+            return None
+        return json.loads(got[0])
+
+    def ensure(self, *paths: str) -> None:
+        for path in paths:
+            self.retry(lambda p=path: self.zk.ensure_path(p))
+
+    def close(self, code: int = 0) -> None:
+        self.stopping.set()
+        self.trace.meta("process_exit", code=code)
+        try:
+            self.zk.stop()
+            self.zk.close()
+        except Exception:
+            pass
+
+
+_PARENT = os.getppid()
+
+
+def orphaned() -> bool:
+    """Has the driver that started this process gone? (Then the process stops by itself, so a
+    killed driver leaves nothing running.)"""
+    return os.getppid() != _PARENT
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True).encode()
+
+
+def log(msg: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} {msg}", file=sys.stderr, flush=True)

@@ -1,0 +1,626 @@
+"""The master of the source cluster:
+``python -m replcheck.conformance.master --run-dir D --zk HOSTS --design NAME``.
+
+It splits a dead server's logs (torn tails truncated, files moved to oldWALs), runs the
+ServerCrashProcedure's claim stage (``zk-multi``: one claim per queue sent to a live server;
+``table``: ADD_MISSING_QUEUES then CLAIM rounds, reference section 4), removes the stale ``lock``
+znodes of ``zk-lock`` (HBASE-16144's chore), executes admin commands (peers added, removed,
+enabled, disabled; in the table era as AddPeerProcedure and RemovePeerProcedure, section 5), and
+runs the log cleaner with its design's rule (section 6 / 3a / seed 003). Every procedure keeps its
+state in ZooKeeper, so a master killed mid-procedure and started again carries on where it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from kazoo.exceptions import NodeExistsError
+from replcheck.model import table_rules
+from replcheck.model.table_state import BEGIN, NO_SOURCE, Row
+
+from . import wal as walfile
+from .common import (
+    ADMIN,
+    BARRIER,
+    CLAIMS,
+    CVERSION_PREFIX,
+    DISABLED,
+    ENABLED,
+    LIVE,
+    MASTER,
+    PEERS,
+    QUEUES,
+    REFRESH,
+    SCP,
+    SERVERS,
+    TABLE,
+    TxnFailed,
+    ZkProcess,
+    dumps,
+    log,
+    old_wal_dir,
+    orphaned,
+    row_key_of,
+    row_znode,
+    wal_dir,
+)
+from .steps import CFG, Steps, peer_id, peer_index, server_index
+
+PLACEHOLDER_GROUP = -1
+
+
+class Master(ZkProcess):
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.steps = Steps(args.design)
+        self.args = args
+        self.rng = random.Random(args.seed * 31 + 7)
+        super().__init__(args.zk, Path(args.run_dir), "master", args.design, args.session_timeout)
+        self.trace.meta("process_start")
+        self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, SCP, CLAIMS, REFRESH, ADMIN)
+        self.create_fence(MASTER, wait=True)  # a restarted master waits for the old session
+        if self.get(BARRIER) is None:
+            with contextlib.suppress(NodeExistsError):
+                self.zk.create(BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}))
+        self.last_clean = 0.0
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    def live(self) -> set[str]:
+        return set(self.children(LIVE))
+
+    def peers(self) -> list[int]:
+        return sorted(peer_index(p) for p in self.children(PEERS))
+
+    def scp_state(self, server: str) -> dict[str, Any] | None:
+        return self.get_json(f"{SCP}/{server}")
+
+    def unfinished_scps(self) -> set[str]:
+        out = set()
+        for s in self.children(SCP):
+            st = self.scp_state(s)
+            if st and st.get("stage") != "done":
+                out.add(s)
+        return out
+
+    def set_scp(self, server: str, state: dict[str, Any], extra=None) -> int:
+        path = f"{SCP}/{server}"
+        exists = self.get(path) is not None
+
+        def ops(t: Any) -> None:
+            if exists:
+                t.set_data(path, dumps(state))
+            else:
+                t.create(path, dumps(state))
+            if extra:
+                extra(t)
+
+        return self.txn(ops)
+
+    # --- splitting a dead server's logs -----------------------------------------------------------
+
+    def split_logs(self, dead: str) -> None:
+        """Every WAL of the dead server goes to oldWALs, a torn tail cut off first."""
+        d = server_index(dead)
+        src = wal_dir(self.run_dir, dead)
+        if not src.exists():
+            return
+        old_wal_dir(self.run_dir).mkdir(parents=True, exist_ok=True)
+        for path in sorted(src.glob("*")):
+            cut = walfile.recover(path)
+            if cut:
+                self.trace.meta("wal_truncated", wal=path.name, bytes=cut)
+            shutil.move(str(path), str(old_wal_dir(self.run_dir) / path.name))
+            seq = self.steps.parse_wal(path.name)[2]
+            self.trace.emit("archive", {"server": d, "group": 0, "seq": seq}, wal=path.name)
+
+    # --- the ServerCrashProcedure ----------------------------------------------------------------
+
+    def crash_procedures(self) -> None:
+        live = self.live()
+        for server in self.children(SERVERS):
+            if server in live:
+                continue
+            state = self.scp_state(server)
+            if state and state.get("stage") == "done":
+                continue
+            if state is None:
+                self.set_scp(server, {"stage": "split"})
+                continue
+            if self.steps.base == "zk-lock":
+                self.split_logs(server)
+                self.set_scp(server, {"stage": "done"})
+            elif self.steps.base == "zk-multi":
+                self.scp_zk(server, state)
+            else:
+                self.scp_table(server, state)
+
+    def outstanding(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Claims sent and not yet done: request path -> (target, data)."""
+        out = {}
+        for target in self.children(CLAIMS):
+            for req in self.children(f"{CLAIMS}/{target}"):
+                data = self.get_json(f"{CLAIMS}/{target}/{req}")
+                if data:
+                    out[f"{CLAIMS}/{target}/{req}"] = (target, data)
+        return out
+
+    def dispatch(self, target: str, data: dict[str, Any]) -> int:
+        self.ensure(f"{CLAIMS}/{target}")
+        path = f"{CLAIMS}/{target}/claim-"
+        return self.txn(lambda t: t.create(path, dumps(data), sequence=True))
+
+    def reap_lost_claims(self, dead: str, live: set[str]) -> set[str]:
+        """Claims whose target died are dropped (``FailedRemoteDispatchException``); returns what
+        is still in flight for ``dead``."""
+        busy = set()
+        for path, (target, data) in self.outstanding().items():
+            if data["dead"] != dead:
+                continue
+            if target not in live:
+                try:
+                    zxid = self.txn(lambda t, p=path: t.delete(p))
+                except TxnFailed:
+                    continue
+                if self.steps.era == "table":
+                    self.trace.emit(
+                        "claim_lost",
+                        {"dead": server_index(dead), "child": data.get("child", 0)},
+                        zxid=zxid,
+                    )
+                else:
+                    self.trace.emit("note", kind="meta", zxid=zxid, what="claim target died")
+                continue
+            busy.add(data.get("queue") or data.get("row"))
+        return busy
+
+    def scp_zk(self, dead: str, state: dict[str, Any]) -> None:
+        """zk-multi: split, then send each queue to a live server until none is left, then
+        ``removeReplicatorIfQueueIsEmpty``."""
+        if state["stage"] == "split":
+            self.split_logs(dead)
+            self.set_scp(dead, {"stage": "claim"})
+            return
+        live = self.live()
+        queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
+        if not queues:
+            base = f"{QUEUES}/{dead}"
+            exists = self.get(base) is not None
+
+            def finish(t: Any) -> None:
+                if exists:
+                    t.delete(base)
+
+            zxid = self.set_scp(dead, {"stage": "done"}, extra=finish)
+            self.trace.emit("scp_finish", {"dead": server_index(dead)}, zxid=zxid)
+            return
+        busy = self.reap_lost_claims(dead, live)
+        targets = sorted(live)
+        if not targets:
+            return
+        for q in queues:
+            if q not in busy:
+                target = self.rng.choice(targets)
+                zxid = self.dispatch(target, {"dead": dead, "queue": q})
+                self.trace.emit(
+                    "note",
+                    kind="meta",
+                    zxid=zxid,
+                    what="claim sent",
+                    dead=dead,
+                    queue=q,
+                    target=target,
+                )
+
+    def rows(self) -> list[tuple[str, dict[str, str]]]:
+        out = []
+        for name in self.children(TABLE):
+            data = self.get_json(f"{TABLE}/{name}")
+            if data is not None:
+                out.append((row_key_of(name), data.get("queue", {})))
+        return out
+
+    def scp_table(self, dead: str, state: dict[str, Any]) -> None:
+        """SCP (split, CLAIM_REPLICATION_QUEUES) and AssignReplicationQueuesProcedure
+        (ADD_MISSING_QUEUES, CLAIM rounds), reference section 4."""
+        d = server_index(dead)
+        stage = state["stage"]
+        if stage == "split":
+            self.split_logs(dead)
+            zxid = self.set_scp(dead, {"stage": "claim_stage"})
+            self.trace.emit("scp_split", {"dead": d}, zxid=zxid)
+        elif stage == "claim_stage":
+            zxid = self.set_scp(dead, {"stage": "add_missing"})
+            self.trace.emit("scp_claim_stage", {"dead": d}, zxid=zxid)
+        elif stage == "add_missing":
+            existing = set()
+            for key, _ in self.rows():
+                peer, owner, source = self.steps.parse_row_key(key)
+                if owner == d and source == NO_SOURCE:
+                    existing.add(peer)
+            missing = [p for p in self.peers() if p not in existing]
+            zxid = self.set_scp(dead, {"stage": "put_missing", "missing": missing})
+            self.trace.emit("arqp_read_missing", {"dead": d}, zxid=zxid, missing=missing)
+        elif stage == "put_missing":
+            rows = [self.steps.row_key(p, d) for p in state.get("missing", [])]
+
+            def ops(t: Any) -> None:
+                for r in rows:  # BEGIN under the crashed server's name (no WAL group matches)
+                    t.create(row_znode(r), dumps({"queue": {dead: ":0"}}))
+
+            try:
+                zxid = self.set_scp(dead, {"stage": "claim", "round": 0}, extra=ops)
+            except TxnFailed:  # a row appeared meanwhile: read again
+                zxid = self.set_scp(dead, {"stage": "add_missing"})
+            self.trace.emit("arqp_put_missing", {"dead": d}, zxid=zxid, rows=rows)
+        elif stage == "claim":
+            live = self.live()
+            if self.reap_lost_claims(dead, live):
+                return
+            peers = set(self.peers())
+            queues = []
+            for key, _ in self.rows():
+                peer, owner, _src = self.steps.parse_row_key(key)
+                if owner == d and peer in peers:
+                    queues.append(key)
+            if not queues:
+                zxid = self.set_scp(dead, {"stage": "done"})
+                self.trace.emit("arqp_claim", {"dead": d, "targets": []}, zxid=zxid)
+                return
+            targets = sorted(live)
+            self.rng.shuffle(targets)
+            n = min(len(queues), len(targets))
+            if not n:
+                return
+            rnd = state.get("round", 0) + 1
+
+            def ops(t: Any) -> None:
+                for i in range(n):
+                    path = f"{CLAIMS}/{targets[i]}/claim-"
+                    data = {"dead": dead, "row": queues[i], "child": i}
+                    t.create(path, dumps(data), sequence=True)
+
+            for tgt in targets[:n]:
+                self.ensure(f"{CLAIMS}/{tgt}")
+            zxid = self.set_scp(dead, {"stage": "claim", "round": rnd}, extra=ops)
+            idx = [server_index(t) for t in targets[:n]]
+            self.trace.emit("arqp_claim", {"dead": d, "targets": idx}, zxid=zxid, rows=queues[:n])
+
+    # --- zk-lock: HBASE-16144's lock cleaner chore ------------------------------------------------
+
+    def lock_cleaner(self) -> None:
+        live = self.live()
+        for dead in self.children(QUEUES):
+            got = self.get(f"{QUEUES}/{dead}/lock")
+            if got is None or dead in live or got[0].decode() in live:
+                continue
+            try:
+                zxid = self.txn(lambda t, p=f"{QUEUES}/{dead}/lock": t.delete(p))
+            except TxnFailed:
+                continue
+            self.trace.emit("lock_cleaner", {"dead": server_index(dead)}, zxid=zxid)
+
+    # --- admin --------------------------------------------------------------------------------
+
+    def admin(self) -> None:
+        for req in self.children(ADMIN):
+            path = f"{ADMIN}/{req}"
+            data = self.get_json(path)
+            if data is None:
+                continue
+            if self.steps.era == "table" and data["op"] in ("add_peer", "remove_peer"):
+                self.peer_procedure(path, data)
+            else:
+                self.admin_zk(path, data)
+            return  # one command at a time, in order
+
+    def admin_zk(self, path: str, data: dict[str, Any]) -> None:
+        """The shell's peer commands write the peers znode (seed 002, 'The Peers znode')."""
+        op, p = data["op"], data["peer"]
+        pz = f"{PEERS}/{peer_id(p)}"
+
+        def ops(t: Any) -> None:
+            if op == "add_peer":
+                t.create(pz, dumps({"cluster": p + 1, "sinks": data["sinks"]}))
+                t.create(f"{pz}/peer-state", ENABLED.encode())
+            elif op == "remove_peer":
+                t.delete(f"{pz}/peer-state")
+                t.delete(pz)
+            else:
+                t.set_data(
+                    f"{pz}/peer-state", (ENABLED if op == "enable_peer" else DISABLED).encode()
+                )
+            t.delete(path)
+
+        try:
+            zxid = self.txn(ops)
+        except TxnFailed as exc:
+            self.trace.meta("note", what=f"admin {op} failed", error=str(exc))
+            with contextlib.suppress(TxnFailed):
+                self.txn(lambda t: t.delete(path))
+            return
+        self.trace.emit(op, {"peer": p}, zxid=zxid)
+
+    def barrier(self) -> tuple[dict[str, Any], int]:
+        raw, stat = self.get(BARRIER)
+        return json.loads(raw), stat.version
+
+    def peer_procedure(self, path: str, data: dict[str, Any]) -> None:
+        """AddPeerProcedure (the fence on add: the cleaner barrier, then storage, then a refresh
+        that makes every live server persist an initial offset) and RemovePeerProcedure (storage,
+        refresh, wait for the claim procedures recorded once, removeAllQueues twice)."""
+        p, stage = data["peer"], data.get("stage", "submitted")
+        pz = f"{PEERS}/{peer_id(p)}"
+        rdir = f"{REFRESH}/{peer_id(p)}"
+
+        def step(new_stage: str, extra=None, **more: Any) -> int:
+            new = {**data, **more, "stage": new_stage}
+
+            def ops(t: Any) -> None:
+                if new_stage == "done":
+                    t.delete(path)
+                else:
+                    t.set_data(path, dumps(new))
+                if extra:
+                    extra(t)
+
+            return self.txn(ops)
+
+        if stage == "submitted":
+            zxid = step("pre")
+            self.trace.emit(data["op"], {"peer": p}, zxid=zxid)
+            return
+        if data["op"] == "add_peer":
+            if stage == "pre":
+                b, version = self.barrier()
+                if b["state"] == "RUNNING":
+                    return  # suspend with backoff
+                nb = {"state": "DISABLED", "n": b["n"] + 1 if b["state"] == "DISABLED" else 1}
+                zxid = step("storage", lambda t: t.set_data(BARRIER, dumps(nb), version=version))
+            elif stage == "storage":
+
+                def ops(t: Any) -> None:
+                    t.create(pz, dumps({"cluster": p + 1, "sinks": data["sinks"]}))
+                    t.create(f"{pz}/peer-state", ENABLED.encode())
+
+                zxid = step("refresh", ops)
+            elif stage == "refresh":
+                zxid = self.send_refresh(step, rdir, "add")
+                if zxid is None:
+                    return
+            elif stage == "wait":
+                if not self.refresh_done(rdir):
+                    return
+                b, version = self.barrier()
+                n = max(b["n"] - 1, 0)
+                nb = {"state": "DISABLED" if n else "NOT_RUNNING", "n": n}
+                zxid = step("done", lambda t: t.set_data(BARRIER, dumps(nb), version=version))
+            else:
+                return
+        else:
+            if stage == "pre":
+                recorded = sorted(self.unfinished_scps())
+
+                def ops(t: Any) -> None:
+                    t.delete(f"{pz}/peer-state")
+                    t.delete(pz)
+
+                zxid = step("refresh", ops, recorded=recorded)
+            elif stage == "refresh":
+                zxid = self.send_refresh(step, rdir, "remove")
+                if zxid is None:
+                    return
+            elif stage == "wait":
+                if not self.refresh_done(rdir):
+                    return
+                if set(data.get("recorded", [])) & self.unfinished_scps():
+                    return  # checkAssignReplicationQueuesFinished: suspend
+                zxid = self.remove_all_queues(p, step, "remove_all")
+            elif stage == "remove_all":  # removeAllQueues twice (reference section 5)
+                zxid = self.remove_all_queues(p, step, "done")
+            else:
+                return
+            if zxid is None:
+                return
+        self.trace.emit("peer_proc", {"peer": p}, zxid=zxid, stage=stage)
+
+    def remove_all_queues(self, p: int, step, next_stage: str) -> int | None:
+        """One pass of ``removeAllQueues``: every row of the peer, deleted in the same ``multi``
+        as the procedure's next state (retried next time if a row moved meanwhile)."""
+        prefix = f"{peer_id(p)}-"
+        rows = [key for key, _ in self.rows() if key.startswith(prefix)]
+
+        def ops(t: Any) -> None:
+            for key in rows:
+                t.delete(row_znode(key))
+
+        try:
+            return step(next_stage, ops)
+        except TxnFailed:
+            return None
+
+    def send_refresh(self, step, rdir: str, op: str) -> int | None:
+        live = sorted(self.live())
+        self.ensure(rdir)
+
+        def ops(t: Any) -> None:
+            for s in live:
+                t.create(f"{rdir}/{s}", dumps({"op": op}))
+
+        try:
+            return step("wait", ops)
+        except TxnFailed:
+            return None
+
+    def refresh_done(self, rdir: str) -> bool:
+        """Every refresh answered, or its server died (``FailedRemoteDispatchException``)."""
+        live = self.live()
+        pending = [s for s in self.children(rdir) if s in live]
+        for s in self.children(rdir):
+            if s not in live:
+                with contextlib.suppress(TxnFailed):
+                    self.txn(lambda t, p=f"{rdir}/{s}": t.delete(p))
+        return not pending
+
+    # --- the log cleaner ----------------------------------------------------------------------
+
+    def candidates(self) -> list[Path]:
+        horizon = time.time() - self.args.wal_ttl
+        d = old_wal_dir(self.run_dir)
+        return [p for p in sorted(d.glob("*")) if p.stat().st_mtime < horizon] if d.exists() else []
+
+    def zk_queued(self) -> dict[str, list[str]]:
+        """Every queued WAL, read now: WAL name -> the queue znodes naming it."""
+        out: dict[str, list[str]] = {}
+        for server in self.children(QUEUES):
+            if server.startswith(CVERSION_PREFIX):
+                continue
+            for q in self.children(f"{QUEUES}/{server}"):
+                if q == "lock":
+                    continue
+                for w in self.children(f"{QUEUES}/{server}/{q}"):
+                    out.setdefault(w, []).append(f"{server}/{q}")
+        return out
+
+    def table_snapshot(self) -> tuple[list[Row], int, list[int]]:
+        """preClean: live-or-SCP-unfinished servers first, then peers and every queue row."""
+        live = 0
+        for s in self.live() | self.unfinished_scps():
+            live |= 1 << server_index(s)
+        peers = self.peers()
+        rows = []
+        for key, offsets in self.rows():
+            peer, owner, source = self.steps.parse_row_key(key)
+            offs = []
+            for group, value in offsets.items():
+                wal, _, pos = value.rpartition(":")
+                if not wal:
+                    offs.append((PLACEHOLDER_GROUP, *BEGIN))
+                    continue
+                key_ = self.steps.parse_wal(wal)
+                g = 0 if table_rules.wal_group_id(CFG, key_) == group else PLACEHOLDER_GROUP
+                offs.append((g, key_[2], int(pos)))
+            rows.append(Row(peer, owner, source, tuple(sorted(offs))))
+        return rows, live, peers
+
+    def needed_now(self, wal: str) -> dict[str, Any]:
+        """A fresh read after a deletion, judged by the correct rule: which queues still needed
+        the WAL (for the end-state checker)."""
+        if self.steps.era == "zk":
+            return {"queued": self.zk_queued().get(wal, [])}
+        rows, live, peers = self.table_snapshot()
+        key = self.steps.parse_wal(wal)
+        keep = not table_rules.cleaner_may_delete(
+            table_rules.cleaner_offsets(rows), live, peers, key
+        )
+        return {
+            "queued": [
+                f"rule:{table_rules.queue_id(CFG, r.peer, r.owner, r.source)}"
+                for r in rows
+                if keep and (r.source if r.source != NO_SOURCE else r.owner) == key[0]
+            ]
+            or (["rule:missing-queue"] if keep else [])
+        }
+
+    def delete_wal(self, path: Path) -> None:
+        path.unlink(missing_ok=True)
+        self.trace.meta("wal_deleted", wal=path.name, **self.needed_now(path.name))
+
+    def cleaner(self) -> None:
+        files = self.candidates()
+        if not files:
+            return
+        if self.steps.base == "zk-lock":
+            for f in files:
+                queued = self.zk_queued()
+                key = self.steps.parse_wal(f.name)
+                keys = tuple(self.steps.parse_wal(w) for w in queued)
+                delete = self.steps.zk_may_delete(key, keys)
+                self.trace.emit(
+                    "clean",
+                    {"server": key[0], "group": 0, "seq": key[2]},
+                    wal=f.name,
+                    delete=delete,
+                )
+                if delete:
+                    self.delete_wal(f)
+        elif self.steps.base == "zk-multi":
+            self.trace.emit("cleaner_start", {}, wals=[f.name for f in files])
+            for _attempt in range(5):
+                v0 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
+                seen: set[str] = set()
+                for server in self.children(QUEUES):
+                    if server.startswith(CVERSION_PREFIX):
+                        continue
+                    for q in self.children(f"{QUEUES}/{server}"):
+                        if q != "lock":
+                            seen.update(self.children(f"{QUEUES}/{server}/{q}"))
+                    if server.startswith("1.1.1."):
+                        self.trace.emit("cleaner_read", {"server": server_index(server)})
+                v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
+                self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
+                if v0 == v1:
+                    break
+            else:
+                return
+            keys = tuple(self.steps.parse_wal(w) for w in seen)
+            for f in files:
+                if self.steps.zk_may_delete(self.steps.parse_wal(f.name), keys):
+                    self.delete_wal(f)
+        else:
+            b, version = self.barrier()
+            if b["state"] != "NOT_RUNNING":
+                return  # an AddPeerProcedure holds the barrier
+            zxid = self.txn(
+                lambda t: t.set_data(BARRIER, dumps({"state": "RUNNING", "n": 0}), version=version)
+            )
+            self.trace.emit("cleaner_start", {}, zxid=zxid)
+            rows, live, peers = self.table_snapshot()
+            self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers)
+            for f in files:
+                if self.steps.table_may_delete(rows, live, peers, self.steps.parse_wal(f.name)):
+                    self.delete_wal(f)
+            b, version = self.barrier()
+            zxid = self.txn(
+                lambda t: t.set_data(
+                    BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}), version=version
+                )
+            )
+            self.trace.emit("cleaner_delete", {}, zxid=zxid)
+
+    def run(self) -> None:
+        while not self.stopping.is_set() and not orphaned():
+            time.sleep(0.15)
+            self.guarded("admin", self.admin)
+            self.guarded("crash procedures", self.crash_procedures)
+            if self.steps.base == "zk-lock":
+                self.guarded("lock cleaner", self.lock_cleaner)
+            if time.time() - self.last_clean > self.args.cleaner_interval:
+                self.last_clean = time.time()
+                self.guarded("log cleaner", self.cleaner)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="replcheck.conformance.master")
+    ap.add_argument("--run-dir", required=True)
+    ap.add_argument("--zk", required=True)
+    ap.add_argument("--design", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--session-timeout", type=float, default=4.0)
+    ap.add_argument("--cleaner-interval", type=float, default=1.0)
+    ap.add_argument("--wal-ttl", type=float, default=0.5)
+    args = ap.parse_args(argv)
+    master = Master(args)
+    log(f"master up ({args.design})")
+    master.run()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

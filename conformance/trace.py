@@ -1,0 +1,184 @@
+"""Trace events: every process of the reference cluster writes JSON lines, one event per line,
+to its own file; ``merge`` turns a run's files into one ordered trace.
+
+An event (schema ``traces/schema/v1/event.schema.json``)::
+
+    {"v": 1, "proc": "rs-1.1.1.1,60020,123456780", "pid": 4242, "seq": 17, "t": 1700000000.5,
+     "kind": "action", "name": "persist", "args": {"server": 0, "shipper": 0},
+     "detail": {"queue": "2", "wal": "1.1.1.1,60020.1265", "position": 512}, "zxid": 4294967391}
+
+``kind`` is ``action`` for a step of the model (``name`` and ``args`` are the model's action name
+and parameters, ``replcheck list``), ``meta`` for what the model has no action for (process start
+and exit, a fenced zombie, a truncated torn tail, the log cleaner's deletion record). ``zxid`` is
+the ZooKeeper transaction id of the storage mutation the event records (from the stat or the
+``multi`` results kazoo returns), null for an event that changed no storage.
+
+``merge`` orders storage events by zxid and keeps each process's own sequence; within those two
+constraints events go in timestamp order. A process writes a storage event and its trace line
+under one lock, so its zxids grow along its sequence and both orders can be kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+VERSION = 1
+
+
+class TraceWriter:
+    """Appends events to ``<dir>/<file>.jsonl``; thread-safe; one flushed line per event, so a
+    process killed with -9 loses at most the line it was writing."""
+
+    def __init__(self, trace_dir: Path, proc: str, design: str | None = None) -> None:
+        trace_dir.mkdir(parents=True, exist_ok=True)
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in proc)
+        self.path = trace_dir / f"{safe}.{os.getpid()}.jsonl"
+        self.proc = proc
+        self.design = design
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._f = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as we do
+        self._actions: frozenset[str] | None = None
+        if design:
+            from replcheck.model import get_design
+
+            self._actions = frozenset(k.name for k in get_design(design).kinds)
+
+    def emit(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        kind: str = "action",
+        zxid: int | None = None,
+        **detail: Any,
+    ) -> dict[str, Any]:
+        """Write one event and return it. A step the design has no action for (say a
+        master-master relay under the ``table`` design) is written as the meta event
+        ``unmodelled`` naming the action."""
+        if kind == "action" and self._actions is not None and name not in self._actions:
+            detail = {**detail, "action": name, "action_args": args or {}}
+            name, args, kind = "unmodelled", {}, "meta"
+        with self._lock:
+            self._seq += 1
+            event: dict[str, Any] = {
+                "v": VERSION,
+                "proc": self.proc,
+                "pid": os.getpid(),
+                "seq": self._seq,
+                "t": round(time.time(), 6),
+                "kind": kind,
+                "name": name,
+                "args": args or {},
+                "zxid": zxid,
+            }
+            if detail:
+                event["detail"] = detail
+            if self.design:
+                event["design"] = self.design
+            self._f.write(json.dumps(event, sort_keys=True, separators=(",", ":")) + "\n")
+            self._f.flush()
+            return event
+
+    def meta(self, name: str, **detail: Any) -> dict[str, Any]:
+        return self.emit(name, kind="meta", **detail)
+
+    def close(self) -> None:
+        with self._lock:
+            self._f.close()
+
+
+class TraceError(Exception):
+    """A trace file that cannot be read; the message names the file and line."""
+
+
+def load(path: Path, *, tolerate_torn_tail: bool = True) -> list[dict[str, Any]]:
+    """The events of one process file. A last line cut short by a kill is dropped; any other bad
+    line is an error naming the file and line."""
+    events: list[dict[str, Any]] = []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(json.loads(line))
+        except ValueError as exc:
+            last = all(not rest.strip() for rest in lines[i:])
+            if last and tolerate_torn_tail:
+                break
+            raise TraceError(f"{path}:{i}: not a JSON event: {exc}") from None
+    return events
+
+
+def merge_streams(streams: Iterable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Merge per-process event lists into one order (see the module docstring): the next event
+    is the earliest (by timestamp) of the processes' next events that may go now; a storage event
+    may go only when no process still holds a storage event with a smaller zxid."""
+    queues = [list(s) for s in streams if s]
+    heads = [0] * len(queues)
+    pending: list[list[int]] = []  # per process: zxids still to emit, smallest first
+    for q in queues:
+        pending.append(sorted(e["zxid"] for e in q if e.get("zxid") is not None))
+    out: list[dict[str, Any]] = []
+    while True:
+        live = [i for i in range(len(queues)) if heads[i] < len(queues[i])]
+        if not live:
+            break
+        floor = min((p[0] for p in pending if p), default=None)
+        ready = []
+        for i in live:
+            z = queues[i][heads[i]].get("zxid")
+            if z is None or z == floor:
+                ready.append(i)
+        if not ready:  # a process's own zxids are out of order: take the smallest head
+            ready = [min(live, key=lambda i: queues[i][heads[i]].get("zxid") or 0)]
+        pick = min(ready, key=lambda i: (queues[i][heads[i]]["t"], queues[i][heads[i]]["proc"]))
+        event = queues[pick][heads[pick]]
+        if event.get("zxid") is not None:
+            pending[pick].remove(event["zxid"])
+        out.append(event)
+        heads[pick] += 1
+    return out
+
+
+def merge(trace_dir: Path, out: Path) -> list[dict[str, Any]]:
+    """Merge every ``*.jsonl`` under ``trace_dir`` into ``out`` (one event per line, each given its
+    position ``order``); returns the merged events."""
+    streams = []
+    for path in sorted(trace_dir.glob("*.jsonl")):
+        events = load(path)
+        events.sort(key=lambda e: e["seq"])
+        streams.append(events)
+    merged = merge_streams(streams)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
+        for n, event in enumerate(merged):
+            event = {**event, "order": n}
+            merged[n] = event
+            f.write(json.dumps(event, sort_keys=True, separators=(",", ":")) + "\n")
+    return merged
+
+
+def check_order(events: list[dict[str, Any]]) -> list[str]:
+    """Problems with a merged trace's order: zxids of storage events not increasing, or a
+    process's sequence numbers out of order. Empty when the order is right."""
+    problems = []
+    last_zxid = -1
+    last_seq: dict[tuple[str, int], int] = {}
+    for n, e in enumerate(events):
+        z = e.get("zxid")
+        if z is not None:
+            if z < last_zxid:
+                problems.append(f"event {n}: zxid {z} after {last_zxid}")
+            last_zxid = z
+        key = (e["proc"], e["pid"])
+        if last_seq.get(key, 0) >= e["seq"]:
+            problems.append(f"event {n}: seq {e['seq']} of {e['proc']} out of order")
+        last_seq[key] = e["seq"]
+    return problems

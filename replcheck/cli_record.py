@@ -1,0 +1,137 @@
+"""``replcheck record``: run the reference cluster on a real ZooKeeper, with faults, and record
+traces (``replcheck.conformance``).
+
+    replcheck record [--design NAME] [--runs N] [--faults kill,pause,...] [--seed S] [--out DIR]
+                     [--servers N] [--edits N] [--rate R] [--no-master-master] [--json]
+
+Exit status: 0 every run's end state is correct; 1 some run lost an edit, shipped a LOCAL or
+catalog edit, looped an edit back to its origin, or deleted a WAL a queue still needed (as a mutant
+should); 2 bad input (one line on stderr); 3 the cluster could not run (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUT = "replcheck-runs"
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {n}")
+    return n
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _rate(text: str) -> float:
+    try:
+        r = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < r <= 1000:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1000]: {r}")
+    return r
+
+
+def add_commands(sub: Any) -> None:
+    """Add the ``record`` subcommand to the ``replcheck`` subparsers ``sub``."""
+    from replcheck.conformance.cluster import FAULT_KINDS
+    from replcheck.conformance.steps import DESIGNS, SUPPORTED_MUTANTS
+
+    p = sub.add_parser(
+        "record",
+        help="run the reference cluster on a real ZooKeeper with faults and record traces",
+        description="Run a master, region servers and sink clusters as real processes on an "
+        "embedded ZooKeeper, drive a workload, inject faults, and write one folder per run: "
+        "the merged trace, the end-state verdict, the ZooKeeper transaction logs and the "
+        "processes' logs.",
+        epilog=f"Designs: {', '.join(DESIGNS)}; mutants: {', '.join(SUPPORTED_MUTANTS)}. "
+        f"Faults: {', '.join(FAULT_KINDS)}. Exit status: 0 every run correct, 1 a violation, "
+        "2 bad input, 3 the cluster could not run.",
+    )
+    p.add_argument("--design", default="zk-multi", metavar="NAME", help="default: zk-multi")
+    p.add_argument("--runs", type=_positive, default=1, metavar="N", help="default: 1")
+    p.add_argument(
+        "--faults",
+        default="",
+        metavar="LIST",
+        help=f"comma-separated, each once per run: {','.join(FAULT_KINDS)} (default: none)",
+    )
+    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="first run's seed")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"default: ./{DEFAULT_OUT}")
+    p.add_argument("--servers", type=_positive, default=3, metavar="N", help="region servers")
+    p.add_argument(
+        "--edits", type=_positive, default=40, metavar="N", help="edits per region server"
+    )
+    p.add_argument("--rate", type=_rate, default=10.0, metavar="R", help="edits/s per server")
+    p.add_argument(
+        "--no-master-master",
+        action="store_true",
+        help="cluster 1 does not replicate back into cluster 0",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.conformance.cluster import RunSpec
+    from replcheck.conformance.record import check_design, parse_faults, record
+    from replcheck.conformance.steps import DesignError
+
+    try:
+        check_design(args.design)
+        faults = parse_faults(args.faults)
+    except (DesignError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.servers < 2 and any(f in faults for f in ("kill", "pause", "expire")):
+        raise UsageError("--servers: a region-server fault needs at least 2 servers")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out: {out} exists and is not a directory")
+    spec = RunSpec(
+        design=args.design,
+        seed=args.seed,
+        servers=args.servers,
+        edits=args.edits,
+        rate=args.rate,
+        faults=faults,
+        master_master=not args.no_master_master,
+    )
+    try:
+        results = record(spec, args.runs, out)
+    except KeyboardInterrupt:
+        print("replcheck: interrupted", file=sys.stderr)
+        return 3
+    except Exception as exc:  # ZooKeeper or a process could not start: one line
+        print(f"replcheck: error: cluster failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3
+    summary = json.loads((out / "summary.json").read_text())
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        t = summary["totals"]
+        print(
+            f"{args.design}: {len(results)} run(s), {summary['failed_runs']} with violations; "
+            f"{t.get('edits_written', 0)} edits, {t.get('delivered', 0)}/"
+            f"{t.get('owed_deliveries', 0)} owed deliveries, {t.get('lost', 0)} lost, "
+            f"{t.get('duplicates', 0)} duplicates, {t.get('shipped_local', 0)} LOCAL/catalog "
+            f"shipped, {t.get('returned_to_origin', 0)} looped back, "
+            f"{t.get('premature_deletions', 0)} premature deletions; faults "
+            f"{summary['faults']}; output in {out}"
+        )
+    return 0 if summary["failed_runs"] == 0 else 1
