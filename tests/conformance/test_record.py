@@ -14,7 +14,15 @@ from replcheck.conformance.cluster import RunSpec, record_run
 
 pytestmark = pytest.mark.zookeeper
 
-SHORT = {"servers": 2, "edits": 16, "rate": 12.0, "foreign": 6, "drain_timeout": 30.0}
+SHORT = {
+    "servers": 2,
+    "edits": 16,
+    "rate": 12.0,
+    "foreign": 6,
+    "drain_timeout": 60.0,
+    # Long enough that a busy CI machine never expires a healthy session by itself.
+    "session_timeout": 10.0,
+}
 
 
 def names(run_dir: Path) -> Counter[str]:
