@@ -1,11 +1,9 @@
 """``replcheck prove``: proofs for all values about the model's decision rules (Z3).
 
-    replcheck prove [--design NAME ...] [--all] [--proof NAME ...] [--depth N] [--timeout S]
-                    [--json]
+    replcheck prove [--design NAME ...] [--all] [--proof NAME ...] [--timeout S] [--json]
 
 Without ``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level
-mutant must be refuted by a proof of the rule it breaks). ``--depth N`` is passed on to bounded
-model checking (``replcheck.specs.bmc``) when that module exists. Exit status: 0 when every proof
+mutant must be refuted by a proof of the rule it breaks). Exit status: 0 when every proof
 of a correct design came out as expected and every rule-level mutant was refuted, 1 otherwise,
 2 for bad input.
 """
@@ -13,7 +11,6 @@ of a correct design came out as expected and every rule-level mutant was refuted
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from typing import Any
@@ -41,12 +38,6 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every design and every mutant")
     p.add_argument("--proof", action="append", metavar="NAME", help="only this proof (repeatable)")
     p.add_argument(
-        "--depth",
-        type=_positive(int),
-        metavar="N",
-        help="bound for bounded model checking (replcheck.specs.bmc, when present)",
-    )
-    p.add_argument(
         "--timeout",
         type=_positive(float),
         default=None,
@@ -55,22 +46,6 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_prove)
-
-
-def _bmc_hook(args: argparse.Namespace) -> tuple[dict[str, Any] | None, bool]:
-    """Call ``replcheck.specs.bmc.run_from_cli(args)`` if that module exists: (its data, ok)."""
-    try:
-        module = importlib.import_module("replcheck.specs.bmc")
-    except ImportError:
-        return None, True
-    hook = getattr(module, "run_from_cli", None)
-    if not callable(hook):
-        return None, True
-    out = hook(args)
-    if isinstance(out, tuple):
-        data, ok = out
-        return data, bool(ok)
-    return out, True
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -90,17 +65,13 @@ def cmd_prove(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown proof {n!r}; known: {', '.join(proofs.BY_NAME)}")
     timeout = args.timeout if args.timeout is not None else proofs.DEFAULT_TIMEOUT
     results = proofs.prove(names or None, timeout=timeout, only=only)
-    bmc, bmc_ok = _bmc_hook(args)
-    ok = all(d.ok for d in results) and bmc_ok
+    ok = all(d.ok for d in results)
     if args.json:
         data: dict[str, Any] = {
             "ok": ok,
             "timeout": timeout,
-            "depth": args.depth,
             "designs": [d.to_dict() for d in results],
         }
-        if bmc is not None:
-            data["bmc"] = bmc
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         sys.stdout.write(render(results) + "\n")

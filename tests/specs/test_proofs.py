@@ -116,7 +116,7 @@ def test_cli_prove_exit_1_when_a_proof_fails(capsys, monkeypatch) -> None:
         (["prove", "--design", "nope"], "unknown design 'nope'"),
         (["prove", "--proof", "nope"], "unknown proof 'nope'"),
         (["prove", "--timeout", "0"], "must be positive"),
-        (["prove", "--depth", "x"], "not a number"),
+        (["prove", "--timeout", "x"], "not a number"),
     ],
 )
 def test_cli_prove_bad_input(capsys, argv: list[str], message: str) -> None:
