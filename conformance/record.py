@@ -9,10 +9,12 @@ the WALs and the sink stores. ``summary.json`` in the output folder sums the run
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,26 @@ def check_design(name: str) -> None:
     Steps(name)
 
 
+@contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """While recording, turn SIGTERM into ``SystemExit`` so that every ``finally`` runs and stops
+    the processes and the ZooKeeper a run started. (A SIGKILLed driver cannot clean up: its
+    region servers exit when their sessions end, its ZooKeeper needs ``replcheck zk stop``.)"""
+
+    def handler(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def record(
     spec: RunSpec,
     runs: int,
@@ -51,6 +73,25 @@ def record(
     out.mkdir(parents=True, exist_ok=True)
     results = []
     errors: list[str] = []
+    try:
+        with stop_on_sigterm():
+            _record_runs(spec, runs, out, say, keep_going, results, errors)
+    finally:  # also when interrupted: the runs that finished are summed up
+        summary = summarize(spec, results)
+        summary["errors"] = errors
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return results
+
+
+def _record_runs(
+    spec: RunSpec,
+    runs: int,
+    out: Path,
+    say: Callable[[str], None],
+    keep_going: bool,
+    results: list[RunResult],
+    errors: list[str],
+) -> None:
     for n in range(runs):
         seed = spec.seed + n
         run_dir = out / f"run-{n:03d}-seed{seed}"
@@ -74,10 +115,6 @@ def record(
             f"faults {dict(result.faults)} ({time.monotonic() - t0:.0f}s)"
         )
         results.append(result)
-    summary = summarize(spec, results)
-    summary["errors"] = errors
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return results
 
 
 def summarize(spec: RunSpec, results: list[RunResult]) -> dict[str, Any]:

@@ -5,6 +5,11 @@ for a correct design; a mutant's bug shows on the real cluster."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -94,3 +99,37 @@ def test_record_command_writes_run_folders(tmp_path: Path, capsys) -> None:
         assert (run / name).exists(), name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["runs"] == 1 and summary["failed_runs"] == 0 and summary["errors"] == []
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """Pids of live processes whose command line mentions ``text``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if text in cmdline and int(proc.name) != os.getpid():
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_sigterm_stops_the_whole_cluster(tmp_path: Path) -> None:
+    """A terminated ``replcheck record`` stops every process and the ZooKeeper it started, and
+    still writes the summary of the runs that finished."""
+    out = tmp_path / "runs"
+    argv = [sys.executable, "-m", "replcheck", "record", "--runs", "3", "--out", str(out)]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "cluster up" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 30
+    while _processes_mentioning(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _processes_mentioning(str(out)) == []
+    assert json.loads((out / "summary.json").read_text())["runs"] == 0
