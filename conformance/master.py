@@ -510,23 +510,31 @@ class Master(ZkProcess):
         return rows, live, peers
 
     def needed_now(self, wal: str) -> dict[str, Any]:
-        """A fresh read after a deletion, judged by the correct rule: which queues still needed
-        the WAL (for the end-state checker)."""
+        """A fresh read after a deletion: which queues still needed the WAL (for the end-state
+        checker). Table era: a row of an existing peer for the WAL's server (its own, or one
+        claimed from it) whose offset says the WAL is still to be replicated
+        (``should_replicate``), or, for a server that is really alive, a peer it has no row for
+        yet (``missing-queue``). The cleaner's own rule is not the judge: it is conservative on
+        purpose (an SCP-unfinished server whose rows were already claimed counts as having a
+        missing queue), and a read taken after the deletion can differ from its snapshot."""
         if self.steps.era == "zk":
             return {"queued": self.zk_queued().get(wal, [])}
-        rows, live, peers = self.table_snapshot()
+        rows, _live, peers = self.table_snapshot()
         key = self.steps.parse_wal(wal)
-        keep = not table_rules.cleaner_may_delete(
-            table_rules.cleaner_offsets(rows), live, peers, key
+        server, group = key[0], key[1]
+        needing = [
+            f"rule:{table_rules.queue_id(CFG, r.peer, r.owner, r.source)}"
+            for r in rows
+            if r.peer in peers
+            and (r.source if r.source != NO_SOURCE else r.owner) == server
+            and table_rules.should_replicate(table_rules.group_offset(r, group), key)
+        ]
+        alive = {server_index(s) for s in self.live()}
+        missing = server in alive and any(
+            not any(r.peer == p and r.owner == server and r.source == NO_SOURCE for r in rows)
+            for p in peers
         )
-        return {
-            "queued": [
-                f"rule:{table_rules.queue_id(CFG, r.peer, r.owner, r.source)}"
-                for r in rows
-                if keep and (r.source if r.source != NO_SOURCE else r.owner) == key[0]
-            ]
-            or (["rule:missing-queue"] if keep else [])
-        }
+        return {"queued": needing or (["rule:missing-queue"] if missing else [])}
 
     def delete_wal(self, path: Path) -> None:
         path.unlink(missing_ok=True)
