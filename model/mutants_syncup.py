@@ -5,6 +5,7 @@ from __future__ import annotations
 from .config import Config
 from .state import LIVE_DIR, WalKey
 from .table import Table
+from .table_common import wals_to_replicate
 from .table_state import Row, TState
 
 
@@ -39,18 +40,7 @@ class SyncUpSkipsOldWals(Table):
     def rule_syncup_wals(
         self, cfg: Config, st: TState, source: int, group: int, offset
     ) -> tuple[WalKey, ...]:
-        from .table_rules import should_replicate, wal_timestamp
-
-        keys = (
-            w.key
-            for w in st.wals
-            if w
-            and w.key[0] == source
-            and w.key[1] == group
-            and w.place == LIVE_DIR
-            and should_replicate(offset, w.key)
-        )
-        return tuple(sorted(keys, key=wal_timestamp))
+        return wals_to_replicate(st, source, group, offset, (LIVE_DIR,))
 
 
 SYNCUP_MUTANTS: tuple[type, ...] = (

@@ -153,6 +153,24 @@ STORAGE_KINDS = frozenset(
 """Actions that read or write ``hbase:replication``: none can run before its region is open."""
 
 
+def wals_to_replicate(
+    st: TState, source: int, group: int, offset, places: tuple[int, ...]
+) -> tuple[WalKey, ...]:
+    """The WAL group's files of server ``source`` that lie in one of ``places`` (``WALs/``,
+    ``oldWALs/``) and that ``shouldReplicate`` from ``offset``, oldest first: how a recovered
+    source and ReplicationSyncUp list what they still have to replicate."""
+    keys = (
+        w.key
+        for w in st.wals
+        if w
+        and w.key[0] == source
+        and w.key[1] == group
+        and w.place in places
+        and table_rules.should_replicate(offset, w.key)
+    )
+    return tuple(sorted(keys, key=table_rules.wal_timestamp))
+
+
 class TableCommon(SinkOutages, Design):
     """Shared steps of the table-era designs."""
 
@@ -412,16 +430,7 @@ class TableCommon(SinkOutages, Design):
     ) -> tuple[WalKey, ...]:
         """``getArchivedWALFiles`` of the WALs' server, those that ``shouldReplicate``, oldest
         first: a recovered queue's WALs come from listing oldWALs, not from storage."""
-        keys = (
-            w.key
-            for w in st.wals
-            if w
-            and w.key[0] == source
-            and w.key[1] == group
-            and w.place == ARCHIVED
-            and table_rules.should_replicate(offset, w.key)
-        )
-        return tuple(sorted(keys, key=table_rules.wal_timestamp))
+        return wals_to_replicate(st, source, group, offset, (ARCHIVED,))
 
     def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
         """``addRecoveredSource`` refuses a sync peer whose (state, new state) this server knows as
@@ -602,7 +611,9 @@ class TableCommon(SinkOutages, Design):
             if srv.alive:
                 for i, sh in enumerate(srv.shippers):
                     wal = self.head(cfg, st, sh)
-                    if wal and len(sh.wals) > 1 and wal.closed and sh.pos >= len(wal.entries):
+                    if wal and rules.wal_done(
+                        len(sh.wals) > 1, wal.closed, sh.pos, len(wal.entries)
+                    ):
                         yield (s, i)
 
     def do_advance(self, cfg: Config, st: TState, s: int, i: int) -> TState:

@@ -34,7 +34,8 @@ from collections.abc import Iterator
 from . import table_rules, table_storage
 from .action import ActionKind
 from .config import Config
-from .state import DELETED, ENABLED, LIVE_DIR, Wal, WalKey, bits
+from .state import ARCHIVED, ENABLED, LIVE_DIR, Wal, WalKey, bits
+from .table_common import wals_to_replicate
 from .table_state import BEGIN, NO_SOURCE, NO_SYNCUP, Row, SyncUp, TState
 
 K = ActionKind
@@ -163,16 +164,7 @@ class SyncUpSteps:
     ) -> tuple[WalKey, ...]:
         """The WALs of the source server in ``WALs/`` and ``oldWALs/`` that ``shouldReplicate``,
         oldest first."""
-        keys = (
-            w.key
-            for w in st.wals
-            if w
-            and w.key[0] == source
-            and w.key[1] == group
-            and w.place != DELETED
-            and table_rules.should_replicate(offset, w.key)
-        )
-        return tuple(sorted(keys, key=table_rules.wal_timestamp))
+        return wals_to_replicate(st, source, group, offset, (LIVE_DIR, ARCHIVED))
 
     def en_syncup_ship(self, cfg: Config, st: TState) -> Iterator[tuple]:
         full = (1 << cfg.sink_subset) - 1
