@@ -585,23 +585,8 @@ def state_dict(cfg: Config, st: State) -> dict[str, object]:
             if w
         ],
         "servers": servers,
-        "sinks": [
-            {
-                "cluster": i,
-                "applied": [edit_label(cfg, u, qualified=True) for u in k.applied],
-                "duplicates": [edit_label(cfg, u, qualified=True) for u in k.duplicates],
-                "down": bits(k.down),
-            }
-            for i, k in enumerate(st.sinks)
-        ],
-        "relays": {
-            str(i): {
-                "log": [_edit_dict(cfg, e) for e in r.log],
-                "shipped": dict(zip(map(str, cfg.outbound(i)), r.shipped, strict=False)),
-            }
-            for i, r in enumerate(st.relays)
-            if r
-        },
+        "sinks": sinks_json(cfg, st, lambda u: edit_label(cfg, u, qualified=True)),
+        "relays": relays_json(cfg, st),
         "cleaner": {
             "phase": _PHASES.get(c.phase, str(c.phase)),
             "candidates": [_wal(cfg, k) for k in c.candidates],
@@ -640,3 +625,30 @@ def sink_lines(
             )
             lines.append(f"  cluster {c}: log {log}; shipped {shipped or '-'}")
     return lines
+
+
+def sinks_json(
+    cfg: Config, st: State | TState, label: Callable[[Uid], str]
+) -> list[dict[str, object]]:
+    """What each cluster has applied, as data (both eras; ``label`` names an edit)."""
+    return [
+        {
+            "cluster": i,
+            "applied": [label(u) for u in k.applied],
+            "duplicates": [label(u) for u in k.duplicates],
+            "down": bits(k.down),
+        }
+        for i, k in enumerate(st.sinks)
+    ]
+
+
+def relays_json(cfg: Config, st: State | TState) -> dict[str, object]:
+    """The onward logs of clusters that relay, as data (both eras)."""
+    return {
+        str(i): {
+            "log": [_edit_dict(cfg, e) for e in r.log],
+            "shipped": dict(zip(map(str, cfg.outbound(i)), r.shipped, strict=False)),
+        }
+        for i, r in enumerate(st.relays)
+        if r
+    }

@@ -858,23 +858,8 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
             },
         },
         "zk": zk,
-        "sinks": [
-            {
-                "cluster": i,
-                "applied": [_qualified_edit(cfg, u) for u in k.applied],
-                "duplicates": [_qualified_edit(cfg, u) for u in k.duplicates],
-                "down": bits(k.down),
-            }
-            for i, k in enumerate(st.sinks)
-        ],
-        "relays": {
-            str(i): {
-                "log": [_edit_dict(cfg, e) for e in r.log],
-                "shipped": dict(zip(map(str, cfg.outbound(i)), r.shipped, strict=False)),
-            }
-            for i, r in enumerate(st.relays)
-            if r
-        },
+        "sinks": render.sinks_json(cfg, st, lambda u: _qualified_edit(cfg, u)),
+        "relays": render.relays_json(cfg, st),
         "history": {
             "removed_done": [_peer(p) for p in bits(st.removed_done)],
             "stale": {_peer(p): [_qualified_edit(cfg, u) for u in uids] for p, uids in st.stale},
