@@ -1,0 +1,202 @@
+"""Flat states and guarded updates: the form in which the symbolic checkers read a design.
+
+A *flat state* maps a key, a tuple naming one variable (``("alive", 0)``, ``("qpos", 1, 0, 2, 3)``),
+to a Boolean or an integer. A *flat model* (``FlatModel``) of a design under a configuration lists
+its variables, their initial values, its *action instances* and its invariants:
+
+* an action instance has every structural parameter fixed (which server, which queue slot, which
+  WAL), so what it reads and writes is a fixed set of variables; its ``guard(ops, get)`` says when
+  it is enabled and its ``apply(ops, tx)`` writes its updates into a ``Tx`` (later reads in the
+  same step see earlier writes, as in the explicit step);
+* an invariant is ``check(ops, get)``, a step property ``check(ops, before, after)``.
+
+Everything is written against ``Ops`` (``model/logic.py``), so one text runs two ways. On plain
+Python values (``PY``) the test suite runs it side by side with the explicit model on every
+reachable state of small configurations: the same successors, the same verdicts. Over Z3
+(``specs/bmc.py``) it is the transition relation that bounded model checking unrolls and that
+induction steps through. Decision rules are not written here: the flat model calls the design's
+own dual-form rules (``generic_of``), so a rule-level mutant is encoded by what it overrides.
+
+``Fold`` wraps a set of operations with constant folding, so that a guard over plain structure
+(``True``/``False`` known while building) never reaches Z3 as a term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from replcheck.model.logic import PY, Ops
+
+Key = tuple
+Get = Callable[[Key], Any]
+
+
+class Fold:
+    """``Ops`` with constant folding of Boolean connectives and if-then-else; everything else is
+    the wrapped operations'."""
+
+    def __init__(self, inner: Ops) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def and_(self, *xs: Any) -> Any:
+        rest = []
+        for x in xs:
+            if x is False:
+                return False
+            if x is not True:
+                rest.append(x)
+        if not rest:
+            return True
+        return rest[0] if len(rest) == 1 else self.inner.and_(*rest)
+
+    def or_(self, *xs: Any) -> Any:
+        rest = []
+        for x in xs:
+            if x is True:
+                return True
+            if x is not False:
+                rest.append(x)
+        if not rest:
+            return False
+        return rest[0] if len(rest) == 1 else self.inner.or_(*rest)
+
+    def not_(self, x: Any) -> Any:
+        if isinstance(x, bool):
+            return not x
+        return self.inner.not_(x)
+
+    def implies(self, a: Any, b: Any) -> Any:
+        return self.or_(self.not_(a), b)
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        if isinstance(c, bool):
+            return a if c else b
+        if a is b or (type(a) is type(b) and isinstance(a, (bool, int)) and a == b):
+            return a
+        return self.inner.ite(c, a, b)
+
+    def eq(self, a: Any, b: Any) -> Any:
+        if isinstance(a, (bool, int)) and isinstance(b, (bool, int)):
+            return a == b
+        return self.inner.eq(a, b)
+
+
+FPY = Fold(PY)
+
+
+def is_true(x: Any) -> bool:
+    """A guard or verdict computed on plain values."""
+    return x is True or (isinstance(x, (bool, int)) and bool(x))
+
+
+class Tx:
+    """One step's writes over a flat state: reads see earlier writes of the same step."""
+
+    __slots__ = ("ops", "base", "new")
+
+    def __init__(self, ops: Any, base: Mapping[Key, Any]) -> None:
+        self.ops = ops
+        self.base = base
+        self.new: dict[Key, Any] = {}
+
+    def __getitem__(self, k: Key) -> Any:
+        new = self.new
+        return new[k] if k in new else self.base[k]
+
+    def __setitem__(self, k: Key, v: Any) -> None:
+        self.new[k] = v
+
+    def when(self, cond: Any, k: Key, v: Any) -> None:
+        """Write ``v`` to ``k`` if ``cond`` holds (leave it as it is otherwise)."""
+        if cond is False:
+            return
+        if cond is True:
+            self.new[k] = v
+        else:
+            self.new[k] = self.ops.ite(cond, v, self[k])
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One action with every structural parameter fixed."""
+
+    name: str
+    args: tuple
+    guard: Callable[[Any, Get], Any]
+    apply: Callable[[Any, Tx], None]
+
+    def label(self) -> str:
+        return f"{self.name}{self.args}"
+
+
+@dataclass(frozen=True)
+class FlatProperty:
+    name: str
+    kind: str
+    """``invariant`` or ``step``."""
+    check: Callable[..., Any]
+
+
+@dataclass
+class FlatModel:
+    """A design under a configuration, flat. ``sorts`` gives each key ``"b"`` or ``("i", lo,
+    hi)`` (the range every reachable value lies in); ``init`` the initial values."""
+
+    design: str
+    config: str
+    sorts: dict[Key, Any]
+    init: dict[Key, Any]
+    instances: list[Instance]
+    properties: list[FlatProperty]
+    decode: Callable[[Mapping[Key, Any]], Any]
+    """Plain flat state -> the explicit model's state."""
+    encode: Callable[[Any], dict[Key, Any]]
+    """The explicit model's state -> plain flat state."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def invariants(self) -> list[FlatProperty]:
+        return [p for p in self.properties if p.kind == "invariant"]
+
+    @property
+    def step_properties(self) -> list[FlatProperty]:
+        return [p for p in self.properties if p.kind == "step"]
+
+    def successors(self, values: Mapping[Key, Any]) -> Iterator[tuple[Instance, dict[Key, Any]]]:
+        """On plain values: every enabled instance and the state it leads to."""
+        get = values.__getitem__
+        for inst in self.instances:
+            if is_true(inst.guard(FPY, get)):
+                tx = Tx(FPY, values)
+                inst.apply(FPY, tx)
+                nxt = dict(values)
+                nxt.update(tx.new)
+                yield inst, nxt
+
+    def in_range(self, values: Mapping[Key, Any]) -> list[Key]:
+        """Keys whose plain value lies outside its declared range (an encoding too small)."""
+        bad = []
+        for k, sort in self.sorts.items():
+            v = values[k]
+            if sort == "b":
+                if not isinstance(v, bool):
+                    bad.append(k)
+            elif not (sort[1] <= v <= sort[2]):
+                bad.append(k)
+        return bad
+
+
+def count(ops: Any, conds: Iterable[Any]) -> Any:
+    """How many of ``conds`` hold (an integer term)."""
+    total: Any = 0
+    for c in conds:
+        if c is True:
+            total = total + 1
+        elif c is not False:
+            total = total + ops.ite(c, 1, 0)
+    return total
