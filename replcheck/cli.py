@@ -70,6 +70,7 @@ from typing import NoReturn, TypeVar
 
 from replcheck.matrix import (
     CHECKERS,
+    DEFAULT_CHECKERS,
     call_fuzz,
     design_configs,
     load_fuzz,
@@ -167,9 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument(
         "--checkers",
-        default=",".join(CHECKERS),
+        default=",".join(DEFAULT_CHECKERS),
         metavar="LIST",
-        help=f"comma-separated checkers (default: {','.join(CHECKERS)})",
+        help=f"comma-separated checkers, of {','.join(CHECKERS)} "
+        f"(default: {','.join(DEFAULT_CHECKERS)})",
     )
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE")
     p.add_argument(

@@ -1,11 +1,23 @@
 """``replcheck prove``: proofs for all values about the model's decision rules (Z3).
 
     replcheck prove [--design NAME ...] [--all] [--proof NAME ...] [--timeout S] [--json]
+    replcheck prove --depth N [--design NAME ...] [--all] [--config NAME] [--timeout S] [--json]
+    replcheck prove --induction [--design NAME] [--timeout S] [--json]
 
-Without ``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level
-mutant must be refuted by a proof of the rule it breaks). Exit status: 0 when every proof
-of a correct design came out as expected and every rule-level mutant was refuted, 1 otherwise,
-2 for bad input.
+Without ``--depth`` or ``--induction``: the proofs about the decision rules. Without
+``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level mutant must
+be refuted by a proof of the rule it breaks). Exit status: 0 when every proof of a correct design
+came out as expected and every rule-level mutant was refuted, 1 otherwise, 2 for bad input.
+
+``--depth N``: bounded model checking of the transition relation (``specs/bmc.py``) of each
+ZooKeeper-era design or mutant under a small configuration (a mutant's first, else ``std``, or
+``--config``), depth 0 to N, reporting the first depth at which each property breaks, side by side
+with exhaustive exploration's; ``--timeout`` bounds each design's search in seconds. Exit status 1
+when the two engines disagree, or a correct design breaks a property it is not pinned to break.
+
+``--induction``: induction for each invariant of ``zk-multi`` under ``std`` with the named
+strengthening lemmas of ``specs/lemmas_zk.py``, reporting the counterexample to induction where
+the step case fails. Exit status 1 when a proof fails.
 """
 
 from __future__ import annotations
@@ -44,6 +56,16 @@ def add_commands(sub: Any) -> None:
         metavar="S",
         help="seconds per Z3 query (default 30)",
     )
+    p.add_argument(
+        "--depth",
+        type=_positive(int),
+        metavar="N",
+        help="bounded model checking to depth N instead of the rule proofs",
+    )
+    p.add_argument("--config", metavar="NAME", help="with --depth: the standard configuration")
+    p.add_argument(
+        "--induction", action="store_true", help="induction with strengthening lemmas instead"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_prove)
 
@@ -59,6 +81,14 @@ def cmd_prove(args: argparse.Namespace) -> int:
     for n in names:
         if n not in DESIGNS:
             raise UsageError(f"unknown design {n!r}; known: {', '.join(sorted(DESIGNS))}")
+    if args.depth is not None and args.induction:
+        raise UsageError("--depth and --induction are two different checks: ask for one")
+    if args.depth is not None:
+        return cmd_bmc(args, names)
+    if args.induction:
+        return cmd_induction(args, names)
+    if args.config:
+        raise UsageError("--config applies to --depth only")
     only = list(args.proof or [])
     for n in only:
         if n not in proofs.BY_NAME:
@@ -101,4 +131,102 @@ def render(results: list[Any]) -> str:
     good = sum(d.ok for d in results)
     verdict = "PASS" if good == len(results) else "FAIL"
     lines.append(f"{verdict}: {good}/{len(results)} designs and mutants as expected")
+    return "\n".join(lines)
+
+
+def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.matrix import manifest_expected_failures
+    from replcheck.model import STANDARD, designs, get_design
+    from replcheck.specs.crosscheck import cross_check
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import flat_class
+
+    names = names or [n for n in designs() if type(get_design(n)).era == "zk"]
+    cfg = None
+    if args.config:
+        if args.config not in STANDARD:
+            raise UsageError(f"unknown configuration {args.config!r}")
+        cfg = STANDARD[args.config]
+    for n in names:
+        try:
+            flat_class(n)
+        except FlatError as exc:
+            raise UsageError(str(exc)) from None
+    pinned = manifest_expected_failures()
+    results = []
+    ok = True
+    for n in names:
+        sys.stderr.write(f"bmc {n} ...\n")
+        cc = cross_check(n, cfg, args.depth, deadline=args.timeout)
+        results.append(cc)
+        cls = type(get_design(n))
+        allowed = pinned.get((n, cc.config), frozenset())
+        broken = set(cc.bounded) - set(allowed)
+        if not cc.agree or (not cls.is_mutant() and broken):
+            ok = False
+    if args.json:
+        data = {"ok": ok, "depth": args.depth, "results": [r.to_dict() for r in results]}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_bmc(results) + "\n")
+    return 0 if ok else 1
+
+
+def render_bmc(results: list[Any]) -> str:
+    lines = []
+    for r in results:
+        reached = r.bmc.reached
+        head = f"{r.design}@{r.config}: depth {reached}/{r.depth}"
+        head += f" in {r.bmc.seconds:.1f}s (exploration exhausts it at depth {r.exhausted_at}"
+        head += f", {r.explore_seconds:.1f}s)"
+        lines.append(head)
+        props = sorted(set(r.explored) | set(r.bounded))
+        if not props:
+            lines.append("  no property breaks within the depth (both engines)")
+        for p in props:
+            e, b = r.explored.get(p, "-"), r.bounded.get(p, "-")
+            mark = "ok " if e == b else "BAD"
+            replay = r.bmc.replayed.get(p)
+            note = "" if replay is None else ("  replayed" if replay else "  NOT REPLAYABLE")
+            lines.append(f"  {mark} {p:28} first broken at depth: bmc {b}, exploration {e}{note}")
+        for note in r.notes:
+            lines.append(f"  note: {note}")
+        if r.bmc.timed_out:
+            lines.append("  note: stopped at the time limit")
+    good = sum(r.agree for r in results)
+    verdict = "PASS" if good == len(results) else "FAIL"
+    lines.append(f"{verdict}: the engines agree on {good}/{len(results)}")
+    return "\n".join(lines)
+
+
+def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.specs.lemmas_zk import run_induction
+
+    if names and names != ["zk-multi"]:
+        raise UsageError("--induction has strengthening lemmas for zk-multi only")
+    results = run_induction(timeout=args.timeout or 120.0)
+    ok = all(r.verdict == "inductive" for r in results)
+    if args.json:
+        data = {"ok": ok, "results": [r.to_dict() for r in results]}
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(render_induction(results) + "\n")
+    return 0 if ok else 1
+
+
+def render_induction(results: list[Any]) -> str:
+    lines = []
+    for r in results:
+        lines.append(f"{r.verdict:14} {r.property:28} {r.seconds:6.1f}s  ({r.design}@{r.config})")
+        if r.cti:
+            lines.append(f"  counterexample to induction: the step {r.cti['step']}")
+            lines.append(f"  breaks: {', '.join(r.cti['broken_after_step'])}")
+            for k, (a, b) in list(r.cti["changed"].items())[:20]:
+                lines.append(f"    {k}: {a} -> {b}")
+    lemmas = results[0].lemmas if results else []
+    lines.append(f"lemmas assumed (each proved inductive with the rest): {', '.join(lemmas)}")
+    good = sum(r.verdict == "inductive" for r in results)
+    lines.append(f"{'PASS' if good == len(results) else 'FAIL'}: {good}/{len(results)} inductive")
     return "\n".join(lines)

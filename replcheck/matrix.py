@@ -43,11 +43,16 @@ from replcheck.model.state import KIND_NAMES
 from replcheck.progress import Progress, quiet
 from replcheck.specs import FAIL, PASS, CheckResult, check
 
-CHECKERS: tuple[str, ...] = ("explore", "fuzz", "proofs")
+CHECKERS: tuple[str, ...] = ("explore", "fuzz", "proofs", "bmc")
 """Checker names, in the order their letters appear in a cell."""
 
-LETTERS: dict[str, str] = {"explore": "e", "fuzz": "h", "proofs": "z"}
-"""The letter a checker signs a ``FAIL`` cell with (``h`` for Hypothesis, ``z`` for Z3)."""
+DEFAULT_CHECKERS: tuple[str, ...] = ("explore", "fuzz", "proofs")
+"""What ``replcheck check`` runs unless told: ``bmc`` (bounded model checking of every
+ZooKeeper-era row, a minute or two per row) is asked for by name."""
+
+LETTERS: dict[str, str] = {"explore": "e", "fuzz": "h", "proofs": "z", "bmc": "b"}
+"""The letter a checker signs a ``FAIL`` cell with (``h`` for Hypothesis, ``z`` for the Z3
+proofs, ``b`` for bounded model checking)."""
 
 PROOFS_COLUMN = "rule_proofs"
 """The matrix column of the Z3 proofs about a design's decision rules (``specs/proofs.py``): ``ok``
@@ -440,7 +445,7 @@ def normalize_expected(expected: ExpectedFailures | None) -> dict[tuple[str, str
 def run_matrix(
     names: Sequence[str] | None = None,
     configs: Sequence[str | Config] | None = None,
-    checkers: Sequence[str] = CHECKERS,
+    checkers: Sequence[str] = DEFAULT_CHECKERS,
     progress: Progress | None = None,
     *,
     expected_failures: ExpectedFailures | None = None,
@@ -487,6 +492,10 @@ def run_matrix(
                 progress.note(why)
                 continue
             runners[c] = lambda m, _p, fn=fn: call_fuzz(fn, m, profile)
+        elif c == "bmc":
+            from replcheck.specs.crosscheck import bmc_check
+
+            runners[c] = lambda m, _p: bmc_check(m)
         elif c == "proofs":
             prove, why = load_proofs()
             if prove is None:

@@ -25,7 +25,7 @@ from typing import Any
 import z3
 from replcheck.model import Action, Model, State
 
-from .flat import FPY, Fold, FlatModel, FlatProperty, Instance, Tx, is_true
+from .flat import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
 from .results import Counterexample
 from .z3ops import Z3Ops
 
@@ -127,12 +127,16 @@ class Unrolling:
             for k, v in tx.new.items():
                 writes.setdefault(k, []).append((j, v))
         self.solver.add(z3.Or(enabled) if enabled else z3.BoolVal(False))
-        nxt = {k: _var(k, s, f"@{i + 1}") for k, s in self.fm.sorts.items()}
-        for k, x in nxt.items():
-            sort = self.fm.sorts[k]
+        nxt: dict[tuple, Any] = {}
+        picks = {j: sel == j for j, _inst in fired}
+        for k, sort in self.fm.sorts.items():
+            if k not in writes:
+                nxt[k] = cur[k]
+                continue
+            x = nxt[k] = _var(k, sort, f"@{i + 1}")
             expr = _term(cur[k], sort)
-            for j, v in writes.get(k, ()):
-                expr = z3.If(sel == j, _term(v, sort), expr)
+            for j, v in writes[k]:
+                expr = z3.If(picks[j], _term(v, sort), expr)
             self.solver.add(x == expr)
         self.frames.append(nxt)
         self.steps.append(Step(sel, fired))
@@ -160,8 +164,9 @@ def _norm(st: State) -> State:
     """Shippers and unregistered WALs as sets (their order in the tuple means nothing)."""
     return st._replace(
         servers=tuple(
-            s._replace(shippers=tuple(sorted(s.shippers)),
-                       unregistered=tuple(sorted(s.unregistered)))
+            s._replace(
+                shippers=tuple(sorted(s.shippers)), unregistered=tuple(sorted(s.unregistered))
+            )
             for s in st.servers
         )
     )
@@ -280,8 +285,14 @@ def bmc(
     return res
 
 
-def _counterexample(fm: FlatModel, prop: FlatProperty, frames: list[dict], taken: list[Instance],
-                    model: Model | None, res: BmcResult) -> Counterexample:
+def _counterexample(
+    fm: FlatModel,
+    prop: FlatProperty,
+    frames: list[dict],
+    taken: list[Instance],
+    model: Model | None,
+    res: BmcResult,
+) -> Counterexample:
     states = [fm.decode(f) for f in frames]
     steps = replay(model, states) if model is not None else None
     res.replayed[prop.name] = steps is not None
@@ -324,7 +335,7 @@ class InductionResult:
 
 def induct(
     fm: FlatModel,
-    prop: str,
+    target: FlatProperty,
     lemmas: Iterable[FlatProperty],
     *,
     timeout: float = 60.0,
@@ -333,15 +344,21 @@ def induct(
     after any step from a state (variables within their ranges) where all of them hold."""
     started = time.perf_counter()
     lemmas = list(lemmas)
-    target = next(p for p in fm.properties if p.name == prop)
+    prop = target.name
     conj = [target, *lemmas]
     names = [p.name for p in lemmas]
     init_get = fm.init.__getitem__
     for p in conj:
         if not is_true(p.check(FPY, init_get)):
-            return InductionResult(fm.design, fm.config, prop, names, "fails initially",
-                                   time.perf_counter() - started,
-                                   {"conjunct": p.name})
+            return InductionResult(
+                fm.design,
+                fm.config,
+                prop,
+                names,
+                "fails initially",
+                time.perf_counter() - started,
+                {"conjunct": p.name},
+            )
     solver = z3.SolverFor("QF_BV")
     solver.set("timeout", int(timeout * 1000))
     un = Unrolling(fm, solver, free_start=True)
@@ -362,7 +379,8 @@ def induct(
     broken = [p.name for p, h in after if not z3.is_true(m.eval(h, model_completion=True))]
     changed = {
         "/".join(map(str, k)): [frames[0][k], frames[1][k]]
-        for k in fm.sorts if frames[0][k] != frames[1][k]
+        for k in fm.sorts
+        if frames[0][k] != frames[1][k]
     }
     cti = {
         "step": taken[0].label(),

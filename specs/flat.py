@@ -97,7 +97,7 @@ def is_true(x: Any) -> bool:
 class Tx:
     """One step's writes over a flat state: reads see earlier writes of the same step."""
 
-    __slots__ = ("ops", "base", "new")
+    __slots__ = ("base", "new", "ops")
 
     def __init__(self, ops: Any, base: Mapping[Key, Any]) -> None:
         self.ops = ops

@@ -37,7 +37,6 @@ from replcheck.model.state import (
     DISABLED,
     ENABLED,
     GLOBAL,
-    IDLE,
     LIVE_DIR,
     NO_LOCK,
     READING,
@@ -58,7 +57,7 @@ from replcheck.model.state import (
 )
 from replcheck.model.zk_multi import ZkMulti
 
-from .flat import FlatModel, FlatProperty, Instance, Tx, count
+from .flat import FlatModel, Instance, Tx, count
 
 BUDGET = ("crashes", "outages", "admin", "zk_faults", "foreign", "puts", "cleaner_runs")
 COPIES = 2
@@ -114,9 +113,7 @@ class ZkFlat:
         self.CH = range(len(self.chains))
         self.relay_clusters = [cl for cl in range(1, c.clusters) if c.outbound(cl)]
         self.home_edges = [cl for cl, d in c.topology if d == 0]
-        uids: list[tuple] = [
-            (0, *self.key[w], j) for w in self.W for j in range(c.edits_per_wal)
-        ]
+        uids: list[tuple] = [(0, *self.key[w], j) for w in self.W for j in range(c.edits_per_wal)]
         uids += [(cl, n) for cl in self.relay_clusters for n in range(c.foreign_edits)]
         self.uids = uids
         self.uid_index = {u: i for i, u in enumerate(uids)}
@@ -133,20 +130,29 @@ class ZkFlat:
         """Entries a relay's log can hold: each edit is applied once per cluster."""
         self.LW = c.servers * c.wals_per_server
         """WALs a shipper's in-memory list can hold (one WAL group's)."""
-        self.sh_keys = [(p, ci, g, m) for p in self.P for ci in self.CH for g in self.G
-                        for m in range(COPIES)]
+        self.sh_keys = [
+            (p, ci, g, m) for p in self.P for ci in self.CH for g in self.G for m in range(COPIES)
+        ]
         self.owner = {
             (s, p, ci): design.wal_owner(c, s, Shipper(p, self.chains[ci], 0, (), 0))
-            for s in self.S for p in self.P for ci in self.CH
+            for s in self.S
+            for p in self.P
+            for ci in self.CH
         }
         self.new_chain = {
             (ci, d): self.chain_index.get(design.rule_claimed_chain(self.chains[ci], d), -1)
-            for ci in self.CH for d in self.S
+            for ci in self.CH
+            for d in self.S
         }
         self.rule = {
             name: generic_of(self.cls, name)
-            for name in ("rule_ships", "rule_wal_done", "rule_drop_claimed_queue",
-                         "rule_start_position", "claim_applies")
+            for name in (
+                "rule_ships",
+                "rule_wal_done",
+                "rule_drop_claimed_queue",
+                "rule_start_position",
+                "claim_applies",
+            )
         }
 
     def _cluster_id_lists(self) -> list[tuple[int, ...]]:
@@ -252,8 +258,15 @@ class ZkFlat:
 
     def _budget0(self) -> tuple[int, ...]:
         c = self.cfg
-        return (c.crashes, c.sink_outages, c.admin_ops, c.zk_faults, c.foreign_edits, c.edits,
-                c.cleaner_runs)
+        return (
+            c.crashes,
+            c.sink_outages,
+            c.admin_ops,
+            c.zk_faults,
+            c.foreign_edits,
+            c.edits,
+            c.cleaner_runs,
+        )
 
     # --- explicit <-> flat ----------------------------------------------------------------------
 
@@ -415,8 +428,11 @@ class ZkFlat:
                 for ci in self.CH:
                     if v[("qex", s, p, ci)]:
                         qw = sorted(
-                            ((key[w], v[("qpos", s, p, ci, w)])
-                             for w in self.W if v[("qin", s, p, ci, w)]),
+                            (
+                                (key[w], v[("qpos", s, p, ci, w)])
+                                for w in self.W
+                                if v[("qin", s, p, ci, w)]
+                            ),
                             key=lambda kp: wal_order(kp[0]),
                         )
                         queues.append(Queue(p, self.chains[ci], tuple(qw)))
@@ -432,8 +448,12 @@ class ZkFlat:
         relays: list[Any] = [()] * c.clusters
         for cl in self.relay_clusters:
             log = tuple(
-                Edit(self.uids[v[("ru", cl, n)]], v[("rkind", cl, n)],
-                     self.ids[v[("rids", cl, n)]], 0)
+                Edit(
+                    self.uids[v[("ru", cl, n)]],
+                    v[("rkind", cl, n)],
+                    self.ids[v[("rids", cl, n)]],
+                    0,
+                )
                 for n in range(v[("rlen", cl)])
             )
             shipped = tuple(v[("rship", cl, j)] for j in range(len(c.outbound(cl))))
@@ -475,8 +495,9 @@ class ZkFlat:
         in_dir = self.owner[(s, p, ci)] == self.key[w][0]
         return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))
 
-    def append(self, ops: Any, tx: Tx, s: int, w: int, j: int, uid: Any, kind: Any,
-               ids: Any) -> None:
+    def append(
+        self, ops: Any, tx: Tx, s: int, w: int, j: int, uid: Any, kind: Any, ids: Any
+    ) -> None:
         """``append``: entry ``j`` of WAL slot ``w``, owed to the peers the server replicates to
         (while replication is on) whose filter accepts it."""
         if j >= self.E:
@@ -486,8 +507,11 @@ class ZkFlat:
         tx[("wkind", w, j)] = kind
         tx[("wids", w, j)] = ids
         for p in self.P:
-            owed = ops.and_(tx[("repl",)], tx[("known", s, p)],
-                            self.replicable(ops, rules.replicable_rule, kind, ids, p + 1))
+            owed = ops.and_(
+                tx[("repl",)],
+                tx[("known", s, p)],
+                self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
+            )
             tx[("wowed", w, j, p)] = owed
         tx[("wn", w)] = j + 1
 
@@ -500,8 +524,11 @@ class ZkFlat:
                 continue
             newly = []
             for u in self.U:
-                hit = ops.and_(cond, uid == u) if not isinstance(uid, int) else (
-                    cond if uid == u else False)
+                hit = (
+                    ops.and_(cond, uid == u)
+                    if not isinstance(uid, int)
+                    else (cond if uid == u else False)
+                )
                 if hit is False:
                     continue
                 was = tx[("app", cl, u)]
@@ -529,8 +556,9 @@ class ZkFlat:
             tx.when(cond, ("qin", s, p, ci, w), False)
             tx.when(cond, ("qpos", s, p, ci, w), 0)
 
-    def put_queue(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int,
-                  wals: list[tuple[int, Any, Any]]) -> None:
+    def put_queue(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
+    ) -> None:
         """``put_queue``: create the queue znode (and ``/rs/<s>``), or add to an existing one the
         WALs it lacks; a WAL already there keeps its position."""
         tx.when(cond, ("rex", s), True)
@@ -547,8 +575,19 @@ class ZkFlat:
         for j in range(self.LW):
             tx.when(cond, ("shw", *sk, j), -1)
 
-    def add_shipper(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, g: int,
-                    wals: list[Any], n: Any, pos: Any) -> None:
+    def add_shipper(
+        self,
+        ops: Any,
+        tx: Tx,
+        cond: Any,
+        s: int,
+        p: int,
+        ci: int,
+        g: int,
+        wals: list[Any],
+        n: Any,
+        pos: Any,
+    ) -> None:
         """A new shipper in the first free copy slot; ``wals`` its packed WAL list (slot or -1),
         ``n`` its length."""
         taken: list[Any] = []
@@ -564,8 +603,9 @@ class ZkFlat:
                 tx.when(here, ("shw", *sk, j), wals[j] if j < len(wals) else -1)
         tx.when(ops.and_(cond, *taken), ("overflow",), True)
 
-    def start_recovered(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int,
-                        wals: list[tuple[int, Any, Any]]) -> None:
+    def start_recovered(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
+    ) -> None:
         """``start_recovered``: per WAL group one recovered shipper over the queue's WALs, oldest
         first, from the start position; or the queue is dropped when its peer is gone."""
         drop = self.rule["rule_drop_claimed_queue"](ops, tx[("peer", p)] == REMOVED)
@@ -576,8 +616,10 @@ class ZkFlat:
         present = {w: inn for w, inn, _pos in wals}
         stored = {w: pos for w, _inn, pos in wals}
         for g in self.G:
-            group = sorted((w for w in self.W if self.key[w][1] == g),
-                           key=lambda w: (rules.wal_timestamp(self.key[w]), wal_order(self.key[w])))
+            group = sorted(
+                (w for w in self.W if self.key[w][1] == g),
+                key=lambda w: (rules.wal_timestamp(self.key[w]), wal_order(self.key[w])),
+            )
             before: dict[int, Any] = {}
             for i, w in enumerate(group):
                 before[w] = count(ops, (present[x] for x in group[:i]))
@@ -675,13 +717,19 @@ class ZkFlat:
         self.clear_shipper(ops, tx, end, sk)
         others = [
             tx[("sh", s, p, ci, g2, m2)]
-            for g2 in self.G for m2 in range(COPIES) if (s, p, ci, g2, m2) != sk
+            for g2 in self.G
+            for m2 in range(COPIES)
+            if (s, p, ci, g2, m2) != sk
         ]
         self.drop_queue(ops, tx, ops.and_(end, ops.not_(ops.or_(*others))), s, p, ci)
 
     def head_guard(self, ops: Any, get: Any, sk: tuple, hw: int) -> Any:
-        return ops.and_(get(("alive", sk[0])), get(("sh", *sk)), get(("shn", *sk)) >= 1,
-                        get(("shw", *sk, 0)) == hw)
+        return ops.and_(
+            get(("alive", sk[0])),
+            get(("sh", *sk)),
+            get(("shn", *sk)) >= 1,
+            get(("shw", *sk, 0)) == hw,
+        )
 
     # --- action instances -------------------------------------------------------------------------
 
@@ -727,10 +775,12 @@ class ZkFlat:
                 add(self._sink_down(cl, k))
                 add(self._sink_up(cl, k))
         for p in self.P:
-            for name, frm, to in (("add_peer", (ABSENT,), ENABLED),
-                                  ("remove_peer", (ENABLED, DISABLED), REMOVED),
-                                  ("disable_peer", (ENABLED,), DISABLED),
-                                  ("enable_peer", (DISABLED,), ENABLED)):
+            for name, frm, to in (
+                ("add_peer", (ABSENT,), ENABLED),
+                ("remove_peer", (ENABLED, DISABLED), REMOVED),
+                ("disable_peer", (ENABLED,), DISABLED),
+                ("enable_peer", (DISABLED,), ENABLED),
+            ):
                 add(self._admin(name, p, frm, to))
         add(self._toggle())
         for cl in self.relay_clusters:
@@ -753,20 +803,27 @@ class ZkFlat:
         from itertools import combinations
 
         c = self.cfg
-        return [sum(1 << k for k in combo)
-                for combo in combinations(range(c.sink_servers), c.sink_subset)]
+        return [
+            sum(1 << k for k in combo)
+            for combo in combinations(range(c.sink_servers), c.sink_subset)
+        ]
 
     def _put(self, s: int, g: int, q: int, w: int, j: int, kind: int) -> Instance:
         c = self.cfg
 
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "puts")) > 0, get(("alive", s)), get(("cur", s, g)) == q,
-                            get(("wn", w)) == j)
+            return ops.and_(
+                get(("b", "puts")) > 0,
+                get(("alive", s)),
+                get(("cur", s, g)) == q,
+                get(("wn", w)) == j,
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("b", "puts")] = tx[("b", "puts")] - 1
-            self.append(ops, tx, s, w, j, self.uid_index[(0, s, g, q, j)], kind,
-                        self.ids_index[(0,)])
+            self.append(
+                ops, tx, s, w, j, self.uid_index[(0, s, g, q, j)], kind, self.ids_index[(0,)]
+            )
 
         assert j < c.edits_per_wal
         return Instance("put", (s, g, kind, q, j), guard, apply)
@@ -775,23 +832,23 @@ class ZkFlat:
         def guard(ops: Any, get: Any) -> Any:
             return ops.and_(get(("alive", s)), get(("cur", s, g)) == q)
 
-        return Instance("roll", (s, g, q), guard,
-                        lambda ops, tx: self.roll(ops, tx, s, g, q))
+        return Instance("roll", (s, g, q), guard, lambda ops, tx: self.roll(ops, tx, s, g, q))
 
     def _roll_zk_fail(self, s: int, g: int, q: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "zk_faults")) > 0, get(("alive", s)),
-                            get(("cur", s, g)) == q)
+            return ops.and_(get(("b", "zk_faults")) > 0, get(("alive", s)), get(("cur", s, g)) == q)
 
-        return Instance("roll_zk_fail", (s, g, q), guard,
-                        lambda ops, tx: self.roll_zk_fail(ops, tx, s, g, q))
+        return Instance(
+            "roll_zk_fail", (s, g, q), guard, lambda ops, tx: self.roll_zk_fail(ops, tx, s, g, q)
+        )
 
     def _register(self, s: int, w: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
             return ops.and_(get(("alive", s)), get(("unreg", s, w)))
 
-        return Instance("register_wal", (s, w), guard,
-                        lambda ops, tx: self.register_wal(ops, tx, s, w))
+        return Instance(
+            "register_wal", (s, w), guard, lambda ops, tx: self.register_wal(ops, tx, s, w)
+        )
 
     def _crash(self, s: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
@@ -820,9 +877,13 @@ class ZkFlat:
 
         def guard(ops: Any, get: Any) -> Any:
             return ops.and_(
-                get(("repl",)), self.head_guard(ops, get, sk, hw), get(("peer", p)) == ENABLED,
-                get(("wex", hw)), get(("shpos", *sk)) < get(("wn", hw)),
-                self.locate(ops, get, s, p, ci, hw), get(("snk", s, p, k)),
+                get(("repl",)),
+                self.head_guard(ops, get, sk, hw),
+                get(("peer", p)) == ENABLED,
+                get(("wex", hw)),
+                get(("shpos", *sk)) < get(("wn", hw)),
+                self.locate(ops, get, s, p, ci, hw),
+                get(("snk", s, p, k)),
                 ops.not_(get(("down", target, k))),
             )
 
@@ -844,9 +905,12 @@ class ZkFlat:
         s, p, ci, _g, _m = sk
 
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(self.head_guard(ops, get, sk, hw), get(("qex", s, p, ci)),
-                            get(("qin", s, p, ci, hw)),
-                            get(("qpos", s, p, ci, hw)) != get(("shpos", *sk)))
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("qex", s, p, ci)),
+                get(("qin", s, p, ci, hw)),
+                get(("qpos", s, p, ci, hw)) != get(("shpos", *sk)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("qpos", s, p, ci, hw)] = tx[("shpos", *sk)]
@@ -857,42 +921,62 @@ class ZkFlat:
         s, p, ci, _g, _m = sk
 
         def guard(ops: Any, get: Any) -> Any:
-            done = self.rule["rule_wal_done"](ops, get(("shn", *sk)) > 1, get(("wclosed", hw)),
-                                              get(("shpos", *sk)), get(("wn", hw)))
-            return ops.and_(self.head_guard(ops, get, sk, hw), get(("wex", hw)), done,
-                            get(("qex", s, p, ci)), get(("qin", s, p, ci, hw)))
+            done = self.rule["rule_wal_done"](
+                ops,
+                get(("shn", *sk)) > 1,
+                get(("wclosed", hw)),
+                get(("shpos", *sk)),
+                get(("wn", hw)),
+            )
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("wex", hw)),
+                done,
+                get(("qex", s, p, ci)),
+                get(("qin", s, p, ci, hw)),
+            )
 
-        return Instance("advance", (*sk, hw), guard,
-                        lambda ops, tx: self.drop_head(ops, tx, sk, hw))
+        return Instance(
+            "advance", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
+        )
 
     def _finish(self, sk: tuple, hw: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(self.head_guard(ops, get, sk, hw), get(("shn", *sk)) == 1,
-                            get(("wex", hw)), get(("wclosed", hw)),
-                            get(("shpos", *sk)) >= get(("wn", hw)))
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("shn", *sk)) == 1,
+                get(("wex", hw)),
+                get(("wclosed", hw)),
+                get(("shpos", *sk)) >= get(("wn", hw)),
+            )
 
-        return Instance("finish", (*sk, hw), guard,
-                        lambda ops, tx: self.drop_head(ops, tx, sk, hw))
+        return Instance("finish", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw))
 
     def _skip(self, sk: tuple, hw: int) -> Instance:
         s, p, ci, _g, _m = sk
 
         def guard(ops: Any, get: Any) -> Any:
             more = True if ci else get(("shn", *sk)) > 1
-            return ops.and_(self.head_guard(ops, get, sk, hw), more,
-                            ops.not_(self.locate(ops, get, s, p, ci, hw)))
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                more,
+                ops.not_(self.locate(ops, get, s, p, ci, hw)),
+            )
 
-        return Instance("skip_missing", (*sk, hw), guard,
-                        lambda ops, tx: self.drop_head(ops, tx, sk, hw))
+        return Instance(
+            "skip_missing", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
+        )
 
     def _reselect(self, s: int, p: int, mask: int) -> Instance:
         ks = range(self.cfg.sink_servers)
 
         def guard(ops: Any, get: Any) -> Any:
-            up = ops.or_(*(ops.and_(get(("snk", s, p, k)), ops.not_(get(("down", p + 1, k))))
-                           for k in ks))
-            differs = ops.or_(*(ops.not_(ops.eq(get(("snk", s, p, k)), bool(mask >> k & 1)))
-                                for k in ks))
+            up = ops.or_(
+                *(ops.and_(get(("snk", s, p, k)), ops.not_(get(("down", p + 1, k)))) for k in ks)
+            )
+            differs = ops.or_(
+                *(ops.not_(ops.eq(get(("snk", s, p, k)), bool(mask >> k & 1))) for k in ks)
+            )
             return ops.and_(get(("alive", s)), get(("known", s, p)), ops.not_(up), differs)
 
         def apply(ops: Any, tx: Tx) -> None:
@@ -919,8 +1003,7 @@ class ZkFlat:
 
     def _admin(self, name: str, p: int, frm: tuple[int, ...], to: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "admin")) > 0,
-                            ops.or_(*(get(("peer", p)) == f for f in frm)))
+            return ops.and_(get(("b", "admin")) > 0, ops.or_(*(get(("peer", p)) == f for f in frm)))
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("b", "admin")] = tx[("b", "admin")] - 1
@@ -938,8 +1021,11 @@ class ZkFlat:
     def _peer_add(self, s: int, p: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
             status = get(("peer", p))
-            return ops.and_(get(("alive", s)), ops.or_(status == ENABLED, status == DISABLED),
-                            ops.not_(get(("known", s, p))))
+            return ops.and_(
+                get(("alive", s)),
+                ops.or_(status == ENABLED, status == DISABLED),
+                ops.not_(get(("known", s, p))),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             wals = []
@@ -958,11 +1044,20 @@ class ZkFlat:
 
     def _peer_remove(self, s: int, p: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            any_sh = ops.or_(*(get(("sh", s, p, ci, g, m))
-                               for ci in self.CH for g in self.G for m in range(COPIES)))
-            return ops.and_(get(("alive", s)), get(("peer", p)) == REMOVED,
-                            ops.not_(get(("gone", s, p))),
-                            ops.or_(get(("known", s, p)), any_sh))
+            any_sh = ops.or_(
+                *(
+                    get(("sh", s, p, ci, g, m))
+                    for ci in self.CH
+                    for g in self.G
+                    for m in range(COPIES)
+                )
+            )
+            return ops.and_(
+                get(("alive", s)),
+                get(("peer", p)) == REMOVED,
+                ops.not_(get(("gone", s, p))),
+                ops.or_(get(("known", s, p)), any_sh),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             for ci in self.CH:
@@ -980,9 +1075,13 @@ class ZkFlat:
 
         def guard(ops: Any, get: Any) -> Any:
             rlen = get(("rlen", cl))
-            own = count(ops, (ops.and_(i < rlen, ops.or_(*(get(("ru", cl, i)) == u
-                                                            for u in mine)))
-                              for i in range(self.L)))
+            own = count(
+                ops,
+                (
+                    ops.and_(i < rlen, ops.or_(*(get(("ru", cl, i)) == u for u in mine)))
+                    for i in range(self.L)
+                ),
+            )
             return ops.and_(get(("b", "foreign")) > 0, own == n)
 
         def apply(ops: Any, tx: Tx) -> None:
@@ -1016,10 +1115,10 @@ class ZkFlat:
 
     def _relay_home_skip(self, cl: int, j: int, s: int, i: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            ok = self.replicable(ops, rules.replicable_rule, get(("rkind", cl, i)),
-                                 get(("rids", cl, i)), 0)
-            return ops.and_(self._relay_next(ops, get, cl, j, i), get(("alive", s)),
-                            ops.not_(ok))
+            ok = self.replicable(
+                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
+            )
+            return ops.and_(self._relay_next(ops, get, cl, j, i), get(("alive", s)), ops.not_(ok))
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("rship", cl, j)] = i + 1
@@ -1030,10 +1129,16 @@ class ZkFlat:
         w = self.cfg.slot((s, 0, q))
 
         def guard(ops: Any, get: Any) -> Any:
-            ok = self.replicable(ops, rules.replicable_rule, get(("rkind", cl, i)),
-                                 get(("rids", cl, i)), 0)
-            return ops.and_(self._relay_next(ops, get, cl, j, i), get(("alive", s)), ok,
-                            get(("cur", s, 0)) == q, get(("wn", w)) == e)
+            ok = self.replicable(
+                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
+            )
+            return ops.and_(
+                self._relay_next(ops, get, cl, j, i),
+                get(("alive", s)),
+                ok,
+                get(("cur", s, 0)) == q,
+                get(("wn", w)) == e,
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             uid, kind, ids = tx[("ru", cl, i)], tx[("rkind", cl, i)], tx[("rids", cl, i)]
@@ -1051,14 +1156,22 @@ class ZkFlat:
 
     def queued_anywhere(self, ops: Any, get: Any, w: int, owners: Any = None) -> Any:
         """Is WAL slot ``w`` named in some queue (of ``owners``, default all)?"""
-        return ops.or_(*(get(("qin", o, p, ci, w))
-                         for o in (self.S if owners is None else owners)
-                         for p in self.P for ci in self.CH))
+        return ops.or_(
+            *(
+                get(("qin", o, p, ci, w))
+                for o in (self.S if owners is None else owners)
+                for p in self.P
+                for ci in self.CH
+            )
+        )
 
     def may_delete(self, ops: Any, w: int, listed: dict[int, Any]) -> Any:
         """The cleaner's lookup rule over the WALs ``listed`` (slot -> listed or not)."""
-        queued = [tuple(ops.ite(on, part, -1) for part in self.key[x])
-                  for x, on in listed.items() if on is not False]
+        queued = [
+            tuple(ops.ite(on, part, -1) for part in self.key[x])
+            for x, on in listed.items()
+            if on is not False
+        ]
         return rules.may_delete_wal_rule(ops, self.key[w], queued)
 
     # --- the model ------------------------------------------------------------------------------

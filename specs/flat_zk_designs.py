@@ -50,8 +50,13 @@ class ZkMultiFlat(ZkFlat):
 
     def _claim_read(self, s: int, d: int, p: int, ci: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("rex", d)), get(("fail", d)), get(("alive", s)),
-                            ops.not_(get(("cl", s))), get(("qex", d, p, ci)))
+            return ops.and_(
+                get(("rex", d)),
+                get(("fail", d)),
+                get(("alive", s)),
+                ops.not_(get(("cl", s))),
+                get(("qex", d, p, ci)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("cl", s)] = True
@@ -68,8 +73,13 @@ class ZkMultiFlat(ZkFlat):
         nci = self.new_chain[(ci, d)]
 
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("alive", s)), get(("cl", s)), get(("cld", s)) == d,
-                            get(("clp", s)) == p, get(("clc", s)) == ci)
+            return ops.and_(
+                get(("alive", s)),
+                get(("cl", s)),
+                get(("cld", s)) == d,
+                get(("clp", s)) == p,
+                get(("clc", s)) == ci,
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             if nci < 0:
@@ -78,21 +88,26 @@ class ZkMultiFlat(ZkFlat):
             snap = [(w, tx[("clin", s, w)], tx[("clpos", s, w)]) for w in self.W]
             self.clear_claim(tx, s)
             same = ops.and_(*(ops.eq(tx[("qin", d, p, ci, w)], inn) for w, inn, _ in snap))
-            applies = self.rule["claim_applies"](ops, tx[("qex", d, p, ci)], same,
-                                                 tx[("qex", s, p, nci)])
+            applies = self.rule["claim_applies"](
+                ops, tx[("qex", d, p, ci)], same, tx[("qex", s, p, nci)]
+            )
             self.claim_failed(ops, tx, ops.not_(applies), s, p, nci, snap)
             self.drop_queue(ops, tx, applies, d, p, ci)
             self.put_queue(ops, tx, applies, s, p, nci, snap)
             self.bump_cversion(ops, tx, applies)
-            finish = ops.and_(applies, tx[("fail", d)],
-                              ops.not_(ops.and_(tx[("rex", d)], self.has_queues(ops, tx.__getitem__, d))))
+            finish = ops.and_(
+                applies,
+                tx[("fail", d)],
+                ops.not_(ops.and_(tx[("rex", d)], self.has_queues(ops, tx.__getitem__, d))),
+            )
             self.scp_finish(ops, tx, finish, d)
             self.start_recovered(ops, tx, applies, s, p, nci, snap)
 
         return Instance("claim_commit", (s, d, p, ci), guard, apply)
 
-    def claim_failed(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int,
-                     snap: list) -> None:
+    def claim_failed(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int, snap: list
+    ) -> None:
         """A failed ``multi`` claims nothing (the fix of HBASE-8099)."""
 
     def scp_finish(self, ops: Any, tx: Tx, cond: Any, d: int) -> None:
@@ -104,16 +119,19 @@ class ZkMultiFlat(ZkFlat):
 
     def _scp_finish(self, d: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("fail", d)),
-                            ops.not_(ops.and_(get(("rex", d)), self.has_queues(ops, get, d))))
+            return ops.and_(
+                get(("fail", d)), ops.not_(ops.and_(get(("rex", d)), self.has_queues(ops, get, d)))
+            )
 
-        return Instance("scp_finish", (d,), guard,
-                        lambda ops, tx: self.scp_finish(ops, tx, True, d))
+        return Instance(
+            "scp_finish", (d,), guard, lambda ops, tx: self.scp_finish(ops, tx, True, d)
+        )
 
     def _cleaner_start(self) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            archived = ops.or_(*(ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
-                                 for w in self.W))
+            archived = ops.or_(
+                *(ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED) for w in self.W)
+            )
             return ops.and_(get(("b", "cleaner_runs")) > 0, get(("phase",)) == IDLE, archived)
 
         def apply(ops: Any, tx: Tx) -> None:
@@ -136,7 +154,9 @@ class ZkMultiFlat(ZkFlat):
         def apply(ops: Any, tx: Tx) -> None:
             tx[("read", s)] = True
             for w in self.W:
-                found = ops.and_(tx[("cand", w)], self.queued_anywhere(ops, tx.__getitem__, w, (s,)))
+                found = ops.and_(
+                    tx[("cand", w)], self.queued_anywhere(ops, tx.__getitem__, w, (s,))
+                )
                 tx[("seen", w)] = ops.or_(tx[("seen", w)], found)
 
         return Instance("cleaner_read", (s,), guard, apply)
@@ -150,8 +170,12 @@ class ZkMultiFlat(ZkFlat):
             keep = ops.not_(changed)
             seen = {w: tx[("seen", w)] for w in self.W}
             for w in self.W:
-                delete = ops.and_(keep, tx[("cand", w)], tx[("wplace", w)] == ARCHIVED,
-                                  self.may_delete(ops, w, seen))
+                delete = ops.and_(
+                    keep,
+                    tx[("cand", w)],
+                    tx[("wplace", w)] == ARCHIVED,
+                    self.may_delete(ops, w, seen),
+                )
                 tx.when(delete, ("wplace", w), DELETED)
             for s in self.S:
                 tx[("read", s)] = False
@@ -189,14 +213,19 @@ class ZkLockFlat(ZkFlat):
         nci = self.new_chain[(ci, d)]
         if nci < 0:
             return False
-        return ops.and_(get(("qex", s, p, nci)), *(
-            ops.implies(get(("qin", d, p, ci, w)), get(("qin", s, p, nci, w))) for w in self.W
-        ))
+        return ops.and_(
+            get(("qex", s, p, nci)),
+            *(ops.implies(get(("qin", d, p, ci, w)), get(("qin", s, p, nci, w))) for w in self.W),
+        )
 
     def _lock(self, s: int, d: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("rex", d)), get(("lock", d)) == NO_LOCK,
-                            ops.not_(get(("alive", d))), get(("alive", s)))
+            return ops.and_(
+                get(("rex", d)),
+                get(("lock", d)) == NO_LOCK,
+                ops.not_(get(("alive", d))),
+                get(("alive", s)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("lock", d)] = s
@@ -210,8 +239,11 @@ class ZkLockFlat(ZkFlat):
         nci = self.new_chain[(ci, d)]
 
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(self.holder(ops, get, s, d), get(("qex", d, p, ci)),
-                            ops.not_(self.copied(ops, get, s, d, p, ci)))
+            return ops.and_(
+                self.holder(ops, get, s, d),
+                get(("qex", d, p, ci)),
+                ops.not_(self.copied(ops, get, s, d, p, ci)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             if nci < 0:
@@ -223,14 +255,18 @@ class ZkLockFlat(ZkFlat):
         return Instance("copy_queue", (s, d, p, ci), guard, apply)
 
     def _finish_claim(self, s: int, d: int) -> Instance:
-        slots = sorted(((p, ci) for p in self.P for ci in self.CH),
-                       key=lambda pc: (pc[0], self.chains[pc[1]]))
+        slots = sorted(
+            ((p, ci) for p in self.P for ci in self.CH), key=lambda pc: (pc[0], self.chains[pc[1]])
+        )
 
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(self.holder(ops, get, s, d), *(
-                ops.implies(get(("qex", d, p, ci)), self.copied(ops, get, s, d, p, ci))
-                for p, ci in slots
-            ))
+            return ops.and_(
+                self.holder(ops, get, s, d),
+                *(
+                    ops.implies(get(("qex", d, p, ci)), self.copied(ops, get, s, d, p, ci))
+                    for p, ci in slots
+                ),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             had = {(p, ci): tx[("qex", d, p, ci)] for p, ci in slots}
@@ -243,8 +279,7 @@ class ZkLockFlat(ZkFlat):
                 if nci < 0 or had[(p, ci)] is False:
                     continue
                 cond = ops.and_(had[(p, ci)], tx[("qex", s, p, nci)])
-                wals = [(w, tx[("qin", s, p, nci, w)], tx[("qpos", s, p, nci, w)])
-                        for w in self.W]
+                wals = [(w, tx[("qin", s, p, nci, w)], tx[("qpos", s, p, nci, w)]) for w in self.W]
                 self.start_recovered(ops, tx, cond, s, p, nci, wals)
 
         return Instance("finish_claim", (s, d), guard, apply)
@@ -253,8 +288,9 @@ class ZkLockFlat(ZkFlat):
         """HBASE-16144's fix: a lock whose holder died is removed."""
 
         def guard(ops: Any, get: Any) -> Any:
-            dead_holder = ops.or_(*(ops.and_(get(("lock", d)) == s, ops.not_(get(("alive", s))))
-                                    for s in self.S))
+            dead_holder = ops.or_(
+                *(ops.and_(get(("lock", d)) == s, ops.not_(get(("alive", s)))) for s in self.S)
+            )
             return ops.and_(get(("rex", d)), dead_holder)
 
         def apply(ops: Any, tx: Tx) -> None:
@@ -264,8 +300,9 @@ class ZkLockFlat(ZkFlat):
 
     def _clean(self, w: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED,
-                            ops.not_(get(("cache", w))))
+            return ops.and_(
+                get(("wex", w)), get(("wplace", w)) == ARCHIVED, ops.not_(get(("cache", w)))
+            )
 
         return Instance("clean", (w,), guard, lambda ops, tx: self.clean(ops, tx, w))
 
@@ -286,8 +323,9 @@ class FlatHbase12865(ZkMultiFlat):
 
 
 class FlatHbase8099(ZkMultiFlat):
-    def claim_failed(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int,
-                     snap: list) -> None:
+    def claim_failed(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int, snap: list
+    ) -> None:
         self.start_recovered(ops, tx, cond, s, p, nci, snap)
 
 

@@ -25,7 +25,8 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         """(exists, WAL slot, index, uid) for every entry position of every WAL."""
         return [
             (ops.and_(get(("wex", w)), j < get(("wn", w))), w, j, get(("wu", w, j)))
-            for w in W for j in range(z.E)
+            for w in W
+            for j in range(z.E)
         ]
 
     def no_lost_edit(ops: Any, get: Any) -> Any:
@@ -37,15 +38,25 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 for p in P:
                     covered = ops.and_(
                         get(("wplace", w)) != DELETED,
-                        ops.or_(*(ops.and_(get(("qin", o, p, ci, w)),
-                                           get(("qpos", o, p, ci, w)) <= j)
-                                  for o in S for ci in CH)),
+                        ops.or_(
+                            *(
+                                ops.and_(get(("qin", o, p, ci, w)), get(("qpos", o, p, ci, w)) <= j)
+                                for o in S
+                                for ci in CH
+                            )
+                        ),
                     )
-                    ok.append(ops.implies(
-                        ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED,
-                                 ops.not_(z.applied(ops, get, p + 1, uid))),
-                        covered,
-                    ))
+                    ok.append(
+                        ops.implies(
+                            ops.and_(
+                                here,
+                                get(("wowed", w, j, p)),
+                                get(("peer", p)) != REMOVED,
+                                ops.not_(z.applied(ops, get, p + 1, uid)),
+                            ),
+                            covered,
+                        )
+                    )
         return ops.and_(*ok)
 
     def no_wal_deleted_while_queued(ops: Any, get: Any) -> Any:
@@ -53,38 +64,67 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         for w in W:
             deleted = ops.and_(get(("wex", w)), get(("wplace", w)) == DELETED)
             in_queue = z.queued_anywhere(ops, get, w)
-            in_memory = ops.or_(*(
-                ops.and_(get(("sh", s, *sk)), j < get(("shn", s, *sk)),
-                         get(("shw", s, *sk, j)) == w)
-                for s in S for sk in z.sh_keys for j in range(z.LW)
-            ))
+            in_memory = ops.or_(
+                *(
+                    ops.and_(
+                        get(("sh", s, *sk)), j < get(("shn", s, *sk)), get(("shw", s, *sk, j)) == w
+                    )
+                    for s in S
+                    for sk in z.sh_keys
+                    for j in range(z.LW)
+                )
+            )
             ok.append(ops.implies(deleted, ops.not_(ops.or_(in_queue, in_memory))))
         return ops.and_(*ok)
 
     def single_owner(ops: Any, get: Any) -> Any:
-        return ops.and_(*(
-            count(ops, (ops.and_(get(("alive", o)), get(("qin", o, p, ci, w)))
-                        for o in S for ci in CH)) <= 1
-            for p in P for w in W
-        ))
+        return ops.and_(
+            *(
+                count(
+                    ops,
+                    (
+                        ops.and_(get(("alive", o)), get(("qin", o, p, ci, w)))
+                        for o in S
+                        for ci in CH
+                    ),
+                )
+                <= 1
+                for p in P
+                for w in W
+            )
+        )
 
     def single_source(ops: Any, get: Any) -> Any:
         out = []
         for p in P:
             for w in W:
-                n = count(ops, (
-                    ops.and_(get(("alive", s)), get(("sh", s, *sk)), j < get(("shn", s, *sk)),
-                             get(("shw", s, *sk, j)) == w)
-                    for s in S for sk in z.sh_keys if sk[0] == p for j in range(z.LW)
-                ))
+                n = count(
+                    ops,
+                    (
+                        ops.and_(
+                            get(("alive", s)),
+                            get(("sh", s, *sk)),
+                            j < get(("shn", s, *sk)),
+                            get(("shw", s, *sk, j)) == w,
+                        )
+                        for s in S
+                        for sk in z.sh_keys
+                        if sk[0] == p
+                        for j in range(z.LW)
+                    ),
+                )
                 out.append(n <= 1)
         return ops.and_(*out)
 
     def no_edit_at_origin(ops: Any, get: Any) -> Any:
-        return ops.and_(*(
-            ops.not_(get(("app", cl, u)))
-            for cl in range(z.cfg.clusters) for u in U if z.origin[u] == cl
-        ))
+        return ops.and_(
+            *(
+                ops.not_(get(("app", cl, u)))
+                for cl in range(z.cfg.clusters)
+                for u in U
+                if z.origin[u] == cl
+            )
+        )
 
     def kind_of(ops: Any, get: Any, u: int) -> Any:
         """The kind of the first entry with identity ``u`` (WALs in slot order, then the relays'
@@ -95,18 +135,25 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         ]
         for cl in z.relay_clusters:
             for i in range(z.L):
-                found.append((ops.and_(i < get(("rlen", cl)), get(("ru", cl, i)) == u),
-                              get(("rkind", cl, i))))
+                found.append(
+                    (
+                        ops.and_(i < get(("rlen", cl)), get(("ru", cl, i)) == u),
+                        get(("rkind", cl, i)),
+                    )
+                )
         kind: Any = GLOBAL
         for hit, k in reversed(found):
             kind = ops.ite(hit, k, kind)
         return kind
 
     def only_global_non_catalog(ops: Any, get: Any) -> Any:
-        return ops.and_(*(
-            ops.implies(get(("app", cl, u)), kind_of(ops, get, u) == GLOBAL)
-            for cl in range(1, z.cfg.clusters) for u in U
-        ))
+        return ops.and_(
+            *(
+                ops.implies(get(("app", cl, u)), kind_of(ops, get, u) == GLOBAL)
+                for cl in range(1, z.cfg.clusters)
+                for u in U
+            )
+        )
 
     def sink_in_order(ops: Any, get: Any) -> Any:
         out = []
@@ -118,39 +165,64 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 for j in range(z.E):
                     wanted = ops.and_(
                         j < n,
-                        z.replicable(ops, rules.replicable_rule, get(("wkind", w, j)),
-                                     get(("wids", w, j)), target),
+                        z.replicable(
+                            ops,
+                            rules.replicable_rule,
+                            get(("wkind", w, j)),
+                            get(("wids", w, j)),
+                            target,
+                        ),
                     )
                     marks.append((wanted, z.applied(ops, get, target, get(("wu", w, j)))))
                 for a in range(z.E):
                     for b in range(a + 1, z.E):
                         gap = ops.and_(marks[a][0], ops.not_(marks[a][1]))
                         later = ops.and_(marks[b][0], marks[b][1])
-                        out.append(ops.not_(ops.and_(
-                            get(("peer", p)) != REMOVED, get(("wex", w)), gap, later)))
+                        out.append(
+                            ops.not_(
+                                ops.and_(get(("peer", p)) != REMOVED, get(("wex", w)), gap, later)
+                            )
+                        )
         return ops.and_(*out)
 
     def positions_monotone(ops: Any, before: Any, after: Any) -> Any:
-        return ops.and_(*(
-            ops.implies(ops.and_(before(("qin", o, p, ci, w)), after(("qin", o, p, ci, w))),
-                        after(("qpos", o, p, ci, w)) >= before(("qpos", o, p, ci, w)))
-            for o in S for p in P for ci in CH for w in W
-        ))
+        return ops.and_(
+            *(
+                ops.implies(
+                    ops.and_(before(("qin", o, p, ci, w)), after(("qin", o, p, ci, w))),
+                    after(("qpos", o, p, ci, w)) >= before(("qpos", o, p, ci, w)),
+                )
+                for o in S
+                for p in P
+                for ci in CH
+                for w in W
+            )
+        )
 
     def encoding_capacity(ops: Any, get: Any) -> Any:
         return ops.not_(get(("overflow",)))
 
     invariants = {
         f.__name__: f
-        for f in (no_lost_edit, no_wal_deleted_while_queued, single_owner, single_source,
-                  no_edit_at_origin, only_global_non_catalog, sink_in_order)
+        for f in (
+            no_lost_edit,
+            no_wal_deleted_while_queued,
+            single_owner,
+            single_source,
+            no_edit_at_origin,
+            only_global_non_catalog,
+            sink_in_order,
+        )
     }
     from replcheck.model.properties import INVARIANTS, STEP_PROPERTIES
 
     wanted = getattr(z.design, "invariants", INVARIANTS)
     out = [FlatProperty(p.name, "invariant", invariants[p.name]) for p in wanted]
     steps = getattr(z.design, "step_properties", STEP_PROPERTIES)
-    out += [FlatProperty(p.name, "step", positions_monotone) for p in steps
-            if p.name == "positions_monotone"]
+    out += [
+        FlatProperty(p.name, "step", positions_monotone)
+        for p in steps
+        if p.name == "positions_monotone"
+    ]
     out.append(FlatProperty("encoding_capacity", "invariant", encoding_capacity))
     return out

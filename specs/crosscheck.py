@@ -1,0 +1,121 @@
+"""Two engines, one answer: exhaustive exploration and bounded model checking must report the same
+violated properties, each first broken at the same depth, up to a given depth.
+
+Exploration is breadth-first, so a state's depth is the length of a shortest behaviour reaching
+it, and a property's first violation depth is the least depth of a state breaking it (of a
+transition's target, for a step property). Bounded model checking asks the same question of the
+flat model depth by depth. They share nothing but the design's decision rules: a disagreement is a
+bug in the explicit model, its symmetry reduction, the flat encoding or the solver's use.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from replcheck.model import Model, get_design
+from replcheck.model.config import STANDARD, Config
+
+from .bmc import BmcResult, bmc
+from .explore import explore
+from .flat_zk_designs import flat_model
+
+
+def explored_depths(model: Model) -> tuple[dict[str, int], int, float]:
+    """Property -> first violation depth by exploration; the depth that exhausts the
+    configuration; seconds."""
+    ex = explore(model)
+    first = {p: ex.depth[v] for p, v in ex.first_violation.items()}
+    for p, (u, _a, _n) in ex.step_violation.items():
+        first[p] = ex.depth[u] + 1
+    return first, ex.max_depth, ex.seconds
+
+
+def default_config(name: str) -> Config:
+    """The small configuration bounded model checking uses for a design: a mutant's first
+    standard configuration (where its bug shows), else ``std``."""
+    cls = type(get_design(name))
+    return STANDARD[cls.configs[0]] if cls.is_mutant() and cls.configs else STANDARD["std"]
+
+
+@dataclass
+class CrossCheck:
+    design: str
+    config: str
+    depth: int
+    explored: dict[str, int]
+    """First violation depths by exploration, within ``depth``."""
+    bounded: dict[str, int]
+    exhausted_at: int
+    """The depth at which exploration exhausted the configuration."""
+    explore_seconds: float
+    bmc: BmcResult
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def agree(self) -> bool:
+        return (
+            self.explored == self.bounded
+            and self.bmc.reached == self.depth
+            and all(self.bmc.replayed.values())
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "design": self.design,
+            "config": self.config,
+            "depth": self.depth,
+            "agree": self.agree,
+            "explore": dict(sorted(self.explored.items())),
+            "bmc": dict(sorted(self.bounded.items())),
+            "exhausted_at": self.exhausted_at,
+            "explore_seconds": round(self.explore_seconds, 3),
+            "bmc_seconds": round(self.bmc.seconds, 3),
+            "bmc_replayed": self.bmc.replayed,
+        }
+
+
+def cross_check(
+    name: str, cfg: Config | None = None, depth: int | None = None, deadline: float | None = None
+) -> CrossCheck:
+    """Compare the two engines on ``name`` under ``cfg`` (default ``default_config``) up to
+    ``depth`` (default: the deepest first violation exploration finds, at least 4)."""
+    cfg = cfg or default_config(name)
+    model = Model(get_design(name), cfg)
+    first, exhausted, secs = explored_depths(model)
+    if depth is None:
+        depth = max([4, *first.values()])
+    t0 = time.perf_counter()
+    result = bmc(flat_model(name, cfg), depth, model=model, deadline=deadline)
+    result.seconds = time.perf_counter() - t0
+    within = {p: d for p, d in first.items() if d <= depth}
+    bounded = {p: d for p, d in result.first.items() if p != "encoding_capacity"}
+    out = CrossCheck(name, cfg.name, depth, within, bounded, exhausted, secs, result)
+    if result.capacity is not None:
+        out.notes.append(f"the flat encoding overflowed at depth {result.capacity}")
+    return out
+
+
+def bmc_check(model: Model) -> Any:
+    """The ``bmc`` checker of the ``replcheck check`` matrix: bounded model checking of the row's
+    design and configuration to the depth of exploration's deepest first violation (at least 4).
+    Every property it finds broken is a ``FAIL(b)`` cell; the column ``bmc_agrees`` says whether
+    both engines found the same properties first broken at the same depths. Designs without a
+    flat model (the table era) get no verdicts and a note."""
+    from .flat_zk import FlatError
+    from .results import FAIL, PASS, CheckResult
+
+    name = type(model.design).name
+    result = CheckResult("bmc", name, model.cfg.name)
+    try:
+        flat_model(name, model.cfg)
+    except FlatError as exc:
+        result.stats = {"note": str(exc)}
+        return result
+    cc = cross_check(name, model.cfg)
+    for prop in cc.bounded:
+        result.verdicts[prop] = FAIL
+    result.verdicts["bmc_agrees"] = PASS if cc.agree else FAIL
+    result.stats = cc.to_dict()
+    return result

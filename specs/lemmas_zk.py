@@ -1,0 +1,328 @@
+"""Strengthening lemmas for induction over the ZooKeeper-era flat models (``specs/bmc.py``
+``induct``), for ``zk-multi`` under the standard configuration ``std`` (two servers, one peer,
+WALs rolled once, one crash; no relays, no admin commands).
+
+An invariant is rarely inductive alone: from some unreachable state that satisfies it, a step
+breaks it. Each lemma below rules out a class of such states and says in its docstring why it
+holds in every reachable state. ``run_induction`` proves each invariant with all of them as its
+strengthening, and every conjunct (the invariant and each lemma) is checked after the step, so the
+lemmas are proved together with it, not assumed. Where a proof fails, the counterexample to
+induction names the step and the conjuncts it breaks: the lemma that is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from replcheck.model.state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, NO_LOCK, READING
+
+from .flat import FlatProperty, count
+from .flat_zk import COPIES, ZkFlat
+
+INDUCTION_TARGET = ("zk-multi", "std")
+"""The design and configuration these lemmas are written for."""
+
+
+def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
+    S, P, W, CH = z.S, z.P, z.W, z.CH
+    c = z.cfg
+
+    def entry_identity(ops: Any, get: Any) -> Any:
+        """Entry ``j`` of WAL ``(s, g, q)`` is the client edit put there, ``(0, s, g, q, j)``,
+        of a configured kind, carrying cluster id 0 only; positions past the end are empty.
+        (Only client puts append to WALs when no cluster replicates into ours.)"""
+        out = []
+        for w in W:
+            for j in range(z.E):
+                here = ops.and_(get(("wex", w)), j < get(("wn", w)))
+                uid = z.uid_index.get((0, *z.key[w], j), -2)
+                full = ops.and_(
+                    get(("wu", w, j)) == uid,
+                    get(("wids", w, j)) == z.ids_index[(0,)],
+                    ops.or_(*(get(("wkind", w, j)) == k for k in c.edit_kinds)),
+                )
+                empty = ops.and_(
+                    get(("wu", w, j)) == -1,
+                    get(("wids", w, j)) == -1,
+                    get(("wkind", w, j)) == -1,
+                    *(ops.not_(get(("wowed", w, j, p))) for p in P),
+                )
+                out.append(ops.ite(here, full, empty))
+            out.append(ops.implies(ops.not_(get(("wex", w))), get(("wn", w)) == 0))
+        return ops.and_(*out)
+
+    def wal_files(ops: Any, get: Any) -> Any:
+        """WAL ``(s, g, q)`` exists exactly when ``q`` is at most the current sequence; it is
+        closed when older than the current one or when its server is dead; only a closed WAL is
+        archived; a WAL that does not exist is in its initial form; no WAL waits to be
+        registered in the queues (the roll registers it first)."""
+        out = [ops.not_(get(("unreg", s, w))) for s in S for w in W]
+        for s in S:
+            for g in z.G:
+                cur = get(("cur", s, g))
+                for q in z.Q:
+                    w = c.slot((s, g, q))
+                    out.append(ops.eq(get(("wex", w)), q <= cur))
+                    closed = ops.or_(q < cur, ops.not_(get(("alive", s))))
+                    out.append(ops.implies(get(("wex", w)), ops.eq(get(("wclosed", w)), closed)))
+                    out.append(ops.implies(get(("wplace", w)) != LIVE_DIR, get(("wclosed", w))))
+                    out.append(
+                        ops.implies(
+                            ops.not_(get(("wex", w))),
+                            ops.and_(ops.not_(get(("wclosed", w))), get(("wplace", w)) == LIVE_DIR),
+                        )
+                    )
+        return ops.and_(*out)
+
+    def peers_as_configured(ops: Any, get: Any) -> Any:
+        """Without admin commands every peer stays as configured (the first ``initial_peers``
+        enabled), replication stays on, each live server knows every enabled peer and has
+        handled no removal."""
+        out = [get(("repl",))]
+        for p in P:
+            out.append(get(("peer", p)) == (ENABLED if p < c.initial_peers else 0))
+            for s in S:
+                out.append(ops.not_(get(("gone", s, p))))
+                out.append(
+                    ops.implies(
+                        get(("alive", s)), ops.eq(get(("known", s, p)), p < c.initial_peers)
+                    )
+                )
+                out.append(ops.implies(ops.not_(get(("alive", s))), ops.not_(get(("known", s, p)))))
+        return ops.and_(*out)
+
+    def queue_holds_its_servers_wals(ops: Any, get: Any) -> Any:
+        """A queue znode names only WALs of the server its id says: the owner's for a normal
+        queue, the first dead server's for a claimed one; a claimed queue's chain names dead
+        servers other than its owner; every queued WAL exists; no queue without ``/rs/<owner>``.
+        (A queue is created with the owner's current WAL, grows by the owner's new WALs, and
+        moves whole, its id extended by the server it was taken from.)"""
+        out = []
+        for o in S:
+            for p in P:
+                for ci in CH:
+                    chain = z.chains[ci]
+                    ex = get(("qex", o, p, ci))
+                    out.append(ops.implies(ex, get(("rex", o))))
+                    if o in chain:
+                        out.append(ops.not_(ex))
+                    for d in chain:
+                        out.append(ops.implies(ex, ops.not_(get(("alive", d)))))
+                    owner = chain[0] if chain else o
+                    for w in W:
+                        inn = get(("qin", o, p, ci, w))
+                        out.append(ops.implies(inn, ex))
+                        out.append(ops.implies(inn, get(("wex", w))))
+                        if z.key[w][0] != owner:
+                            out.append(ops.not_(inn))
+                        out.append(ops.implies(ops.not_(inn), get(("qpos", o, p, ci, w)) == 0))
+        return ops.and_(*out)
+
+    def one_queue_per_wal(ops: Any, get: Any) -> Any:
+        """Each WAL is named for a peer by at most one queue znode, of any server, live or dead:
+        a claim moves a queue in one ``multi`` (it creates the new and deletes the old)."""
+        return ops.and_(
+            *(
+                count(ops, (get(("qin", o, p, ci, w)) for o in S for ci in CH)) <= 1
+                for p in P
+                for w in W
+            )
+        )
+
+    def live_queues_complete(ops: Any, get: Any) -> Any:
+        """A live server's normal queue of each peer it knows exists and holds its current
+        WAL of every group."""
+        out = []
+        for s in S:
+            for p in P:
+                live = ops.and_(get(("alive", s)), get(("known", s, p)))
+                out.append(ops.implies(live, get(("qex", s, p, 0))))
+                for g in z.G:
+                    for q in z.Q:
+                        w = c.slot((s, g, q))
+                        current = ops.and_(live, get(("cur", s, g)) == q)
+                        out.append(ops.implies(current, get(("qin", s, p, 0, w))))
+        return ops.and_(*out)
+
+    def shippers_mirror_queues(ops: Any, get: Any) -> Any:
+        """On a live server, the shipper of queue ``(peer, chain)`` and WAL group ``g`` holds, in
+        order of sequence and without repeats, exactly the queue's WALs of that group, and
+        exists exactly when that list is not empty; no second copy exists; dead servers have no
+        shippers and no claim in progress; a server with a pending SCP is dead."""
+        out = []
+        for s in S:
+            alive = get(("alive", s))
+            for p in P:
+                for ci in CH:
+                    for g in z.G:
+                        mine = [w for w in W if z.key[w][1] == g]
+                        sk = (s, p, ci, g, 0)
+                        n = get(("shn", *sk))
+                        members = count(ops, (get(("qin", s, p, ci, w)) for w in mine))
+                        out.append(ops.implies(alive, ops.eq(get(("sh", *sk)), members > 0)))
+                        out.append(ops.implies(alive, n == members))
+                        for m in range(1, COPIES):
+                            out.append(ops.not_(get(("sh", s, p, ci, g, m))))
+                        for j in range(z.LW):
+                            x = get(("shw", *sk, j))
+                            out.append(ops.implies(ops.not_(j < n), x == -1))
+                            inside = ops.or_(
+                                *(ops.and_(x == w, get(("qin", s, p, ci, w))) for w in mine)
+                            )
+                            out.append(ops.implies(ops.and_(alive, j < n), inside))
+                            for j2 in range(j + 1, z.LW):
+                                y = get(("shw", *sk, j2))
+                                ordered = ops.or_(
+                                    *(
+                                        ops.and_(x == a, y == b)
+                                        for a in mine
+                                        for b in mine
+                                        if z.key[a][2] < z.key[b][2]
+                                    )
+                                )
+                                out.append(ops.implies(j2 < n, ordered))
+                        empty = ops.and_(n == 0, get(("shpos", *sk)) == 0)
+                        out.append(ops.implies(ops.not_(get(("sh", *sk))), empty))
+                        out.append(ops.implies(ops.not_(alive), ops.not_(get(("sh", *sk)))))
+            out.append(ops.implies(ops.not_(alive), ops.not_(get(("cl", s)))))
+            out.append(ops.implies(get(("fail", s)), ops.not_(alive)))
+        return ops.and_(*out)
+
+    def claims_read_dead_queues(ops: Any, get: Any) -> Any:
+        """A claim in progress read a queue of a dead server other than the claimer, holding
+        only WALs of the server its id names; the chain it will write fits the layout."""
+        out = []
+        for s in S:
+            cl = get(("cl", s))
+            dead_read = ops.or_(*(ops.and_(get(("cld", s)) == d, get(("alive", d))) for d in S))
+            out.append(ops.implies(cl, ops.not_(dead_read)))
+            out.append(ops.implies(cl, get(("cld", s)) != s))
+            for ci in CH:
+                for d in S:
+                    here = ops.and_(cl, get(("clc", s)) == ci, get(("cld", s)) == d)
+                    chain = z.chains[ci]
+                    if s in chain or d in chain or z.new_chain[(ci, d)] < 0:
+                        out.append(ops.not_(here))
+                    owner = chain[0] if chain else d
+                    for w in W:
+                        if z.key[w][0] != owner:
+                            out.append(ops.implies(here, ops.not_(get(("clin", s, w)))))
+        return ops.and_(*out)
+
+    def cleaner_snapshot_sound(ops: Any, get: Any) -> Any:
+        """While the cleaner reads and the cversion of ``/rs`` has not moved, every listed WAL
+        still queued at a server already read was seen; listed WALs are archived or deleted;
+        outside a run nothing is listed, read or seen. (Queues gain only new WALs, which are
+        not listed, except by a claim, which moves the cversion.)"""
+        out = []
+        reading = get(("phase",)) == READING
+        stable = ops.and_(reading, ops.not_(get(("changed",))))
+        for w in W:
+            for s in S:
+                queued_s = ops.or_(*(get(("qin", s, p, ci, w)) for p in P for ci in CH))
+                known = ops.and_(stable, get(("read", s)), get(("cand", w)), queued_s)
+                out.append(ops.implies(known, get(("seen", w))))
+            place = get(("wplace", w))
+            listed = ops.and_(get(("wex", w)), ops.or_(place == ARCHIVED, place == DELETED))
+            out.append(ops.implies(get(("cand", w)), listed))
+            out.append(
+                ops.implies(
+                    ops.not_(reading),
+                    ops.and_(ops.not_(get(("cand", w))), ops.not_(get(("seen", w)))),
+                )
+            )
+            out.append(ops.implies(get(("seen", w)), get(("cand", w))))
+            out.append(ops.not_(get(("cache", w))))
+        for s in S:
+            out.append(ops.implies(ops.not_(reading), ops.not_(get(("read", s)))))
+        out.append(ops.implies(ops.not_(reading), ops.not_(get(("changed",)))))
+        out.append(ops.or_(reading, get(("phase",)) == 0))
+        return ops.and_(*out)
+
+    def read_means_applied(ops: Any, get: Any) -> Any:
+        """Every edit below a position was delivered: an entry owed to a peer that lies below
+        the position of a queue holding its WAL, below the position of the shipper reading that
+        WAL, or below a position a claim in progress read, has been applied at the peer;
+        positions never pass the end of the WAL. (A shipper moves its position past a batch only
+        by shipping it; ``persist`` copies the shipper's position into the queue; a claim keeps
+        the stored one.)"""
+        out = []
+
+        def below_applied(w: int, p: int, pos: Any) -> Any:
+            return ops.and_(
+                *(
+                    ops.implies(
+                        ops.and_(j < pos, get(("wowed", w, j, p))),
+                        z.applied(ops, get, p + 1, get(("wu", w, j))),
+                    )
+                    for j in range(z.E)
+                )
+            )
+
+        for o in S:
+            for p in P:
+                for ci in CH:
+                    for w in W:
+                        pos = get(("qpos", o, p, ci, w))
+                        fine = ops.and_(pos <= get(("wn", w)), below_applied(w, p, pos))
+                        out.append(ops.implies(get(("qin", o, p, ci, w)), fine))
+                    for g in z.G:
+                        sk = (o, p, ci, g, 0)
+                        pos = get(("shpos", *sk))
+                        for w in W:
+                            at = ops.and_(get(("sh", *sk)), get(("shw", *sk, 0)) == w)
+                            fine = ops.and_(pos <= get(("wn", w)), below_applied(w, p, pos))
+                            out.append(ops.implies(at, fine))
+            for w in W:
+                pos = get(("clpos", o, w))
+                claimed = ops.and_(get(("cl", o)), get(("clin", o, w)))
+                per_peer = (ops.implies(get(("clp", o)) == p, below_applied(w, p, pos)) for p in P)
+                out.append(ops.implies(claimed, ops.and_(pos <= get(("wn", w)), *per_peer)))
+                out.append(ops.implies(ops.not_(claimed), pos == 0))
+        return ops.and_(*out)
+
+    def no_lock(ops: Any, get: Any) -> Any:
+        """``zk-multi`` never writes a lock znode."""
+        return ops.and_(*(get(("lock", s)) == NO_LOCK for s in S))
+
+    def nothing_overflows(ops: Any, get: Any) -> Any:
+        """The flat layout never ran out of slots."""
+        return ops.not_(get(("overflow",)))
+
+    fns = (
+        entry_identity,
+        wal_files,
+        peers_as_configured,
+        queue_holds_its_servers_wals,
+        one_queue_per_wal,
+        live_queues_complete,
+        shippers_mirror_queues,
+        claims_read_dead_queues,
+        cleaner_snapshot_sound,
+        read_means_applied,
+        no_lock,
+        nothing_overflows,
+    )
+    return {f.__name__: FlatProperty(f.__name__, "lemma", f) for f in fns}
+
+
+def run_induction(timeout: float = 120.0, names: Iterable[str] | None = None) -> list[Any]:
+    """Induction for each invariant of ``zk-multi`` under ``std`` (or those ``names``), each with
+    every lemma above as its strengthening."""
+    from replcheck.model import get_design
+    from replcheck.model.config import STANDARD
+
+    from .bmc import induct
+    from .flat_zk_designs import flat_class
+
+    design, config = INDUCTION_TARGET
+    z = flat_class(design)(get_design(design), STANDARD[config])
+    fm = z.model()
+    lemmas = list(zk_lemmas(z).values())
+    wanted = set(names) if names is not None else None
+    return [
+        induct(fm, p, lemmas, timeout=timeout)
+        for p in fm.invariants
+        if p.name != "encoding_capacity" and (wanted is None or p.name in wanted)
+    ]
