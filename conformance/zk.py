@@ -61,6 +61,9 @@ SERVING_MODES = ("leader", "follower", "standalone")
 """Modes in which a server serves clients; any other (or no answer) means not serving."""
 
 FOUR_LETTER_WORDS = "srvr,stat,ruok,mntr,conf"
+PREALLOC_KB = 1024
+"""Transaction-log preallocation block (ZooKeeper's default is 64 MB per log file, which a soak of
+hundreds of short runs, each keeping its logs, cannot afford)."""
 STATE_FILE = "ensemble.json"
 JVM_OPTIONS = (
     "-Xms16m",
@@ -458,6 +461,7 @@ class Ensemble:
             f"4lw.commands.whitelist={FOUR_LETTER_WORDS}",
             "forceSync=no",
             "autopurge.purgeInterval=0",
+            f"preAllocSize={PREALLOC_KB}",
         ]
         if self.servers > 1:
             lines += ["cnxTimeout=2000"]

@@ -10,7 +10,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from replcheck.model import ALL_PROPERTIES, DESIGNS, STANDARD, Model, mutants, table_properties
+from replcheck.model import (
+    ALL_PROPERTIES,
+    DESIGNS,
+    STANDARD,
+    Model,
+    designs,
+    get_design,
+    mutants,
+    table_properties,
+)
 from replcheck.model.registry import BUILTIN
 from replcheck.report import render_counterexample
 from replcheck.specs import check, manifest
@@ -164,10 +173,71 @@ def proofs_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def bmc_page() -> str:
+    """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
+    with its named lemmas (from ``specs/bmc.py``, ``specs/flat_zk_designs.py`` and
+    ``specs/lemmas_zk.py``; numbers are in ``bench/results/bmc.md``)."""
+    from replcheck.specs import bmc, crosscheck, flat_zk_designs, lemmas_zk
+    from replcheck.specs.flat_zk import FlatError
+
+    def para(doc: str | None) -> str:
+        return " ".join((doc or "").split())
+
+    lines = [
+        "# Bounded model checking and induction",
+        "",
+        "Generated from `specs/bmc.py`, `specs/flat_zk_designs.py` and `specs/lemmas_zk.py` by",
+        "`python -m replcheck.docs`. Run with `replcheck prove --depth N` (bounded model",
+        "checking beside exploration) and `replcheck prove --induction`; `replcheck check",
+        "--checkers explore,fuzz,proofs,bmc` adds the column `bmc_agrees` and `FAIL(b)` cells to",
+        "the matrix. Times and depths are in `bench/results/bmc.md`.",
+        "",
+        "## What it checks",
+        "",
+        para(bmc.__doc__),
+        "",
+        "## The transition relation it unrolls",
+        "",
+        para(flat_zk_designs.__doc__),
+        "",
+        "| design or mutant | flat form | small configuration |",
+        "|---|---|---|",
+    ]
+    for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
+        try:
+            cls = flat_zk_designs.flat_class(name)
+        except FlatError as exc:
+            lines.append(f"| `{name}` | none yet ({type(exc).__name__}) | - |")
+            continue
+        if flat_zk_designs.FLAT_CLASSES.get(name) is cls:
+            own = f"`{cls.__name__}`"
+        else:
+            own = f"`{cls.__name__}` with the mutant's dual-form rule"
+        lines.append(f"| `{name}` | {own} | `{crosscheck.default_config(name).name}` |")
+    lines += [
+        "",
+        "## The cross-check",
+        "",
+        para(crosscheck.__doc__),
+        "",
+        "## Induction",
+        "",
+        para(lemmas_zk.__doc__),
+        "",
+        "| lemma | why it holds |",
+        "|---|---|",
+    ]
+    z = flat_zk_designs.flat_class("zk-multi")(get_design("zk-multi"), STANDARD["std"])
+    for name, lemma in lemmas_zk.zk_lemmas(z).items():
+        lines.append(f"| `{name}` | {para(lemma.check.__doc__)} |")
+    return "\n".join(lines) + "\n"
+
+
 PAGES = {
     "properties.md": properties_page,
     "mutants.md": mutants_page,
     "proofs.md": proofs_page,
+    "bmc.md": bmc_page,
 }
 """Pages generated without exploring anything (checked by the fast tests)."""
 

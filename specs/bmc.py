@@ -307,7 +307,7 @@ def _counterexample(
     return Counterexample(prop.name, kind, steps, note=note)
 
 
-# --- induction --------------------------------------------------------------------------------------
+# --- induction ---------------------------------------------------------------------------
 
 
 @dataclass

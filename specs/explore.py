@@ -61,7 +61,10 @@ def explore(
     symmetry: bool = True,
     max_states: int | None = None,
     progress: Progress | None = None,
+    max_depth: int | None = None,
 ) -> Exploration:
+    """Breadth-first search from the initial state; ``max_depth`` stops expanding states at that
+    depth (the exploration is then complete only if none of them had a successor)."""
     cfg = model.cfg
     invariants = model.invariants
     step_props = model.step_properties
@@ -88,12 +91,17 @@ def explore(
     index[canon(s0)] = raw[s0] = add(s0, -1, None, 0)
     frontier = deque([0])
     ticks = 0
+    cut = False
     while frontier:
         if max_states is not None and len(ex.states) >= max_states:
             break
         u = frontier.popleft()
         st = ex.states[u]
         out = ex.succ[u]
+        if max_depth is not None and ex.depth[u] >= max_depth:
+            if model.enabled(st):
+                cut = True
+            continue
         for action in model.enabled(st):
             nxt = model.step(st, action)
             ex.transitions += 1
@@ -113,7 +121,7 @@ def explore(
         ticks += 1
         if progress is not None and ticks % 2000 == 0:
             progress(len(ex.states), len(frontier), ex.depth[u])
-    ex.complete = not frontier
+    ex.complete = not frontier and not cut
     ex.seconds = time.perf_counter() - started
     if progress is not None:
         progress(len(ex.states), len(frontier), ex.max_depth)

@@ -1149,7 +1149,7 @@ class ZkFlat:
 
         return Instance("relay_home", (cl, s, i, q, e), guard, apply)
 
-    # --- the failover and the cleaner: per design ---------------------------------------------------
+    # --- the failover and the cleaner: per design -------------------------------------------
 
     def failover_instances(self) -> list[Instance]:
         raise NotImplementedError

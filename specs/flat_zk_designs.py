@@ -314,7 +314,7 @@ class ZkLockFlat(ZkFlat):
         tx.when(self.may_delete(ops, w, queued), ("wplace", w), DELETED)
 
 
-# --- mutants overriding a step outside a dual-form rule --------------------------------------------
+# --- mutants overriding a step outside a dual-form rule ------------------------------------
 
 
 class FlatHbase12865(ZkMultiFlat):
@@ -401,16 +401,16 @@ FLAT_CLASSES: dict[str, type[ZkFlat]] = {
 def flat_class(name: str) -> type[ZkFlat]:
     design = get_design(name)
     cls = type(design)
+    if not isinstance(design, (ZkLock, ZkMulti)):
+        raise FlatError(f"{name}: bounded model checking covers the ZooKeeper era only")
     if name in FLAT_CLASSES:
         return FLAT_CLASSES[name]
-    if cls.mutant_of and generic_of(cls, cls.overrides or "") is not None:
+    if cls.mutant_of in FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
         return FLAT_CLASSES[cls.mutant_of]
-    if isinstance(design, (ZkLock, ZkMulti)):
-        raise FlatError(
-            f"{name}: overrides {cls.overrides}, which has no flat form (add one to "
-            "specs/flat_zk_designs.py)"
-        )
-    raise FlatError(f"{name}: bounded model checking covers the ZooKeeper era only")
+    raise FlatError(
+        f"{name}: overrides {cls.overrides}, which has no flat form (add one to "
+        "specs/flat_zk_designs.py)"
+    )
 
 
 def flat_model(name: str, cfg: Config) -> FlatModel:
