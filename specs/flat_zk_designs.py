@@ -17,7 +17,8 @@ from replcheck.model.zk_lock import ZkLock
 from replcheck.model.zk_multi import ZkMulti
 
 from .flat import FlatModel, Instance, Tx
-from .flat_zk import FlatError, ZkFlat
+from .flat_zk import FlatError
+from .flat_zk_steps import ZkFlat
 
 
 class ZkMultiFlat(ZkFlat):

@@ -15,7 +15,7 @@ from replcheck.model.state import DELETED, GLOBAL, REMOVED
 from .flat import FlatProperty, count
 
 if TYPE_CHECKING:
-    from .flat_zk import ZkFlat
+    from .flat_zk_steps import ZkFlat
 
 
 def zk_properties(z: ZkFlat) -> list[FlatProperty]:

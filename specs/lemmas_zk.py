@@ -18,7 +18,8 @@ from typing import Any
 from replcheck.model.state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, NO_LOCK, READING
 
 from .flat import FlatProperty, count
-from .flat_zk import COPIES, ZkFlat
+from .flat_zk import COPIES
+from .flat_zk_steps import ZkFlat
 
 INDUCTION_TARGET = ("zk-multi", "std")
 """The design and configuration these lemmas are written for."""

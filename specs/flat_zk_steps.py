@@ -1,0 +1,742 @@
+"""The steps of the ZooKeeper-era flat model (``specs/flat_zk.py`` lays out the slots): each the
+explicit step of ``model/zk_common.py`` of the same name, with its structural choices (server,
+queue slot, WAL slot, entry index) made parameters of the action instance and fixed by its guard;
+``zk_lock.py`` and ``zk_multi.py`` add their failover and cleaner in ``flat_zk_designs.py``.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from replcheck.model import rules
+from replcheck.model.state import (
+    ABSENT,
+    ARCHIVED,
+    DELETED,
+    DISABLED,
+    ENABLED,
+    GLOBAL,
+    LIVE_DIR,
+    READING,
+    REMOVED,
+    wal_order,
+)
+
+from .flat import FlatModel, Instance, Tx, count
+from .flat_zk import COPIES, ZkLayout, case, lookup
+
+
+class ZkFlat(ZkLayout):
+    """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
+
+    # --- shared pieces of steps -------------------------------------------------------------------
+
+    def replicable(self, ops: Any, rule: Any, kind: Any, ids: Any, target: int) -> Any:
+        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids``."""
+        return case(ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target))
+
+    def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:
+        return case(ops, uid, len(self.uids), lambda u: get(("app", cl, u)))
+
+    def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
+        """``rule_locate``: the reader opens a WAL that exists and is not deleted, from oldWALs or
+        from the directory of the server its queue id names."""
+        place = get(("wplace", w))
+        in_dir = self.owner[(s, p, ci)] == self.key[w][0]
+        return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))
+
+    def append(
+        self, ops: Any, tx: Tx, s: int, w: int, j: int, uid: Any, kind: Any, ids: Any
+    ) -> None:
+        """``append``: entry ``j`` of WAL slot ``w``, owed to the peers the server replicates to
+        (while replication is on) whose filter accepts it."""
+        if j >= self.E:
+            tx[("overflow",)] = True
+            return
+        tx[("wu", w, j)] = uid
+        tx[("wkind", w, j)] = kind
+        tx[("wids", w, j)] = ids
+        for p in self.P:
+            owed = ops.and_(
+                tx[("repl",)],
+                tx[("known", s, p)],
+                self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
+            )
+            tx[("wowed", w, j, p)] = owed
+        tx[("wn", w)] = j + 1
+
+    def deliver(self, ops: Any, tx: Tx, cl: int, edits: list[tuple[Any, Any, Any, Any]]) -> None:
+        """``deliver``: the sink cluster applies a batch in order (a repeat counts as a duplicate);
+        a cluster that replicates onward writes what it applied to its log, its id appended."""
+        relay = cl in self.relay_clusters
+        for cond, uid, kind, ids in edits:
+            if cond is False:
+                continue
+            newly = []
+            for u in self.U:
+                hit = (
+                    ops.and_(cond, uid == u)
+                    if not isinstance(uid, int)
+                    else (cond if uid == u else False)
+                )
+                if hit is False:
+                    continue
+                was = tx[("app", cl, u)]
+                tx.when(ops.and_(hit, was), ("dup", cl, u), True)
+                tx.when(hit, ("app", cl, u), True)
+                newly.append(ops.and_(hit, ops.not_(was)))
+            if not relay:
+                continue
+            new = ops.or_(*newly)
+            n = tx[("rlen", cl)]
+            for pos in range(self.L):
+                at = ops.and_(new, n == pos)
+                tx.when(at, ("ru", cl, pos), uid)
+                tx.when(at, ("rkind", cl, pos), kind)
+                tx.when(at, ("rids", cl, pos), lookup(ops, ids, [e[cl] for e in self.ext]))
+            tx.when(ops.and_(new, n >= self.L), ("overflow",), True)
+            tx.when(new, ("rlen", cl), n + 1)
+
+    def bump_cversion(self, ops: Any, tx: Tx, cond: Any) -> None:
+        tx.when(ops.and_(cond, tx[("phase",)] == READING), ("changed",), True)
+
+    def drop_queue(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int) -> None:
+        tx.when(cond, ("qex", s, p, ci), False)
+        for w in self.W:
+            tx.when(cond, ("qin", s, p, ci, w), False)
+            tx.when(cond, ("qpos", s, p, ci, w), 0)
+
+    def put_queue(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
+    ) -> None:
+        """``put_queue``: create the queue znode (and ``/rs/<s>``), or add to an existing one the
+        WALs it lacks; a WAL already there keeps its position."""
+        tx.when(cond, ("rex", s), True)
+        tx.when(cond, ("qex", s, p, ci), True)
+        for w, present, pos in wals:
+            add = ops.and_(cond, present, ops.not_(tx[("qin", s, p, ci, w)]))
+            tx.when(add, ("qpos", s, p, ci, w), pos)
+            tx.when(add, ("qin", s, p, ci, w), True)
+
+    def clear_shipper(self, ops: Any, tx: Tx, cond: Any, sk: tuple) -> None:
+        tx.when(cond, ("sh", *sk), False)
+        tx.when(cond, ("shn", *sk), 0)
+        tx.when(cond, ("shpos", *sk), 0)
+        for j in range(self.LW):
+            tx.when(cond, ("shw", *sk, j), -1)
+
+    def add_shipper(
+        self,
+        ops: Any,
+        tx: Tx,
+        cond: Any,
+        s: int,
+        p: int,
+        ci: int,
+        g: int,
+        wals: list[Any],
+        n: Any,
+        pos: Any,
+    ) -> None:
+        """A new shipper in the first free copy slot; ``wals`` its packed WAL list (slot or -1),
+        ``n`` its length."""
+        taken: list[Any] = []
+        for m in range(COPIES):
+            sk = (s, p, ci, g, m)
+            on = tx[("sh", *sk)]
+            here = ops.and_(cond, ops.not_(on), *taken)
+            taken.append(on)
+            tx.when(here, ("sh", *sk), True)
+            tx.when(here, ("shn", *sk), n)
+            tx.when(here, ("shpos", *sk), pos)
+            for j in range(self.LW):
+                tx.when(here, ("shw", *sk, j), wals[j] if j < len(wals) else -1)
+        tx.when(ops.and_(cond, *taken), ("overflow",), True)
+
+    def start_recovered(
+        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
+    ) -> None:
+        """``start_recovered``: per WAL group one recovered shipper over the queue's WALs, oldest
+        first, from the start position; or the queue is dropped when its peer is gone."""
+        drop = self.rule["rule_drop_claimed_queue"](ops, tx[("peer", p)] == REMOVED)
+        self.drop_queue(ops, tx, ops.and_(cond, drop), s, p, ci)
+        start = ops.and_(cond, ops.not_(drop))
+        if start is False:
+            return
+        present = {w: inn for w, inn, _pos in wals}
+        stored = {w: pos for w, _inn, pos in wals}
+        for g in self.G:
+            group = sorted(
+                (w for w in self.W if self.key[w][1] == g),
+                key=lambda w: (rules.wal_timestamp(self.key[w]), wal_order(self.key[w])),
+            )
+            before: dict[int, Any] = {}
+            for i, w in enumerate(group):
+                before[w] = count(ops, (present[x] for x in group[:i]))
+            run = count(ops, (present[w] for w in group))
+            packed = []
+            for j in range(self.LW):
+                val: Any = -1
+                for w in group:
+                    val = ops.ite(ops.and_(present[w], before[w] == j), w, val)
+                packed.append(val)
+            first: Any = 0
+            for w in reversed(group):
+                first = ops.ite(present[w], stored[w], first)
+            pos = self.rule["rule_start_position"](ops, first)
+            any_wal = ops.or_(*(present[w] for w in group))
+            self.add_shipper(ops, tx, ops.and_(start, any_wal), s, p, ci, g, packed, run, pos)
+
+    def kill(self, ops: Any, tx: Tx, s: int) -> None:
+        """``kill``: the current WALs are closed; the ephemeral node and the memory go."""
+        for g in self.G:
+            for q in self.Q:
+                tx.when(tx[("cur", s, g)] == q, ("wclosed", self.cfg.slot((s, g, q))), True)
+        tx[("alive", s)] = False
+        for p in self.P:
+            tx[("known", s, p)] = False
+            tx[("gone", s, p)] = False
+        for sk in self.sh_keys:
+            self.clear_shipper(ops, tx, True, (s, *sk))
+        self.clear_claim(tx, s)
+        for w in self.W:
+            tx[("unreg", s, w)] = False
+        if self.multi:
+            tx[("fail", s)] = True
+
+    def clear_claim(self, tx: Tx, s: int) -> None:
+        tx[("cl", s)] = False
+        tx[("cld", s)] = 0
+        tx[("clp", s)] = 0
+        tx[("clc", s)] = 0
+        for w in self.W:
+            tx[("clin", s, w)] = False
+            tx[("clpos", s, w)] = 0
+
+    def register_wal(self, ops: Any, tx: Tx, s: int, w: int) -> None:
+        """``register_wal``: the WAL joins every normal queue of its server and every normal
+        shipper of its group."""
+        g = self.key[w][1]
+        for p in self.P:
+            tx.when(tx[("qex", s, p, 0)], ("qin", s, p, 0, w), True)
+            for m in range(COPIES):
+                sk = (s, p, 0, g, m)
+                on = tx[("sh", *sk)]
+                n = tx[("shn", *sk)]
+                for j in range(self.LW):
+                    tx.when(ops.and_(on, n == j), ("shw", *sk, j), w)
+                tx.when(ops.and_(on, n >= self.LW), ("overflow",), True)
+                tx.when(on, ("shn", *sk), n + 1)
+        tx[("unreg", s, w)] = False
+
+    def switch_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+        old, new = self.cfg.slot((s, g, q)), self.cfg.slot((s, g, q + 1))
+        tx[("wclosed", old)] = True
+        tx[("wex", new)] = True
+        tx[("wn", new)] = 0
+        tx[("wclosed", new)] = False
+        tx[("wplace", new)] = LIVE_DIR
+        tx[("cur", s, g)] = q + 1
+
+    def roll(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+        """``do_roll``: queue the new WAL, then use it."""
+        self.register_wal(ops, tx, s, self.cfg.slot((s, g, q + 1)))
+        self.switch_wal(ops, tx, s, g, q)
+
+    def roll_zk_fail(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+        """``do_roll_zk_fail``: the server aborts."""
+        tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
+        self.kill(ops, tx, s)
+
+    def drop_head(self, ops: Any, tx: Tx, sk: tuple, hw: int) -> None:
+        """``drop_head``: the head WAL leaves its queue znode and the shipper; a recovered
+        shipper past its last WAL ends, and the last one of a queue deletes the queue."""
+        s, p, ci, _g, _m = sk
+        tx[("qin", s, p, ci, hw)] = False
+        tx[("qpos", s, p, ci, hw)] = 0
+        n = tx[("shn", *sk)]
+        shift = n > 1
+        for j in range(self.LW):
+            nxt = tx[("shw", *sk, j + 1)] if j + 1 < self.LW else -1
+            tx.when(shift, ("shw", *sk, j), nxt)
+        tx.when(shift, ("shn", *sk), n - 1)
+        tx.when(shift, ("shpos", *sk), 0)
+        if ci == 0:
+            return
+        end = ops.not_(shift)
+        self.clear_shipper(ops, tx, end, sk)
+        others = [
+            tx[("sh", s, p, ci, g2, m2)]
+            for g2 in self.G
+            for m2 in range(COPIES)
+            if (s, p, ci, g2, m2) != sk
+        ]
+        self.drop_queue(ops, tx, ops.and_(end, ops.not_(ops.or_(*others))), s, p, ci)
+
+    def head_guard(self, ops: Any, get: Any, sk: tuple, hw: int) -> Any:
+        return ops.and_(
+            get(("alive", sk[0])),
+            get(("sh", *sk)),
+            get(("shn", *sk)) >= 1,
+            get(("shw", *sk, 0)) == hw,
+        )
+
+    # --- action instances -------------------------------------------------------------------------
+
+    def instances(self) -> list[Instance]:
+        out: list[Instance] = []
+        add = out.append
+        c = self.cfg
+        for s in self.S:
+            for g in self.G:
+                for q in self.Q:
+                    w = c.slot((s, g, q))
+                    for kind in c.edit_kinds:
+                        for j in range(c.edits_per_wal):
+                            add(self._put(s, g, q, w, j, kind))
+                    if q + 1 < c.wals_per_server:
+                        add(self._roll(s, g, q))
+                        if c.zk_faults:
+                            add(self._roll_zk_fail(s, g, q))
+            for w in self.W:
+                if self.key[w][0] == s:
+                    add(self._register(s, w))
+            add(self._crash(s))
+            for sk in self.sh_keys:
+                for hw in self.W:
+                    full = (s, *sk)
+                    for k in range(c.sink_servers):
+                        add(self._ship(full, hw, k))
+                    add(self._persist(full, hw))
+                    add(self._advance(full, hw))
+                    if sk[1]:
+                        add(self._finish(full, hw))
+                    add(self._skip(full, hw))
+            for p in self.P:
+                if c.sink_servers > 1:
+                    for mask in self._subsets():
+                        add(self._reselect(s, p, mask))
+                add(self._peer_add(s, p))
+                add(self._peer_remove(s, p))
+        for w in self.W:
+            add(self._archive(w))
+        for cl in range(1, c.clusters):
+            for k in range(c.sink_servers):
+                add(self._sink_down(cl, k))
+                add(self._sink_up(cl, k))
+        for p in self.P:
+            for name, frm, to in (
+                ("add_peer", (ABSENT,), ENABLED),
+                ("remove_peer", (ENABLED, DISABLED), REMOVED),
+                ("disable_peer", (ENABLED,), DISABLED),
+                ("enable_peer", (DISABLED,), ENABLED),
+            ):
+                add(self._admin(name, p, frm, to))
+        add(self._toggle())
+        for cl in self.relay_clusters:
+            for n in range(c.foreign_edits):
+                add(self._foreign_put(cl, n))
+            for j, d in enumerate(c.outbound(cl)):
+                for i in range(self.L):
+                    if d != 0:
+                        add(self._relay_ship(cl, j, d, i))
+                    else:
+                        for s in self.S:
+                            add(self._relay_home_skip(cl, j, s, i))
+                            for q in self.Q:
+                                for e in range(self.E + 1):
+                                    add(self._relay_home(cl, j, s, i, q, e))
+        out.extend(self.failover_instances())
+        return out
+
+    def _subsets(self) -> list[int]:
+        c = self.cfg
+        return [
+            sum(1 << k for k in combo)
+            for combo in combinations(range(c.sink_servers), c.sink_subset)
+        ]
+
+    def _put(self, s: int, g: int, q: int, w: int, j: int, kind: int) -> Instance:
+        c = self.cfg
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("b", "puts")) > 0,
+                get(("alive", s)),
+                get(("cur", s, g)) == q,
+                get(("wn", w)) == j,
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "puts")] = tx[("b", "puts")] - 1
+            self.append(
+                ops, tx, s, w, j, self.uid_index[(0, s, g, q, j)], kind, self.ids_index[(0,)]
+            )
+
+        assert j < c.edits_per_wal
+        return Instance("put", (s, g, kind, q, j), guard, apply)
+
+    def _roll(self, s: int, g: int, q: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("alive", s)), get(("cur", s, g)) == q)
+
+        return Instance("roll", (s, g, q), guard, lambda ops, tx: self.roll(ops, tx, s, g, q))
+
+    def _roll_zk_fail(self, s: int, g: int, q: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("b", "zk_faults")) > 0, get(("alive", s)), get(("cur", s, g)) == q)
+
+        return Instance(
+            "roll_zk_fail", (s, g, q), guard, lambda ops, tx: self.roll_zk_fail(ops, tx, s, g, q)
+        )
+
+    def _register(self, s: int, w: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("alive", s)), get(("unreg", s, w)))
+
+        return Instance(
+            "register_wal", (s, w), guard, lambda ops, tx: self.register_wal(ops, tx, s, w)
+        )
+
+    def _crash(self, s: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            alive = count(ops, (get(("alive", t)) for t in self.S))
+            return ops.and_(get(("b", "crashes")) > 0, alive > 1, get(("alive", s)))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "crashes")] = tx[("b", "crashes")] - 1
+            self.kill(ops, tx, s)
+
+        return Instance("crash", (s,), guard, apply)
+
+    def _archive(self, w: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("wex", w)), get(("wclosed", w)), get(("wplace", w)) == LIVE_DIR)
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("wplace", w)] = ARCHIVED
+
+        return Instance("archive", (w,), guard, apply)
+
+    def _ship(self, sk: tuple, hw: int, k: int) -> Instance:
+        s, p, ci, _g, _m = sk
+        target = p + 1
+        batch = self.cfg.batch
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("repl",)),
+                self.head_guard(ops, get, sk, hw),
+                get(("peer", p)) == ENABLED,
+                get(("wex", hw)),
+                get(("shpos", *sk)) < get(("wn", hw)),
+                self.locate(ops, get, s, p, ci, hw),
+                get(("snk", s, p, k)),
+                ops.not_(get(("down", target, k))),
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            pos, n = tx[("shpos", *sk)], tx[("wn", hw)]
+            rule = self.rule["rule_ships"]
+            edits = []
+            for j in range(self.E):
+                inb = ops.and_(pos <= j, j < pos + batch, j < n)
+                kind, ids = tx[("wkind", hw, j)], tx[("wids", hw, j)]
+                ok = ops.and_(inb, self.replicable(ops, rule, kind, ids, target))
+                edits.append((ok, tx[("wu", hw, j)], kind, ids))
+            self.deliver(ops, tx, target, edits)
+            tx[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
+
+        return Instance("ship", (*sk, hw, k), guard, apply)
+
+    def _persist(self, sk: tuple, hw: int) -> Instance:
+        s, p, ci, _g, _m = sk
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("qex", s, p, ci)),
+                get(("qin", s, p, ci, hw)),
+                get(("qpos", s, p, ci, hw)) != get(("shpos", *sk)),
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("qpos", s, p, ci, hw)] = tx[("shpos", *sk)]
+
+        return Instance("persist", (*sk, hw), guard, apply)
+
+    def _advance(self, sk: tuple, hw: int) -> Instance:
+        s, p, ci, _g, _m = sk
+
+        def guard(ops: Any, get: Any) -> Any:
+            done = self.rule["rule_wal_done"](
+                ops,
+                get(("shn", *sk)) > 1,
+                get(("wclosed", hw)),
+                get(("shpos", *sk)),
+                get(("wn", hw)),
+            )
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("wex", hw)),
+                done,
+                get(("qex", s, p, ci)),
+                get(("qin", s, p, ci, hw)),
+            )
+
+        return Instance(
+            "advance", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
+        )
+
+    def _finish(self, sk: tuple, hw: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                get(("shn", *sk)) == 1,
+                get(("wex", hw)),
+                get(("wclosed", hw)),
+                get(("shpos", *sk)) >= get(("wn", hw)),
+            )
+
+        return Instance("finish", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw))
+
+    def _skip(self, sk: tuple, hw: int) -> Instance:
+        s, p, ci, _g, _m = sk
+
+        def guard(ops: Any, get: Any) -> Any:
+            more = True if ci else get(("shn", *sk)) > 1
+            return ops.and_(
+                self.head_guard(ops, get, sk, hw),
+                more,
+                ops.not_(self.locate(ops, get, s, p, ci, hw)),
+            )
+
+        return Instance(
+            "skip_missing", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
+        )
+
+    def _reselect(self, s: int, p: int, mask: int) -> Instance:
+        ks = range(self.cfg.sink_servers)
+
+        def guard(ops: Any, get: Any) -> Any:
+            up = ops.or_(
+                *(ops.and_(get(("snk", s, p, k)), ops.not_(get(("down", p + 1, k)))) for k in ks)
+            )
+            differs = ops.or_(
+                *(ops.not_(ops.eq(get(("snk", s, p, k)), bool(mask >> k & 1))) for k in ks)
+            )
+            return ops.and_(get(("alive", s)), get(("known", s, p)), ops.not_(up), differs)
+
+        def apply(ops: Any, tx: Tx) -> None:
+            for k in ks:
+                tx[("snk", s, p, k)] = bool(mask >> k & 1)
+
+        return Instance("reselect_sinks", (s, p, mask), guard, apply)
+
+    def _sink_down(self, cl: int, k: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("b", "outages")) > 0, ops.not_(get(("down", cl, k))))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "outages")] = tx[("b", "outages")] - 1
+            tx[("down", cl, k)] = True
+
+        return Instance("sink_down", (cl, k), guard, apply)
+
+    def _sink_up(self, cl: int, k: int) -> Instance:
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("down", cl, k)] = False
+
+        return Instance("sink_up", (cl, k), lambda ops, get: get(("down", cl, k)), apply)
+
+    def _admin(self, name: str, p: int, frm: tuple[int, ...], to: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("b", "admin")) > 0, ops.or_(*(get(("peer", p)) == f for f in frm)))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "admin")] = tx[("b", "admin")] - 1
+            tx[("peer", p)] = to
+
+        return Instance(name, (p,), guard, apply)
+
+    def _toggle(self) -> Instance:
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "admin")] = tx[("b", "admin")] - 1
+            tx[("repl",)] = ops.not_(tx[("repl",)])
+
+        return Instance("toggle_replication", (), lambda ops, get: get(("b", "admin")) > 0, apply)
+
+    def _peer_add(self, s: int, p: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            status = get(("peer", p))
+            return ops.and_(
+                get(("alive", s)),
+                ops.or_(status == ENABLED, status == DISABLED),
+                ops.not_(get(("known", s, p))),
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            wals = []
+            for g in self.G:
+                cur = tx[("cur", s, g)]
+                for q in self.Q:
+                    wals.append((self.cfg.slot((s, g, q)), cur == q, 0))
+            self.put_queue(ops, tx, True, s, p, 0, wals)
+            for g in self.G:
+                cur = tx[("cur", s, g)]
+                w = lookup(ops, cur, [self.cfg.slot((s, g, q)) for q in self.Q])
+                self.add_shipper(ops, tx, True, s, p, 0, g, [w], 1, 0)
+            tx[("known", s, p)] = True
+
+        return Instance("peer_sync", (s, p, "add"), guard, apply)
+
+    def _peer_remove(self, s: int, p: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            any_sh = ops.or_(
+                *(
+                    get(("sh", s, p, ci, g, m))
+                    for ci in self.CH
+                    for g in self.G
+                    for m in range(COPIES)
+                )
+            )
+            return ops.and_(
+                get(("alive", s)),
+                get(("peer", p)) == REMOVED,
+                ops.not_(get(("gone", s, p))),
+                ops.or_(get(("known", s, p)), any_sh),
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            for ci in self.CH:
+                self.drop_queue(ops, tx, True, s, p, ci)
+                for g in self.G:
+                    for m in range(COPIES):
+                        self.clear_shipper(ops, tx, True, (s, p, ci, g, m))
+            tx[("known", s, p)] = False
+            tx[("gone", s, p)] = True
+
+        return Instance("peer_sync", (s, p, "remove"), guard, apply)
+
+    def _foreign_put(self, cl: int, n: int) -> Instance:
+        mine = [u for u in self.U if self.origin[u] == cl]
+
+        def guard(ops: Any, get: Any) -> Any:
+            rlen = get(("rlen", cl))
+            own = count(
+                ops,
+                (
+                    ops.and_(i < rlen, ops.or_(*(get(("ru", cl, i)) == u for u in mine)))
+                    for i in range(self.L)
+                ),
+            )
+            return ops.and_(get(("b", "foreign")) > 0, own == n)
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "foreign")] = tx[("b", "foreign")] - 1
+            rlen = tx[("rlen", cl)]
+            for i in range(self.L):
+                at = rlen == i
+                tx.when(at, ("ru", cl, i), self.uid_index[(cl, n)])
+                tx.when(at, ("rkind", cl, i), GLOBAL)
+                tx.when(at, ("rids", cl, i), self.ids_index[(cl,)])
+            tx.when(rlen >= self.L, ("overflow",), True)
+            tx[("rlen", cl)] = rlen + 1
+
+        return Instance("foreign_put", (cl, n), guard, apply)
+
+    def _relay_next(self, ops: Any, get: Any, cl: int, j: int, i: int) -> Any:
+        return ops.and_(get(("rship", cl, j)) == i, i < get(("rlen", cl)))
+
+    def _relay_ship(self, cl: int, j: int, d: int, i: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            down = ops.or_(*(get(("down", d, k)) for k in range(self.cfg.sink_servers)))
+            return ops.and_(self._relay_next(ops, get, cl, j, i), ops.not_(down))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            kind, ids = tx[("rkind", cl, i)], tx[("rids", cl, i)]
+            ok = self.replicable(ops, rules.replicable_rule, kind, ids, d)
+            self.deliver(ops, tx, d, [(ok, tx[("ru", cl, i)], kind, ids)])
+            tx[("rship", cl, j)] = i + 1
+
+        return Instance("relay_ship", (cl, d, i), guard, apply)
+
+    def _relay_home_skip(self, cl: int, j: int, s: int, i: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            ok = self.replicable(
+                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
+            )
+            return ops.and_(self._relay_next(ops, get, cl, j, i), get(("alive", s)), ops.not_(ok))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("rship", cl, j)] = i + 1
+
+        return Instance("relay_home", (cl, s, i, "filtered"), guard, apply)
+
+    def _relay_home(self, cl: int, j: int, s: int, i: int, q: int, e: int) -> Instance:
+        w = self.cfg.slot((s, 0, q))
+
+        def guard(ops: Any, get: Any) -> Any:
+            ok = self.replicable(
+                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
+            )
+            return ops.and_(
+                self._relay_next(ops, get, cl, j, i),
+                get(("alive", s)),
+                ok,
+                get(("cur", s, 0)) == q,
+                get(("wn", w)) == e,
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            uid, kind, ids = tx[("ru", cl, i)], tx[("rkind", cl, i)], tx[("rids", cl, i)]
+            self.deliver(ops, tx, 0, [(True, uid, kind, ids)])
+            home = lookup(ops, ids, [row[0] for row in self.ext])
+            self.append(ops, tx, s, w, e, uid, kind, home)
+            tx[("rship", cl, j)] = i + 1
+
+        return Instance("relay_home", (cl, s, i, q, e), guard, apply)
+
+    # --- the failover and the cleaner: per design -------------------------------------------
+
+    def failover_instances(self) -> list[Instance]:
+        raise NotImplementedError
+
+    def queued_anywhere(self, ops: Any, get: Any, w: int, owners: Any = None) -> Any:
+        """Is WAL slot ``w`` named in some queue (of ``owners``, default all)?"""
+        return ops.or_(
+            *(
+                get(("qin", o, p, ci, w))
+                for o in (self.S if owners is None else owners)
+                for p in self.P
+                for ci in self.CH
+            )
+        )
+
+    def may_delete(self, ops: Any, w: int, listed: dict[int, Any]) -> Any:
+        """The cleaner's lookup rule over the WALs ``listed`` (slot -> listed or not)."""
+        queued = [
+            tuple(ops.ite(on, part, -1) for part in self.key[x])
+            for x, on in listed.items()
+            if on is not False
+        ]
+        return rules.may_delete_wal_rule(ops, self.key[w], queued)
+
+    # --- the model ------------------------------------------------------------------------------
+
+    def model(self) -> FlatModel:
+        from .flat_zk_props import zk_properties
+
+        sorts = self.sorts()
+        init = self.encode(self.design.init(self.cfg))
+        return FlatModel(
+            design=self.design.name,
+            config=self.cfg.name,
+            sorts=sorts,
+            init=init,
+            instances=self.instances(),
+            properties=zk_properties(self),
+            decode=self.decode,
+            encode=self.encode,
+        )
