@@ -8,14 +8,15 @@ a membership bit and a position per WAL slot; a shipper slot holds its in-memory
 length and a packed array. Every unused slot holds a fixed default, so each explicit state has
 exactly one flat form (``encode``) and back (``decode``).
 
-The steps (``flat_zk_steps.py``) are each the explicit step of ``model/zk_common.py``, ``zk_lock.py`` or ``zk_multi.py``
-of the same name, with its structural choices (which server, queue slot, WAL slot, entry index)
-made parameters of the action instance and fixed by its guard. Decision rules are the design's own
-dual-form rules (``generic_of``): shouldReplicate's edit filter, WAL-done, the claim's ``multi``
-guard, the claimed queue's name, the queue-id parse (through the WAL owner it yields), the start
-position, the removed-peer drop, the cleaner's lookup. Steps that a mutant overrides outside a
-dual-form rule have their flat form in a subclass named after the mutant (``FLAT_MUTANTS``); a
-mutant without one is refused rather than checked as its parent.
+The steps (``flat_zk_steps.py``, ``flat_zk_designs.py``) are each the explicit step of
+``model/zk_common.py``, ``zk_lock.py`` or ``zk_multi.py`` of the same name, with its structural
+choices (which server, queue slot, WAL slot, entry index) made parameters of the action instance
+and fixed by its guard. Decision rules are the design's own dual-form rules (``generic_of``):
+shouldReplicate's edit filter, WAL-done, the claim's ``multi`` guard, the claimed queue's name,
+the queue-id parse (through the WAL owner it yields), the start position, the removed-peer drop,
+the cleaner's lookup. Steps that a mutant overrides outside a dual-form rule have their flat form
+in a subclass named after the mutant (``FLAT_CLASSES``); a mutant without one is refused rather
+than checked as its parent.
 
 The test suite runs this text on plain values beside the explicit model on every reachable state
 of small configurations (``tests/specs/test_flat_zk.py``): same successors, same verdicts.
