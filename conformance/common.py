@@ -71,6 +71,31 @@ CVERSION_PREFIX = "cversion_"
 ENABLED, DISABLED = "ENABLED", "DISABLED"
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path``'s content with ``text`` so that a process killed at any moment leaves
+    either the old content or the new, never a truncated file (write a sibling, then rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut a JSON-lines file back to its last complete line (a process killed mid-append leaves a
+    partial one); returns the bytes dropped."""
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    keep = data.rfind(b"\n") + 1
+    if keep == len(data):
+        return 0
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+    return len(data) - keep
+
+
 def row_znode(row_key: str) -> str:
     """A row key (``peerId-owner[/source]``) as a znode name: URL-encoded, since ``/`` separates
     the two server names."""

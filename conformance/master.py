@@ -219,12 +219,20 @@ class Master(ZkProcess):
                 )
 
     def rows(self) -> list[tuple[str, dict[str, str]]]:
-        out = []
-        for name in self.children(TABLE):
-            data = self.get_json(f"{TABLE}/{name}")
-            if data is not None:
-                out.append((row_key_of(name), data.get("queue", {})))
-        return out
+        """Every queue row, as one consistent read: an HBase region scanner reads at one MVCC
+        read point, so a scan never misses a row that a claim moved (deleted and re-created
+        under a new key in one atomic mutation) while it ran. Here the rows are znodes read one
+        by one, so the read is repeated until the table's cversion (bumped by every row created
+        or deleted) did not move during it."""
+        while True:
+            before = self.retry(lambda: self.zk.exists(TABLE)).cversion
+            out = []
+            for name in self.children(TABLE):
+                data = self.get_json(f"{TABLE}/{name}")
+                if data is not None:
+                    out.append((row_key_of(name), data.get("queue", {})))
+            if self.retry(lambda: self.zk.exists(TABLE)).cversion == before:
+                return out
 
     def scp_table(self, dead: str, state: dict[str, Any]) -> None:
         """SCP (split, CLAIM_REPLICATION_QUEUES) and AssignReplicationQueuesProcedure

@@ -25,7 +25,7 @@ from typing import Any
 from replcheck.model import rules
 
 from . import wire
-from .common import LIVE, log, orphaned, store_dir
+from .common import LIVE, drop_torn_tail, log, orphaned, store_dir, write_atomic
 from .steps import server_index
 from .trace import TraceWriter
 
@@ -36,8 +36,11 @@ class Sink:
         self.run_dir = Path(args.run_dir)
         self.dir = store_dir(self.run_dir, self.cluster)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.store = open(self.dir / "applied.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self.relay_log = self.dir / "relay.jsonl"
+        for torn in (self.dir / "applied.jsonl", self.relay_log):
+            if drop_torn_tail(torn):
+                log(f"dropped a torn last line of {torn.name} (killed mid-write)")
+        self.store = open(self.dir / "applied.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self.relay_pos = self.dir / "relay.pos"
         self.trace = TraceWriter(self.run_dir / "trace", f"sink-{self.cluster}", args.design)
         self.lock = threading.Lock()
@@ -79,7 +82,7 @@ class Sink:
             with self.lock, open(self.relay_log, "a", encoding="utf-8") as f:
                 if rules.replicable(kind, tuple(edit["ids"]), 0):
                     f.write(json.dumps(edit, sort_keys=True) + "\n")
-            (self.dir / "foreign.count").write_text(str(n + 1))
+            write_atomic(self.dir / "foreign.count", str(n + 1))
             self.trace.emit("foreign_put", {"cluster": self.cluster}, uid=edit["uid"], scope=kind)
 
     def _count_own(self) -> int:
@@ -124,7 +127,7 @@ class Sink:
                 target=target,
             )
             pos += 1
-            self.relay_pos.write_text(str(pos))
+            write_atomic(self.relay_pos, str(pos))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.common import TABLE, TxnFailed, ZkProcess, row_key_of, row_znode
+from replcheck.conformance.common import (
+    TABLE,
+    TxnFailed,
+    ZkProcess,
+    drop_torn_tail,
+    row_key_of,
+    row_znode,
+    write_atomic,
+)
 
 pytestmark = pytest.mark.zookeeper
 
@@ -57,3 +65,20 @@ def test_conditional_claim_moves_a_row_once(proc: ZkProcess) -> None:
     assert [row_key_of(n) for n in proc.children(TABLE)] == [new]
     with pytest.raises(TxnFailed):  # a second claimer with the same read loses
         proc.txn(claim)
+
+
+def test_write_atomic_replaces_whole_content(tmp_path: Path) -> None:
+    target = tmp_path / "relay.pos"
+    write_atomic(target, "12")
+    write_atomic(target, "3")
+    assert target.read_text() == "3"
+    assert [p.name for p in tmp_path.iterdir()] == ["relay.pos"]
+
+
+def test_drop_torn_tail_keeps_complete_lines(tmp_path: Path) -> None:
+    log = tmp_path / "applied.jsonl"
+    log.write_bytes(b'{"uid": "0.1"}\n{"uid": "0.2"}\n{"uid"')
+    assert drop_torn_tail(log) == len(b'{"uid"')
+    assert log.read_bytes() == b'{"uid": "0.1"}\n{"uid": "0.2"}\n'
+    assert drop_torn_tail(log) == 0
+    assert drop_torn_tail(tmp_path / "absent.jsonl") == 0
