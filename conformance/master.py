@@ -484,17 +484,26 @@ class Master(ZkProcess):
         return [p for p in sorted(d.glob("*")) if p.stat().st_mtime < horizon] if d.exists() else []
 
     def zk_queued(self) -> dict[str, list[str]]:
-        """Every queued WAL, read now: WAL name -> the queue znodes naming it."""
-        out: dict[str, list[str]] = {}
-        for server in self.children(QUEUES):
-            if server.startswith(CVERSION_PREFIX):
-                continue
-            for q in self.children(f"{QUEUES}/{server}"):
-                if q == "lock":
+        """Every queued WAL, as one consistent read: WAL name -> the queue znodes naming it.
+
+        The model's ``zk-lock`` cleaner looks every queue up in one step (docs/findings.md). Read
+        znode by znode, a claim could move a queue from a server not yet read to one already
+        read (the race HBASE-12865 is about, seen for real in soak run seed 7032); the move ends
+        by deleting the dead server's node, which moves the cversion of ``/rs``, so the read is
+        repeated until that cversion did not move during it."""
+        while True:
+            before = self.retry(lambda: self.zk.exists(QUEUES)).cversion
+            out: dict[str, list[str]] = {}
+            for server in self.children(QUEUES):
+                if server.startswith(CVERSION_PREFIX):
                     continue
-                for w in self.children(f"{QUEUES}/{server}/{q}"):
-                    out.setdefault(w, []).append(f"{server}/{q}")
-        return out
+                for q in self.children(f"{QUEUES}/{server}"):
+                    if q == "lock":
+                        continue
+                    for w in self.children(f"{QUEUES}/{server}/{q}"):
+                        out.setdefault(w, []).append(f"{server}/{q}")
+            if self.retry(lambda: self.zk.exists(QUEUES)).cversion == before:
+                return out
 
     def table_snapshot(self) -> tuple[list[Row], int, list[int]]:
         """preClean: live-or-SCP-unfinished servers first, then peers and every queue row."""
