@@ -94,6 +94,9 @@ class Unrolling:
         self.solver = solver
         self.frames: list[dict[tuple, Any]] = []
         self.steps: list[Step] = []
+        self.free_start = free_start
+        self._tmpl: tuple | None = None
+        self._props: dict[str, tuple] = {}
         if free_start:
             self.frames.append({k: _var(k, s, "@0") for k, s in fm.sorts.items()})
         else:
@@ -108,11 +111,10 @@ class Unrolling:
                 out.append(z3.And(x >= sort[1], x <= sort[2]))
         return out
 
-    def extend(self) -> None:
-        i = len(self.frames) - 1
-        cur = self.frames[i]
+    def _transition(self, cur: dict[tuple, Any], sel: Any, tag: str) -> tuple[Any, dict, list]:
+        """The step from frame ``cur``: its constraint, the next frame's terms (a key no enabled
+        instance writes keeps ``cur``'s term), and the instances that may fire."""
         get = cur.__getitem__
-        sel = z3.BitVec(f"action@{i}", SELECTOR_WIDTH)
         enabled = []
         writes: dict[tuple, list[tuple[int, Any]]] = {}
         fired = []
@@ -126,25 +128,77 @@ class Unrolling:
             enabled.append(z3.And(sel == j, g) if g is not True else sel == j)
             for k, v in tx.new.items():
                 writes.setdefault(k, []).append((j, v))
-        self.solver.add(z3.Or(enabled) if enabled else z3.BoolVal(False))
+        cons = [z3.Or(enabled) if enabled else z3.BoolVal(False)]
         nxt: dict[tuple, Any] = {}
         picks = {j: sel == j for j, _inst in fired}
         for k, sort in self.fm.sorts.items():
             if k not in writes:
                 nxt[k] = cur[k]
                 continue
-            x = nxt[k] = _var(k, sort, f"@{i + 1}")
+            x = nxt[k] = _var(k, sort, tag)
             expr = _term(cur[k], sort)
             for j, v in writes[k]:
                 expr = z3.If(picks[j], _term(v, sort), expr)
-            self.solver.add(x == expr)
+            cons.append(x == expr)
+        return z3.And(cons), nxt, fired
+
+    def extend(self) -> None:
+        """Add the next frame. The first step is built from the initial values (most guards fold
+        away); later ones instantiate one symbolic step, built once, by substitution (in Z3, not
+        in Python, which is where building terms costs)."""
+        i = len(self.frames) - 1
+        cur = self.frames[i]
+        sel = z3.BitVec(f"action@{i}", SELECTOR_WIDTH)
+        if i == 0 and not self.free_start:
+            cons, nxt, fired = self._transition(cur, sel, f"@{i + 1}")
+            self.solver.add(cons)
+            self.frames.append(nxt)
+            self.steps.append(Step(sel, fired))
+            return
+        x, x_sel, cons, nxt_t, fired = self._template()
+        nxt: dict[tuple, Any] = {}
+        pairs = [(x_sel, sel)]
+        for k, sort in self.fm.sorts.items():
+            pairs.append((x[k], _term(cur[k], sort)))
+            if nxt_t[k] is x[k]:
+                nxt[k] = cur[k]
+            else:
+                nxt[k] = _var(k, sort, f"@{i + 1}")
+                pairs.append((nxt_t[k], nxt[k]))
+        self.solver.add(z3.substitute(cons, *pairs))
         self.frames.append(nxt)
         self.steps.append(Step(sel, fired))
 
+    def _template(self) -> tuple[dict, Any, Any, dict, list]:
+        if self._tmpl is None:
+            x = {k: _var(k, s, "@T") for k, s in self.fm.sorts.items()}
+            x_sel = z3.BitVec("action@T", SELECTOR_WIDTH)
+            cons, nxt, fired = self._transition(x, x_sel, "@T+1")
+            self._tmpl = (x, x_sel, cons, nxt, fired)
+        return self._tmpl
+
     def holds(self, prop: FlatProperty, i: int) -> Any:
+        """``prop`` of frame ``i`` (a step property: of frames ``i-1`` and ``i``), built once
+        over symbolic frames and instantiated by substitution."""
+        if prop.name not in self._props:
+            a = {k: _var(k, s, "@P") for k, s in self.fm.sorts.items()}
+            b = {k: _var(k, s, "@P+1") for k, s in self.fm.sorts.items()}
+            if prop.kind == "step":
+                term = prop.check(self.ops, a.__getitem__, b.__getitem__)
+            else:
+                term = prop.check(self.ops, a.__getitem__)
+            self._props[prop.name] = (a, b, _z(term))
+        a, b, term = self._props[prop.name]
+        pairs = []
         if prop.kind == "step":
-            return prop.check(self.ops, self.frames[i - 1].__getitem__, self.frames[i].__getitem__)
-        return prop.check(self.ops, self.frames[i].__getitem__)
+            before, after = self.frames[i - 1], self.frames[i]
+            for k, sort in self.fm.sorts.items():
+                pairs.append((a[k], _term(before[k], sort)))
+                pairs.append((b[k], _term(after[k], sort)))
+        else:
+            for k, sort in self.fm.sorts.items():
+                pairs.append((a[k], _term(self.frames[i][k], sort)))
+        return z3.simplify(z3.substitute(term, *pairs))
 
     def read(self, model: z3.ModelRef, upto: int) -> tuple[list[dict[tuple, Any]], list[Instance]]:
         """The solver's behaviour: plain flat states and the instances taken."""

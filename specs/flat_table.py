@@ -1,0 +1,609 @@
+"""The table-era design ``table`` (and its mutants) as a flat model (``specs/flat.py``): the
+transition relation that bounded model checking and induction read, as ``specs/flat_zk.py`` is
+for the ZooKeeper era.
+
+The state of ``model/table_state.py`` is laid out over fixed slots that the configuration bounds:
+
+* WAL slots (``Config.slot``): existence, length, closed, place, and per entry its kind and the
+  peers it is owed to (an entry's identity is fixed by its slot: only client puts append);
+* queue rows keyed ``(peer, owner, source)`` (``source`` -1 for a normal queue), each with one
+  column per WAL group (``-1``, ADD_MISSING_QUEUES' placeholder group, included): present, WAL
+  sequence, position; the log cleaner's snapshot has the same shape;
+* shipper slots ``(server, peer, source, group, copy)``: a shipper's in-memory WAL list is always
+  an ascending run of one server's WALs of one group, so it is a bit per sequence, the head being
+  the lowest;
+* per server up to two pending claims (``claim_redeliver`` appends a second);
+* per crashed server its ServerCrashProcedure stage, the peers ADD_MISSING_QUEUES read, and its
+  claim children keyed ``(peer, source)`` (a round's children are a subsequence of the dead
+  server's queues in row-key order, so their order is implied by the keys);
+* per peer its procedure, with ``removeAllQueues``' cursor as a pass number and a bit per row key.
+
+Every unused slot holds a fixed default, so each explicit state has exactly one flat form. Fields
+that no supported configuration ever changes (sync-replication views and states, markers, the
+migration, ReplicationSyncUp, the bootstrap flag, relays) are not variables: ``encode`` checks they
+hold their initial values and ``decode`` restores them.
+
+Timestamps enter the dual-form rules as WAL sequences: ``wal_timestamp`` and ``offset_timestamp``
+are strictly increasing in the sequence and BEGIN's "no timestamp" is -1 either way, and the rules
+only compare timestamps, so the verdicts are the same while every integer stays small (``bmc.py``
+uses 8-bit bit-vectors).
+
+The steps are in ``flat_table_steps.py``, the properties in ``flat_table_props.py``;
+``table_flat_class`` / ``table_flat_model`` are the entry points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replcheck.model import get_design
+from replcheck.model.config import Config
+from replcheck.model.design import Design
+from replcheck.model.logic import generic_of
+from replcheck.model.state import Edit, Shipper, Sink, Wal
+from replcheck.model.table import Table
+from replcheck.model.table_state import (
+    ADD,
+    NO_SOURCE,
+    REMOVE,
+    SID,
+    Child,
+    PeerProc,
+    Row,
+    Scp,
+    TBudget,
+    TCleaner,
+    TServer,
+    TState,
+)
+
+from .flat import FlatModel
+from .flat_table_steps import (
+    FlatRecoveredEndsEarly,
+    FlatRecoveredListsWalDir,
+    FlatRemovePeerKeepsRecovered,
+    FlatRemoveRecollects,
+    FlatRemoveWithoutWaiting,
+    FlatRestartForgetsBarrier,
+    FlatTableDoc,
+    TableSteps,
+)
+from .flat_zk import FlatError
+
+COPIES = 2
+"""Shipper slots per (server, peer, source, group): a correct design needs one; a claim applied
+twice (the unguarded-claim mutant) starts a second recovered source on the same server."""
+CLAIMS = 2
+"""Pending claims per server: one, and a second dispatched by ``claim_redeliver``."""
+BUDGET = ("crashes", "outages", "admin", "puts", "cleaner_runs", "master_restarts")
+"""The budgets that change (``foreign`` and ``restarts`` are constant in the supported
+configurations)."""
+
+
+class TableFlat(TableSteps):
+    """Builds the flat model of the ``table`` design (or a mutant) under a configuration."""
+
+    def __init__(self, design: Design, cfg: Config) -> None:
+        check_config(cfg)
+        self.design = design
+        self.cls = type(design)
+        self.cfg = cfg
+        c = cfg
+        self.S = range(c.servers)
+        self.P = range(c.peers)
+        self.G = range(c.wal_groups)
+        self.OG = range(-1, c.wal_groups)
+        """Offset columns: the WAL groups and ADD_MISSING_QUEUES' placeholder group -1."""
+        self.Q = range(c.wals_per_server)
+        self.E = c.edits_per_wal
+        self.W = range(c.wal_slots)
+        self.SRC = range(-1, c.servers)
+        self.K = range(c.sink_subset)
+        self.CL = range(1, c.peers + 1)
+        self.key: list[tuple[int, int, int]] = [(0, 0, 0)] * c.wal_slots
+        for s in self.S:
+            for g in self.G:
+                for q in self.Q:
+                    self.key[c.slot((s, g, q))] = (s, g, q)
+        self.rkeys = [(p, o, src) for p in self.P for o in self.S for src in self.SRC]
+        """Row keys in row-key order."""
+        self.sh_keys = [
+            (s, p, src, g, m)
+            for s in self.S
+            for p in self.P
+            for src in self.SRC
+            for g in self.G
+            for m in range(COPIES)
+        ]
+        self.U = range(c.wal_slots * self.E)
+        self.init_state: TState = design.init(cfg)
+        self.passes = design.rule_remove_passes()
+        self.refuse = [
+            design.rule_refuse_recovered(self.init_state.servers[0], p) for p in self.P
+        ]
+        """``rule_refuse_recovered`` reads only the server's sync-replication views, which are
+        constant here: its verdict per peer."""
+        self.rule = {
+            name: generic_of(self.cls, name)
+            for name in (
+                "rule_ships",
+                "rule_cleaner_live",
+                "rule_cleaner_may_delete",
+                "rule_claim_guarded",
+                "rule_fence_add",
+                "rule_claim_peer_known",
+            )
+        }
+        missing = [n for n, r in self.rule.items() if r is None]
+        if missing:
+            raise FlatError(f"{design.name}: {missing[0]} is not a dual-form rule here")
+
+    # --- helpers on the layout -----------------------------------------------------------------
+
+    def slot(self, s: int, g: int, q: int) -> int:
+        return self.cfg.slot((s, g, q))
+
+    def uid(self, w: int, j: int) -> int:
+        return w * self.E + j
+
+    def wal_owner(self, s: int, src: int) -> int:
+        """Whose WALs a shipper or a queue of ``s`` reads: ``s``'s own, or the recovered
+        queue's source server's."""
+        return s if src == NO_SOURCE else src
+
+    # --- variables ------------------------------------------------------------------------------
+
+    def sorts(self) -> dict[tuple, Any]:
+        c = self.cfg
+        S, Q, E, P = c.servers, c.wals_per_server, self.E, c.peers
+        out: dict[tuple, Any] = {}
+
+        def i(lo: int, hi: int) -> tuple:
+            return ("i", lo, hi)
+
+        def row(prefix: str, rk: tuple) -> None:
+            out[(prefix + "ex", *rk)] = "b"
+            for og in self.OG:
+                out[(prefix + "has", *rk, og)] = "b"
+                out[(prefix + "seq", *rk, og)] = i(-1, Q - 1)
+                out[(prefix + "pos", *rk, og)] = i(-1, E)
+
+        for s in self.S:
+            out[("alive", s)] = "b"
+            for g in self.G:
+                out[("cur", s, g)] = i(0, Q - 1)
+            for p in self.P:
+                out[("known", s, p)] = "b"
+            for m in range(CLAIMS):
+                out[("cl", s, m)] = "b"
+                out[("clp", s, m)] = i(0, P - 1)
+                out[("cls", s, m)] = i(-1, S - 1)
+                out[("cld", s, m)] = i(0, S - 1)
+                for og in self.OG:
+                    out[("clhas", s, m, og)] = "b"
+                    out[("clseq", s, m, og)] = i(-1, Q - 1)
+                    out[("clpos", s, m, og)] = i(-1, E)
+            out[("stage", s)] = i(0, 7)
+            for p in self.P:
+                out[("scpp", s, p)] = "b"
+                for src in self.SRC:
+                    out[("ch", s, p, src)] = "b"
+                    out[("cht", s, p, src)] = i(0, S - 1)
+            out[("clive", s)] = "b"
+        for sk in self.sh_keys:
+            out[("sh", *sk)] = "b"
+            out[("shpos", *sk)] = i(0, E)
+            for q in self.Q:
+                out[("shw", *sk, q)] = "b"
+        for w in self.W:
+            out[("wex", w)] = "b"
+            out[("wn", w)] = i(0, E)
+            out[("wclosed", w)] = "b"
+            out[("wplace", w)] = i(0, 2)
+            for j in range(E):
+                out[("wkind", w, j)] = i(-1, 2)
+                for p in self.P:
+                    out[("wowed", w, j, p)] = "b"
+        for rk in self.rkeys:
+            row("r", rk)
+            row("cr", rk)
+        for p in self.P:
+            out[("peer", p)] = i(0, 3)
+            out[("sid", p)] = "b"
+            out[("rdone", p)] = "b"
+            out[("cpeers", p)] = "b"
+            out[("pp", p)] = "b"
+            out[("ppk", p)] = i(0, 1)
+            out[("pps", p)] = i(0, 4)
+            out[("ppc", p)] = "b"
+            out[("ppn", p)] = i(0, max(self.passes - 1, 0))
+            for s in self.S:
+                out[("ppref", p, s)] = "b"
+                out[("pprec", p, s)] = "b"
+                for src in self.SRC:
+                    out[("ppkey", p, s, src)] = "b"
+        for cl in self.CL:
+            for u in self.U:
+                out[("app", cl, u)] = "b"
+                out[("dup", cl, u)] = "b"
+            for k in range(c.sink_servers):
+                out[("down", cl, k)] = "b"
+        out[("bar",)] = i(0, 2)
+        out[("barn",)] = i(0, P + 1)
+        out[("cph",)] = i(0, 2)
+        out[("overflow",)] = "b"
+        for name, top in zip(BUDGET, self._budget0(), strict=True):
+            out[("b", name)] = i(0, top)
+        return out
+
+    def _budget0(self) -> tuple[int, ...]:
+        b = self.init_state.budget
+        return tuple(getattr(b, name) for name in BUDGET)
+
+    def defaults(self) -> dict[tuple, Any]:
+        """Every variable at its default (the value of an unused slot)."""
+        return {
+            k: (False if sort == "b" else (-1 if sort[1] == -1 else 0))
+            for k, sort in self.sorts().items()
+        }
+
+    # --- explicit <-> flat ----------------------------------------------------------------------
+
+    def _constants(self, st: TState) -> None:
+        """The fields the flat form does not hold must have their initial values."""
+        i0 = self.init_state
+        for name in (
+            "sync",
+            "remote_dir",
+            "migration",
+            "zk",
+            "master_up",
+            "syncup",
+            "markers",
+            "info",
+            "table_online",
+            "stale",
+            "relays",
+        ):
+            if getattr(st, name) != getattr(i0, name):
+                raise FlatError(f"{name} changed: the flat table model keeps it constant")
+        if st.sinks[0] != i0.sinks[0]:
+            raise FlatError("the source cluster's sink changed")
+        if (st.budget.foreign, st.budget.restarts) != (i0.budget.foreign, i0.budget.restarts):
+            raise FlatError("foreign/restarts budgets changed")
+        for srv, srv0 in zip(st.servers, i0.servers, strict=True):
+            for name in ("started", "version", "sinks", "views", "drained"):
+                if getattr(srv, name) != getattr(srv0, name):
+                    raise FlatError(f"server {name} changed: the flat table model keeps it")
+
+    def _put_row(self, v: dict, prefix: str, row: Row) -> None:
+        rk = (row.peer, row.owner, row.source)
+        v[(prefix + "ex", *rk)] = True
+        for g, seq, pos in row.offsets:
+            v[(prefix + "has", *rk, g)] = True
+            v[(prefix + "seq", *rk, g)] = seq
+            v[(prefix + "pos", *rk, g)] = pos
+
+    def encode(self, st: TState) -> dict[tuple, Any]:
+        c = self.cfg
+        self._constants(st)
+        v = self.defaults()
+        for s, srv in enumerate(st.servers):
+            v[("alive", s)] = srv.alive
+            for g, q in enumerate(srv.current):
+                v[("cur", s, g)] = q
+            for p in self.P:
+                v[("known", s, p)] = bool(srv.known >> p & 1)
+            used: dict[tuple, int] = {}
+            for sh in sorted(srv.shippers):
+                src = sh.chain[0] if sh.chain else NO_SOURCE
+                if len(sh.chain) > 1:
+                    raise FlatError("a shipper with a chain longer than one server")
+                base = (s, sh.peer, src, sh.group)
+                m = used.get(base, 0)
+                used[base] = m + 1
+                if m >= COPIES:
+                    raise FlatError(f"more than {COPIES} shippers for one queue and group")
+                sk = (*base, m)
+                v[("sh", *sk)] = True
+                v[("shpos", *sk)] = sh.pos
+                owner = self.wal_owner(s, src)
+                seqs = [key[2] for key in sh.wals]
+                if seqs != sorted(set(seqs)) or any(
+                    key[:2] != (owner, sh.group) for key in sh.wals
+                ):
+                    raise FlatError("a shipper's WAL list is not an ascending run of one group")
+                for q in seqs:
+                    v[("shw", *sk, q)] = True
+            if len(srv.claim) > CLAIMS:
+                raise FlatError(f"more than {CLAIMS} pending claims")
+            for m, (child, read) in enumerate(srv.claim):
+                v[("cl", s, m)] = True
+                v[("clp", s, m)] = child.peer
+                v[("cls", s, m)] = child.source
+                v[("cld", s, m)] = child.target
+                for g, seq, pos in read:
+                    v[("clhas", s, m, g)] = True
+                    v[("clseq", s, m, g)] = seq
+                    v[("clpos", s, m, g)] = pos
+        for wal in st.wals:
+            if not wal:
+                continue
+            w = c.slot(wal.key)
+            v[("wex", w)] = True
+            v[("wn", w)] = len(wal.entries)
+            v[("wclosed", w)] = wal.closed
+            v[("wplace", w)] = wal.place
+            for j, e in enumerate(wal.entries):
+                if e.uid != (0, *wal.key, j) or e.cluster_ids != (0,):
+                    raise FlatError("a WAL entry that is not a local client put")
+                v[("wkind", w, j)] = e.kind
+                for p in self.P:
+                    v[("wowed", w, j, p)] = bool(e.owed >> p & 1)
+        for row in st.rows:
+            self._put_row(v, "r", row)
+        for p in self.P:
+            v[("peer", p)] = st.peers[p]
+            if st.sid[p] not in (0, SID):
+                raise FlatError("an hfileref row: not in the flat table model")
+            v[("sid", p)] = st.sid[p] == SID
+            v[("rdone", p)] = bool(st.removed_done >> p & 1)
+            proc = st.pprocs[p]
+            if proc:
+                if proc.kind not in (ADD, REMOVE) or proc.target:
+                    raise FlatError("a sync-replication procedure: not in the flat table model")
+                v[("pp", p)] = True
+                v[("ppk", p)] = proc.kind
+                v[("pps", p)] = proc.stage
+                for s in self.S:
+                    v[("ppref", p, s)] = bool(proc.refresh >> s & 1)
+                    v[("pprec", p, s)] = bool(proc.recorded >> s & 1)
+                if proc.cursor:
+                    n, keys = proc.cursor
+                    v[("ppc", p)] = True
+                    v[("ppn", p)] = n
+                    for o, src in keys:
+                        v[("ppkey", p, o, src)] = True
+        for d, scp in enumerate(st.scps):
+            v[("stage", d)] = scp.stage
+            for p in self.P:
+                v[("scpp", d, p)] = bool(scp.peers >> p & 1)
+            for child in scp.children:
+                if v[("ch", d, child.peer, child.source)]:
+                    raise FlatError("two claim children of one queue")
+                v[("ch", d, child.peer, child.source)] = True
+                v[("cht", d, child.peer, child.source)] = child.target
+        v[("bar",)], v[("barn",)] = st.barrier
+        cl = st.cleaner
+        v[("cph",)] = cl.phase
+        for s in self.S:
+            v[("clive", s)] = bool(cl.live >> s & 1)
+        for p in self.P:
+            v[("cpeers", p)] = bool(cl.peers >> p & 1)
+        for row in cl.rows:
+            self._put_row(v, "cr", row)
+        for cl_ in self.CL:
+            sink = st.sinks[cl_]
+            for uid in sink.applied:
+                v[("app", cl_, self.uid(c.slot(uid[1:4]), uid[4]))] = True
+            for uid in sink.duplicates:
+                v[("dup", cl_, self.uid(c.slot(uid[1:4]), uid[4]))] = True
+            for k in range(c.sink_servers):
+                v[("down", cl_, k)] = bool(sink.down >> k & 1)
+        for name in BUDGET:
+            v[("b", name)] = getattr(st.budget, name)
+        return v
+
+    def _get_rows(self, v: Any, prefix: str) -> tuple[Row, ...]:
+        rows = []
+        for rk in self.rkeys:
+            if v[(prefix + "ex", *rk)]:
+                offsets = tuple(
+                    (g, v[(prefix + "seq", *rk, g)], v[(prefix + "pos", *rk, g)])
+                    for g in self.OG
+                    if v[(prefix + "has", *rk, g)]
+                )
+                rows.append(Row(*rk, offsets))
+        return tuple(rows)
+
+    def decode(self, v: Any) -> TState:
+        c = self.cfg
+        i0 = self.init_state
+        uids = [(0, *self.key[w], j) for w in self.W for j in range(self.E)]
+        servers = []
+        for s in self.S:
+            shippers = []
+            for sk in self.sh_keys:
+                if sk[0] != s or not v[("sh", *sk)]:
+                    continue
+                _s, p, src, g, _m = sk
+                owner = self.wal_owner(s, src)
+                wals = tuple((owner, g, q) for q in self.Q if v[("shw", *sk, q)])
+                chain = () if src == NO_SOURCE else (src,)
+                shippers.append(Shipper(p, chain, g, wals, v[("shpos", *sk)]))
+            claim = tuple(
+                (
+                    Child(v[("clp", s, m)], v[("cls", s, m)], v[("cld", s, m)]),
+                    tuple(
+                        (g, v[("clseq", s, m, g)], v[("clpos", s, m, g)])
+                        for g in self.OG
+                        if v[("clhas", s, m, g)]
+                    ),
+                )
+                for m in range(CLAIMS)
+                if v[("cl", s, m)]
+            )
+            srv0 = i0.servers[s]
+            servers.append(
+                TServer(
+                    alive=v[("alive", s)],
+                    started=srv0.started,
+                    version=srv0.version,
+                    current=tuple(v[("cur", s, g)] for g in self.G),
+                    known=sum(1 << p for p in self.P if v[("known", s, p)]),
+                    shippers=tuple(sorted(shippers)),
+                    sinks=srv0.sinks,
+                    claim=claim,
+                    views=srv0.views,
+                    drained=srv0.drained,
+                )
+            )
+        wals: list[Any] = []
+        for w in self.W:
+            if not v[("wex", w)]:
+                wals.append(())
+                continue
+            entries = tuple(
+                Edit(
+                    (0, *self.key[w], j),
+                    v[("wkind", w, j)],
+                    (0,),
+                    sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
+                )
+                for j in range(v[("wn", w)])
+            )
+            wals.append(Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)]))
+        pprocs: list[Any] = []
+        for p in self.P:
+            if not v[("pp", p)]:
+                pprocs.append(())
+                continue
+            cursor: tuple = ()
+            if v[("ppc", p)]:
+                keys = tuple(
+                    (o, src) for o in self.S for src in self.SRC if v[("ppkey", p, o, src)]
+                )
+                cursor = (v[("ppn", p)], keys)
+            pprocs.append(
+                PeerProc(
+                    v[("ppk", p)],
+                    v[("pps", p)],
+                    sum(1 << s for s in self.S if v[("ppref", p, s)]),
+                    sum(1 << s for s in self.S if v[("pprec", p, s)]),
+                    cursor,
+                    0,
+                )
+            )
+        scps = tuple(
+            Scp(
+                v[("stage", d)],
+                sum(1 << p for p in self.P if v[("scpp", d, p)]),
+                tuple(
+                    Child(p, src, v[("cht", d, p, src)])
+                    for p in self.P
+                    for src in self.SRC
+                    if v[("ch", d, p, src)]
+                ),
+            )
+            for d in self.S
+        )
+        sinks = [i0.sinks[0]]
+        for cl in self.CL:
+            sinks.append(
+                Sink(
+                    tuple(sorted(uids[u] for u in self.U if v[("app", cl, u)])),
+                    tuple(sorted(uids[u] for u in self.U if v[("dup", cl, u)])),
+                    sum(1 << k for k in range(c.sink_servers) if v[("down", cl, k)]),
+                )
+            )
+        cleaner = TCleaner(
+            v[("cph",)],
+            sum(1 << s for s in self.S if v[("clive", s)]),
+            sum(1 << p for p in self.P if v[("cpeers", p)]),
+            self._get_rows(v, "cr"),
+        )
+        b0 = i0.budget
+        budget = TBudget(
+            **{name: v[("b", name)] for name in BUDGET},
+            foreign=b0.foreign,
+            restarts=b0.restarts,
+        )
+        return i0._replace(
+            servers=tuple(servers),
+            wals=tuple(wals),
+            rows=self._get_rows(v, "r"),
+            sid=tuple(SID if v[("sid", p)] else 0 for p in self.P),
+            peers=tuple(v[("peer", p)] for p in self.P),
+            scps=scps,
+            pprocs=tuple(pprocs),
+            removed_done=sum(1 << p for p in self.P if v[("rdone", p)]),
+            barrier=(v[("bar",)], v[("barn",)]),
+            cleaner=cleaner,
+            sinks=tuple(sinks),
+            budget=budget,
+        )
+
+    # --- the model ------------------------------------------------------------------------------
+
+    def model(self) -> FlatModel:
+        from .flat_table_props import table_properties
+
+        return FlatModel(
+            design=self.design.name,
+            config=self.cfg.name,
+            sorts=self.sorts(),
+            init=self.encode(self.init_state),
+            instances=self.instances(),
+            properties=table_properties(self),
+            decode=self.decode,
+            encode=self.encode,
+        )
+
+
+def check_config(cfg: Config) -> None:
+    """Refuse a configuration whose features the flat table model does not encode."""
+    unsupported = [
+        (cfg.sync_peers, "sync replication peers"),
+        (cfg.syncup, "ReplicationSyncUp"),
+        (cfg.migration, "the migration from ZooKeeper"),
+        (cfg.bootstrap, "the bootstrap of hbase:replication"),
+        (cfg.restarts, "server restarts"),
+        (cfg.spare_servers, "spare servers"),
+        (cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
+        (cfg.zk_faults, "ZooKeeper faults"),
+    ]
+    for flag, what in unsupported:
+        if flag:
+            raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
+
+
+# --- mutants overriding a step outside a dual-form rule ------------------------------------------
+
+
+def _sub(mixin: type, name: str) -> type[TableFlat]:
+    return type(name, (mixin, TableFlat), {"__doc__": mixin.__doc__})
+
+
+TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
+    "table": TableFlat,
+    "table-doc": _sub(FlatTableDoc, "TableDocFlat"),
+    "table/HBASE-27213": _sub(FlatRemoveWithoutWaiting, "RemoveWithoutWaitingFlat"),
+    "table/HBASE-27213-recollect": _sub(FlatRemoveRecollects, "RemoveRecollectsFlat"),
+    "table/remove-all-one-pass": TableFlat,
+    "table/HBASE-28155": _sub(FlatRecoveredEndsEarly, "RecoveredEndsEarlyFlat"),
+    "table/recovered-lists-wal-dir": _sub(FlatRecoveredListsWalDir, "RecoveredListsWalDirFlat"),
+    "table/remove-peer-keeps-recovered": _sub(
+        FlatRemovePeerKeepsRecovered, "RemovePeerKeepsRecoveredFlat"
+    ),
+    "table/restart-forgets-barrier": _sub(FlatRestartForgetsBarrier, "RestartForgetsBarrierFlat"),
+}
+"""The flat form of the design, and of each mutant whose override is not a dual-form rule.
+``remove-all-one-pass`` needs none: the number of passes is read from the design."""
+
+
+def table_flat_class(name: str) -> type[TableFlat]:
+    """The flat class of table-era design or mutant ``name``, or ``FlatError``."""
+    design = get_design(name)
+    cls = type(design)
+    if getattr(cls, "era", "") != "table" or not isinstance(design, Table):
+        raise FlatError(f"{name}: not a table-era design")
+    if name in TABLE_FLAT_CLASSES:
+        return TABLE_FLAT_CLASSES[name]
+    if cls.mutant_of == "table" and generic_of(cls, cls.overrides or "") is not None:
+        return TableFlat
+    raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
+
+
+def table_flat_model(name: str, cfg: Config) -> FlatModel:
+    """The flat model of table-era design (or mutant) ``name`` under ``cfg``."""
+    return table_flat_class(name)(get_design(name), cfg).model()
