@@ -93,3 +93,15 @@ def test_prove_depth_bad_input(argv: list[str], needle: str, capsys) -> None:
     assert code == 2
     err = capsys.readouterr().err
     assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_bmc_joins_the_check_matrix() -> None:
+    from replcheck.matrix import run_matrix
+
+    matrix = run_matrix(["zk-lock/ships-local-scope"], checkers=("explore", "bmc"))
+    (row,) = matrix.rows
+    assert row.cell("only_global_non_catalog") == "FAIL(e,b)"
+    assert row.cell("bmc_agrees") == "ok"
+    assert "bmc_agrees" in matrix.render()
+    table = run_matrix(["table"], configs=["t-std"], checkers=("bmc",))
+    assert table.rows[0].results["bmc"].verdicts == {}
