@@ -214,7 +214,7 @@ class Unrolling:
         return frames, taken
 
 
-def _norm(st: State) -> State:
+def normalize(st: State) -> State:
     """Shippers and unregistered WALs as sets (their order in the tuple means nothing)."""
     return st._replace(
         servers=tuple(
@@ -231,13 +231,13 @@ def replay(model: Model, states: Sequence[State]) -> list[tuple[Action | None, S
     None when some step is not one the explicit model can take."""
     out: list[tuple[Action | None, State]] = [(None, states[0])]
     cur = states[0]
-    if _norm(cur) != _norm(model.init()):
+    if normalize(cur) != normalize(model.init()):
         return None
     for want in states[1:]:
-        target = _norm(want)
+        target = normalize(want)
         for action in model.enabled(cur):
             nxt = model.step(cur, action)
-            if _norm(nxt) == target:
+            if normalize(nxt) == target:
                 out.append((action, nxt))
                 cur = nxt
                 break

@@ -8,20 +8,13 @@ from __future__ import annotations
 import pytest
 from replcheck.model import STANDARD, Model, get_design, mutants
 from replcheck.model.zk_common import ZK_CONFIGS
+from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
 from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_zk import FlatError
 from replcheck.specs.flat_zk_designs import flat_model
 
 ZK_MUTANTS = [m for m in mutants() if type(get_design(m)).era == "zk"]
-
-
-def _norm(st):
-    servers = tuple(
-        s._replace(shippers=tuple(sorted(s.shippers)), unregistered=tuple(sorted(s.unregistered)))
-        for s in st.servers
-    )
-    return st._replace(servers=servers)
 
 
 def agree(name: str, config: str, states: int) -> int:
@@ -32,9 +25,9 @@ def agree(name: str, config: str, states: int) -> int:
     invariants = {p.name: p for p in model.invariants}
     for st in ex.states:
         flat = fm.encode(st)
-        assert _norm(fm.decode(flat)) == _norm(st)
-        want = {_norm(model.step(st, a)) for a in model.enabled(st)}
-        got = {_norm(fm.decode(nxt)) for _inst, nxt in fm.successors(flat)}
+        assert normalize(fm.decode(flat)) == normalize(st)
+        want = {normalize(model.step(st, a)) for a in model.enabled(st)}
+        got = {normalize(fm.decode(nxt)) for _inst, nxt in fm.successors(flat)}
         assert got == want, (name, config, st)
         for p in fm.invariants:
             verdict = is_true(p.check(FPY, flat.__getitem__))
