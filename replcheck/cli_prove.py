@@ -157,8 +157,13 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     results = []
     ok = True
     for n in names:
-        sys.stderr.write(f"bmc {n} ...\n")
-        cc = cross_check(n, cfg, args.depth, deadline=args.timeout)
+
+        def progress(k: int, seconds: float, n: str = n) -> None:
+            sys.stderr.write(f"\rbmc {n}: depth {k}/{args.depth} done, {seconds:.1f}s")
+            sys.stderr.flush()
+
+        cc = cross_check(n, cfg, args.depth, deadline=args.timeout, progress=progress)
+        sys.stderr.write("\n")
         results.append(cc)
         cls = type(get_design(n))
         allowed = pinned.get((n, cc.config), frozenset())

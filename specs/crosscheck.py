@@ -77,7 +77,11 @@ class CrossCheck:
 
 
 def cross_check(
-    name: str, cfg: Config | None = None, depth: int | None = None, deadline: float | None = None
+    name: str,
+    cfg: Config | None = None,
+    depth: int | None = None,
+    deadline: float | None = None,
+    progress: Any = None,
 ) -> CrossCheck:
     """Compare the two engines on ``name`` under ``cfg`` (default ``default_config``) up to
     ``depth`` (default: the deepest first violation exploration finds, at least 4)."""
@@ -87,7 +91,7 @@ def cross_check(
     if depth is None:
         depth = max([4, *first.values()])
     t0 = time.perf_counter()
-    result = bmc(flat_model(name, cfg), depth, model=model, deadline=deadline)
+    result = bmc(flat_model(name, cfg), depth, model=model, deadline=deadline, progress=progress)
     result.seconds = time.perf_counter() - t0
     within = {p: d for p, d in first.items() if d <= depth}
     bounded = {p: d for p, d in result.first.items() if p != "encoding_capacity"}
