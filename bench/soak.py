@@ -2,7 +2,7 @@
 
     python bench/soak.py [--runs 20] [--designs zk-lock,zk-multi,table]
                          [--mutants zk-lock/ships-local-scope,...] [--faults kill,pause,...]
-                         [--seed 1000] [--out bench-soak] [--json]
+                         [--seed 1000] [--drain-timeout 120] [--out bench-soak] [--json]
 
 For each design: runs, faults injected by kind, edits written, owed deliveries, duplicates, lost
 edits, LOCAL/catalog edits shipped, edits looped back, premature WAL deletions, and the runs with a
@@ -43,6 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faults", default="kill,pause,expire,sink-down,master-restart")
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=120.0,
+        help="seconds a run may take to deliver its backlog after the workload (a run that does "
+        "not drain in time has its undelivered edits counted as lost)",
+    )
     ap.add_argument("--out", default="bench-soak")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -62,7 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     table = {}
     for name in names:
-        spec = RunSpec(design=name, seed=args.seed, faults=faults, edits=args.edits)
+        spec = RunSpec(
+            design=name,
+            seed=args.seed,
+            faults=faults,
+            edits=args.edits,
+            drain_timeout=args.drain_timeout,
+        )
         t0 = time.monotonic()
         sub = out / name.replace("/", "_")
         results = record(spec, args.runs, sub, keep_going=True)
