@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from replcheck.conformance.cluster import FAULT_KINDS, RunSpec
@@ -52,7 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", default="bench-soak")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--sum",
+        nargs="+",
+        metavar="DIR",
+        help="run nothing: sum up the finished runs (their verdict.json) found under DIRs, "
+        "e.g. the folders of soaks that were interrupted",
+    )
     args = ap.parse_args(argv)
+    if args.sum:
+        return print_sum([Path(d) for d in args.sum], args.json)
     try:
         faults = parse_faults(args.faults)
         names = [d for d in args.designs.split(",") if d] + [
@@ -99,6 +109,58 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}: faults {known}; skipped {s['faults_skipped']}; "
             f"{len(s['errors'])} runs could not finish; {s['seconds']}s"
+        )
+    return 0
+
+
+def sum_runs(dirs: list[Path]) -> dict[str, dict]:
+    """Per design: the finished runs under ``dirs`` (each folder with a ``verdict.json``)."""
+    table: dict[str, dict] = {}
+    for d in dirs:
+        for path in sorted(d.rglob("verdict.json")):
+            data = json.loads(path.read_text())
+            run = data["run"]
+            s = table.setdefault(
+                data["design"],
+                {
+                    "runs": 0,
+                    "failed_runs": 0,
+                    "faults": Counter(),
+                    "totals": Counter(),
+                    "flagged": [],
+                },
+            )
+            s["runs"] += 1
+            s["faults"].update(run.get("faults", {}))
+            if not run["ok"]:
+                s["failed_runs"] += 1
+                s["flagged"].append(path.parent.name)
+            for k, v in run.items():
+                if isinstance(v, bool):
+                    s["totals"][k] += int(v)
+                elif isinstance(v, int | float):
+                    s["totals"][k] += v
+    return table
+
+
+def print_sum(dirs: list[Path], as_json: bool) -> int:
+    for d in dirs:
+        if not d.is_dir():
+            print(f"soak: error: {d}: not a folder", file=sys.stderr)
+            return 2
+    table = sum_runs(dirs)
+    if as_json:
+        print(json.dumps(table, indent=2, default=dict))
+        return 0
+    print(f"{'design':38} {'runs':>4} {'bad':>4} " + " ".join(f"{c[:9]:>9}" for c in COLUMNS))
+    for name, s in sorted(table.items()):
+        cells = " ".join(f"{s['totals'].get(c, 0):>9}" for c in COLUMNS)
+        print(f"{name:38} {s['runs']:>4} {s['failed_runs']:>4} {cells}")
+    for name, s in sorted(table.items()):
+        drained = s["totals"].get("drained", 0)
+        print(
+            f"{name}: faults {dict(s['faults'])}; drained {drained}/{s['runs']}; "
+            f"flagged {s['flagged']}"
         )
     return 0
 
