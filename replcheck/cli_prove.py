@@ -2,7 +2,7 @@
 
     replcheck prove [--design NAME ...] [--all] [--proof NAME ...] [--timeout S] [--json]
     replcheck prove --depth N [--design NAME ...] [--all] [--config NAME] [--timeout S] [--json]
-    replcheck prove --induction [--design NAME] [--timeout S] [--json]
+    replcheck prove --induction [--design zk-multi|zk-lock] [--timeout S] [--json]
 
 Without ``--depth`` or ``--induction``: the proofs about the decision rules. Without
 ``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level mutant must
@@ -15,9 +15,9 @@ ZooKeeper-era design or mutant under a small configuration (a mutant's first, el
 with exhaustive exploration's; ``--timeout`` bounds each design's search in seconds. Exit status 1
 when the two engines disagree, or a correct design breaks a property it is not pinned to break.
 
-``--induction``: induction for each invariant of ``zk-multi`` under ``std`` with the named
-strengthening lemmas of ``specs/lemmas_zk.py``, reporting the counterexample to induction where
-the step case fails. Exit status 1 when a proof fails.
+``--induction``: induction for each invariant of ``zk-multi`` and ``zk-lock`` under ``std`` with
+the named strengthening lemmas of ``specs/lemmas_zk.py``, reporting the counterexample to
+induction where the step case fails. Exit status 1 when a proof fails.
 """
 
 from __future__ import annotations
@@ -207,11 +207,15 @@ def render_bmc(results: list[Any]) -> str:
 
 def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
-    from replcheck.specs.lemmas_zk import run_induction
+    from replcheck.specs.lemmas_zk import INDUCTION_DESIGNS, run_induction
 
-    if names and names != ["zk-multi"]:
-        raise UsageError("--induction has strengthening lemmas for zk-multi only")
-    results = run_induction(timeout=args.timeout or 120.0)
+    names = names or list(INDUCTION_DESIGNS)
+    for n in names:
+        if n not in INDUCTION_DESIGNS:
+            raise UsageError(
+                f"--induction has strengthening lemmas for {', '.join(INDUCTION_DESIGNS)} only"
+            )
+    results = [r for n in names for r in run_induction(timeout=args.timeout or 120.0, design=n)]
     ok = all(r.verdict == "inductive" for r in results)
     if args.json:
         data = {"ok": ok, "results": [r.to_dict() for r in results]}
@@ -230,8 +234,10 @@ def render_induction(results: list[Any]) -> str:
             lines.append(f"  breaks: {', '.join(r.cti['broken_after_step'])}")
             for k, (a, b) in list(r.cti["changed"].items())[:20]:
                 lines.append(f"    {k}: {a} -> {b}")
-    lemmas = results[0].lemmas if results else []
-    lines.append(f"lemmas assumed (each proved inductive with the rest): {', '.join(lemmas)}")
+    for design in dict.fromkeys(r.design for r in results):
+        lemmas = next(r.lemmas for r in results if r.design == design)
+        lines.append(f"{design}: lemmas assumed, each proved inductive with the rest:")
+        lines.append(f"  {', '.join(lemmas)}")
     good = sum(r.verdict == "inductive" for r in results)
     lines.append(f"{'PASS' if good == len(results) else 'FAIL'}: {good}/{len(results)} inductive")
     return "\n".join(lines)

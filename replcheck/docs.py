@@ -224,12 +224,16 @@ def bmc_page() -> str:
         "",
         para(lemmas_zk.__doc__),
         "",
-        "| lemma | why it holds |",
-        "|---|---|",
+        "| lemma | designs | why it holds |",
+        "|---|---|---|",
     ]
-    z = flat_zk_designs.flat_class("zk-multi")(get_design("zk-multi"), STANDARD["std"])
-    for name, lemma in lemmas_zk.zk_lemmas(z).items():
-        lines.append(f"| `{name}` | {para(lemma.check.__doc__)} |")
+    found: dict[str, tuple[list[str], str]] = {}
+    for design in lemmas_zk.INDUCTION_DESIGNS:
+        z = flat_zk_designs.flat_class(design)(get_design(design), STANDARD["std"])
+        for name, lemma in lemmas_zk.zk_lemmas(z).items():
+            found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
+    for name, (users, why) in found.items():
+        lines.append(f"| `{name}` | {', '.join(users)} | {why} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,6 @@
 """Strengthening lemmas for induction over the ZooKeeper-era flat models (``specs/bmc.py``
-``induct``), for ``zk-multi`` under the standard configuration ``std`` (two servers, one peer,
-WALs rolled once, one crash; no relays, no admin commands).
+``induct``), for ``zk-multi`` and ``zk-lock`` under the standard configuration ``std`` (two
+servers, one peer, WALs rolled once, one crash; no relays, no admin commands).
 
 An invariant is rarely inductive alone: from some unreachable state that satisfies it, a step
 breaks it. Each lemma below rules out a class of such states and says in its docstring why it
@@ -21,8 +21,9 @@ from .flat import FlatProperty, count
 from .flat_zk import COPIES
 from .flat_zk_steps import ZkFlat
 
-INDUCTION_TARGET = ("zk-multi", "std")
-"""The design and configuration these lemmas are written for."""
+INDUCTION_DESIGNS = ("zk-multi", "zk-lock")
+INDUCTION_CONFIG = "std"
+"""The designs and the configuration these lemmas are written for."""
 
 
 def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
@@ -131,6 +132,84 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
             )
         )
 
+    def copies_only_at_the_lock_holder(ops: Any, get: Any) -> Any:
+        """``zk-lock``: each WAL is named for a peer by at most one queue of a live server and at
+        most one of a dead server; when both, the live one is the copy the dead server's lock
+        holder made, under the claimed name, with the same position (queues are copied one at a
+        time, and the dead server's node goes only in ``finish_claim``)."""
+        out = []
+        for p in P:
+            for w in W:
+                live = count(
+                    ops,
+                    (
+                        ops.and_(get(("alive", o)), get(("qin", o, p, ci, w)))
+                        for o in S
+                        for ci in CH
+                    ),
+                )
+                dead = count(
+                    ops,
+                    (
+                        ops.and_(ops.not_(get(("alive", o))), get(("qin", o, p, ci, w)))
+                        for o in S
+                        for ci in CH
+                    ),
+                )
+                out += [live <= 1, dead <= 1]
+                for d in S:
+                    for ci in CH:
+                        src = ops.and_(ops.not_(get(("alive", d))), get(("qin", d, p, ci, w)))
+                        for o in S:
+                            for ci2 in CH:
+                                if o == d:
+                                    continue
+                                both = ops.and_(src, get(("alive", o)), get(("qin", o, p, ci2, w)))
+                                ok = ops.and_(
+                                    get(("lock", d)) == o,
+                                    ci2 == z.new_chain[(ci, d)],
+                                    get(("qpos", o, p, ci2, w)) == get(("qpos", d, p, ci, w)),
+                                )
+                                out.append(ops.implies(both, ok))
+        for o in S:
+            for p in P:
+                for ci2 in CH:
+                    chain2 = z.chains[ci2]
+                    if not chain2:
+                        continue
+                    d = chain2[-1]
+                    pending = ops.and_(get(("qex", o, p, ci2)), get(("rex", d)))
+                    origins = [
+                        ops.and_(
+                            get(("qex", d, p, ci)),
+                            *(
+                                ops.eq(get(("qin", d, p, ci, w)), get(("qin", o, p, ci2, w)))
+                                for w in W
+                            ),
+                        )
+                        for ci in CH
+                        if z.new_chain[(ci, d)] == ci2
+                    ]
+                    whole = ops.and_(get(("lock", d)) == o, ops.or_(*origins))
+                    out.append(ops.implies(pending, whole))
+        return ops.and_(*out)
+
+    def locks_on_dead_nodes(ops: Any, get: Any) -> Any:
+        """``zk-lock``: a lock znode sits only on a dead server's node and names a live server
+        (with one crash allowed, the holder cannot die); servers die only within the crash and
+        ZooKeeper-fault budgets."""
+        out = []
+        deaths = count(ops, (ops.not_(get(("alive", s))) for s in S))
+        budget = get(("b", "crashes")) + get(("b", "zk_faults"))
+        out.append(deaths + budget == c.crashes + c.zk_faults)
+        for d in S:
+            held = get(("lock", d)) != NO_LOCK
+            out.append(ops.implies(held, ops.and_(get(("rex", d)), ops.not_(get(("alive", d))))))
+            for s in S:
+                by_s = get(("lock", d)) == s
+                out.append(ops.implies(by_s, get(("alive", s)) if s != d else False))
+        return ops.and_(*out)
+
     def live_queues_complete(ops: Any, get: Any) -> Any:
         """A live server's normal queue of each peer it knows exists and holds its current
         WAL of every group."""
@@ -146,16 +225,30 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
                         out.append(ops.implies(current, get(("qin", s, p, 0, w))))
         return ops.and_(*out)
 
+    def copying(ops: Any, get: Any, s: int, ci: int) -> Any:
+        """``zk-lock``: is queue slot ``(s, *, ci)`` a copy ``s`` made of a queue of the dead
+        server it holds the lock of, before ``finish_claim`` started its sources?"""
+        chain = z.chains[ci]
+        if z.multi or not chain:
+            return False
+        d = chain[-1]
+        return ops.and_(get(("rex", d)), get(("lock", d)) == s)
+
     def shippers_mirror_queues(ops: Any, get: Any) -> Any:
         """On a live server, the shipper of queue ``(peer, chain)`` and WAL group ``g`` holds, in
         order of sequence and without repeats, exactly the queue's WALs of that group, and
         exists exactly when that list is not empty; no second copy exists; dead servers have no
-        shippers and no claim in progress; a server with a pending SCP is dead."""
+        shippers and no claim in progress; a server with a pending SCP is dead. (``zk-lock``: a
+        queue copied from a locked dead server has no shipper until ``finish_claim``.)"""
         out = []
         for s in S:
-            alive = get(("alive", s))
             for p in P:
                 for ci in CH:
+                    busy = copying(ops, get, s, ci)
+                    alive = ops.and_(get(("alive", s)), ops.not_(busy))
+                    if busy is not False:
+                        for g in z.G:
+                            out.append(ops.implies(busy, ops.not_(get(("sh", s, p, ci, g, 0)))))
                     for g in z.G:
                         mine = [w for w in W if z.key[w][1] == g]
                         sk = (s, p, ci, g, 0)
@@ -185,9 +278,10 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
                                 out.append(ops.implies(j2 < n, ordered))
                         empty = ops.and_(n == 0, get(("shpos", *sk)) == 0)
                         out.append(ops.implies(ops.not_(get(("sh", *sk))), empty))
-                        out.append(ops.implies(ops.not_(alive), ops.not_(get(("sh", *sk)))))
-            out.append(ops.implies(ops.not_(alive), ops.not_(get(("cl", s)))))
-            out.append(ops.implies(get(("fail", s)), ops.not_(alive)))
+                        dead = ops.not_(get(("alive", s)))
+                        out.append(ops.implies(dead, ops.not_(get(("sh", *sk)))))
+            out.append(ops.implies(ops.not_(get(("alive", s))), ops.not_(get(("cl", s)))))
+            out.append(ops.implies(get(("fail", s)), ops.not_(get(("alive", s)))))
         return ops.and_(*out)
 
     def claims_read_dead_queues(ops: Any, get: Any) -> Any:
@@ -234,11 +328,14 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
                 )
             )
             out.append(ops.implies(get(("seen", w)), get(("cand", w))))
-            out.append(ops.not_(get(("cache", w))))
+            if z.multi:
+                out.append(ops.not_(get(("cache", w))))
+            else:
+                out.append(ops.not_(get(("cand", w))))
         for s in S:
             out.append(ops.implies(ops.not_(reading), ops.not_(get(("read", s)))))
         out.append(ops.implies(ops.not_(reading), ops.not_(get(("changed",)))))
-        out.append(ops.or_(reading, get(("phase",)) == 0))
+        out.append(ops.or_(reading, get(("phase",)) == 0) if z.multi else get(("phase",)) == 0)
         return ops.and_(*out)
 
     def read_means_applied(ops: Any, get: Any) -> Any:
@@ -291,34 +388,42 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
         """The flat layout never ran out of slots."""
         return ops.not_(get(("overflow",)))
 
-    fns = (
+    shared = (
         entry_identity,
         wal_files,
         peers_as_configured,
         queue_holds_its_servers_wals,
-        one_queue_per_wal,
         live_queues_complete,
         shippers_mirror_queues,
         claims_read_dead_queues,
         cleaner_snapshot_sound,
         read_means_applied,
-        no_lock,
         nothing_overflows,
     )
+    own = (
+        (one_queue_per_wal, no_lock)
+        if z.multi
+        else (
+            copies_only_at_the_lock_holder,
+            locks_on_dead_nodes,
+        )
+    )
+    fns = (*shared, *own)
     return {f.__name__: FlatProperty(f.__name__, "lemma", f) for f in fns}
 
 
-def run_induction(timeout: float = 120.0, names: Iterable[str] | None = None) -> list[Any]:
-    """Induction for each invariant of ``zk-multi`` under ``std`` (or those ``names``), each with
-    every lemma above as its strengthening."""
+def run_induction(
+    timeout: float = 120.0, names: Iterable[str] | None = None, design: str = "zk-multi"
+) -> list[Any]:
+    """Induction for each invariant of ``design`` under ``std`` (or those ``names``), each with
+    every lemma above that applies to the design as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
 
     from .bmc import induct
     from .flat_zk_designs import flat_class
 
-    design, config = INDUCTION_TARGET
-    z = flat_class(design)(get_design(design), STANDARD[config])
+    z = flat_class(design)(get_design(design), STANDARD[INDUCTION_CONFIG])
     fm = z.model()
     lemmas = list(zk_lemmas(z).values())
     wanted = set(names) if names is not None else None

@@ -43,8 +43,9 @@ def test_engines_agree_on_every_zk_design_and_mutant(name: str) -> None:
 
 
 @pytest.mark.slow
-def test_every_zk_multi_invariant_is_inductive_with_its_lemmas() -> None:
-    results = run_induction(timeout=600)
+@pytest.mark.parametrize("design", ["zk-multi", "zk-lock"])
+def test_every_invariant_is_inductive_with_its_lemmas(design: str) -> None:
+    results = run_induction(timeout=600, design=design)
     assert len(results) == 7
     for r in results:
         assert r.verdict == "inductive", r.to_dict()
