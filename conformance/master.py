@@ -123,8 +123,12 @@ class Master(ZkProcess):
     # --- the ServerCrashProcedure ----------------------------------------------------------------
 
     def crash_procedures(self) -> None:
+        # The registered servers first, then the live ones: a starting server creates its live
+        # znode before registering, so a server seen registered and not live is really dead (read
+        # the other way round, a server starting in between looks dead).
+        servers = self.children(SERVERS)
         live = self.live()
-        for server in self.children(SERVERS):
+        for server in servers:
             if server in live:
                 continue
             state = self.scp_state(server)
@@ -303,8 +307,9 @@ class Master(ZkProcess):
     # --- zk-lock: HBASE-16144's lock cleaner chore ------------------------------------------------
 
     def lock_cleaner(self) -> None:
-        live = self.live()
-        for dead in self.children(QUEUES):
+        nodes = self.children(QUEUES)
+        live = self.live()  # read after the nodes, as in crash_procedures
+        for dead in nodes:
             got = self.get(f"{QUEUES}/{dead}/lock")
             if got is None or dead in live or got[0].decode() in live:
                 continue

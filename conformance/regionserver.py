@@ -662,8 +662,13 @@ class RegionServer(ZkProcess):
     def failover_round(self) -> None:
         """Follow the peers; race for the lock of every dead server that has queues."""
         self.sync_peers()
+        # The queue nodes first, then the live servers: a starting server creates its live
+        # znode before its queue node, so a node seen here whose server is not live is really
+        # dead (read the other way round, a server starting in between looks dead and has its
+        # queues taken: soak run seed 7607).
+        nodes = self.children(QUEUES)
         live = set(self.children(LIVE))
-        for dead in self.children(QUEUES):
+        for dead in nodes:
             if dead == self.name or dead in live or dead.startswith(CVERSION_PREFIX):
                 continue
             if self.get(f"{QUEUES}/{dead}/lock") is not None:
