@@ -148,6 +148,8 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         if args.config not in STANDARD:
             raise UsageError(f"unknown configuration {args.config!r}")
         cfg = STANDARD[args.config]
+    if args.all:  # every design that has a flat form
+        names = [n for n in names if _has_flat_form(n)]
     for n in names:
         try:
             flat_class(n)
@@ -176,6 +178,17 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     else:
         sys.stdout.write(render_bmc(results) + "\n")
     return 0 if ok else 1
+
+
+def _has_flat_form(name: str) -> bool:
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import flat_class
+
+    try:
+        flat_class(name)
+    except FlatError:
+        return False
+    return True
 
 
 def render_bmc(results: list[Any]) -> str:
