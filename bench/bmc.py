@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         explore(model, max_depth=reached)
         explore_time = time.perf_counter() - t0
         agree = {p: d for p, d in first.items() if d <= reached} == {
-            p: d for p, d in res.first.items() if p != "encoding_capacity"
+            p: d for p, d in res.first.items() if p != "encoding_capacity" and d <= reached
         }
         rows.append(
             (
