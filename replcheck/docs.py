@@ -177,7 +177,7 @@ def bmc_page() -> str:
     """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
     with its named lemmas (from ``specs/bmc.py``, ``specs/flat_zk_designs.py`` and
     ``specs/lemmas_zk.py``; numbers are in ``bench/results/bmc.md``)."""
-    from replcheck.specs import bmc, crosscheck, flat_zk_designs, lemmas_zk
+    from replcheck.specs import bmc, crosscheck, flat_table, flat_zk_designs, lemmas_zk
     from replcheck.specs.flat_zk import FlatError
 
     def para(doc: str | None) -> str:
@@ -200,20 +200,26 @@ def bmc_page() -> str:
         "",
         para(flat_zk_designs.__doc__),
         "",
+        para(flat_table.__doc__),
+        "",
         "| design or mutant | flat form | small configuration |",
         "|---|---|---|",
     ]
+    own_classes = {**flat_zk_designs.FLAT_CLASSES, **flat_table.TABLE_FLAT_CLASSES}
     for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
+        cfg = crosscheck.default_config(name)
         try:
             cls = flat_zk_designs.flat_class(name)
+            flat_zk_designs.flat_model(name, cfg)
         except FlatError as exc:
-            lines.append(f"| `{name}` | none yet ({type(exc).__name__}) | - |")
+            why = str(exc).split(": ", 1)[-1]
+            lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
             continue
-        if flat_zk_designs.FLAT_CLASSES.get(name) is cls:
+        if own_classes.get(name) is cls:
             own = f"`{cls.__name__}`"
         else:
             own = f"`{cls.__name__}` with the mutant's dual-form rule"
-        lines.append(f"| `{name}` | {own} | `{crosscheck.default_config(name).name}` |")
+        lines.append(f"| `{name}` | {own} | `{cfg.name}` |")
     lines += [
         "",
         "## The cross-check",

@@ -214,16 +214,17 @@ class Unrolling:
         return frames, taken
 
 
-def normalize(st: State) -> State:
-    """Shippers and unregistered WALs as sets (their order in the tuple means nothing)."""
-    return st._replace(
-        servers=tuple(
-            s._replace(
-                shippers=tuple(sorted(s.shippers)), unregistered=tuple(sorted(s.unregistered))
-            )
-            for s in st.servers
-        )
-    )
+def normalize(st: Any) -> Any:
+    """Shippers (and, in the ZooKeeper era, unregistered WALs) as sets: their order in the
+    tuple means nothing, and some steps replace one in place without re-sorting."""
+
+    def server(s: Any) -> Any:
+        changes = {"shippers": tuple(sorted(s.shippers))}
+        if hasattr(s, "unregistered"):
+            changes["unregistered"] = tuple(sorted(s.unregistered))
+        return s._replace(**changes)
+
+    return st._replace(servers=tuple(server(s) for s in st.servers))
 
 
 def replay(model: Model, states: Sequence[State]) -> list[tuple[Action | None, State]] | None:

@@ -34,9 +34,11 @@ def explored_depths(model: Model) -> tuple[dict[str, int], int, float]:
 
 def default_config(name: str) -> Config:
     """The small configuration bounded model checking uses for a design: a mutant's first
-    standard configuration (where its bug shows), else ``std``."""
+    standard configuration (where its bug shows), else ``std`` (``t-std`` in the table era)."""
     cls = type(get_design(name))
-    return STANDARD[cls.configs[0]] if cls.is_mutant() and cls.configs else STANDARD["std"]
+    if cls.is_mutant() and cls.configs:
+        return STANDARD[cls.configs[0]]
+    return STANDARD["t-std" if cls.era == "table" else "std"]
 
 
 @dataclass

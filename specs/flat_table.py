@@ -58,7 +58,7 @@ from replcheck.model.table_state import (
 )
 
 from .flat import FlatModel
-from .flat_table_steps import (
+from .flat_table_mutants import (
     FlatRecoveredEndsEarly,
     FlatRecoveredListsWalDir,
     FlatRemovePeerKeepsRecovered,
@@ -66,8 +66,8 @@ from .flat_table_steps import (
     FlatRemoveWithoutWaiting,
     FlatRestartForgetsBarrier,
     FlatTableDoc,
-    TableSteps,
 )
+from .flat_table_steps import TableSteps
 from .flat_zk import FlatError
 
 COPIES = 2
@@ -118,9 +118,7 @@ class TableFlat(TableSteps):
         self.U = range(c.wal_slots * self.E)
         self.init_state: TState = design.init(cfg)
         self.passes = design.rule_remove_passes()
-        self.refuse = [
-            design.rule_refuse_recovered(self.init_state.servers[0], p) for p in self.P
-        ]
+        self.refuse = [design.rule_refuse_recovered(self.init_state.servers[0], p) for p in self.P]
         """``rule_refuse_recovered`` reads only the server's sync-replication views, which are
         constant here: its verdict per peer."""
         self.rule = {
@@ -137,19 +135,6 @@ class TableFlat(TableSteps):
         missing = [n for n, r in self.rule.items() if r is None]
         if missing:
             raise FlatError(f"{design.name}: {missing[0]} is not a dual-form rule here")
-
-    # --- helpers on the layout -----------------------------------------------------------------
-
-    def slot(self, s: int, g: int, q: int) -> int:
-        return self.cfg.slot((s, g, q))
-
-    def uid(self, w: int, j: int) -> int:
-        return w * self.E + j
-
-    def wal_owner(self, s: int, src: int) -> int:
-        """Whose WALs a shipper or a queue of ``s`` reads: ``s``'s own, or the recovered
-        queue's source server's."""
-        return s if src == NO_SOURCE else src
 
     # --- variables ------------------------------------------------------------------------------
 
@@ -599,8 +584,8 @@ def table_flat_class(name: str) -> type[TableFlat]:
         raise FlatError(f"{name}: not a table-era design")
     if name in TABLE_FLAT_CLASSES:
         return TABLE_FLAT_CLASSES[name]
-    if cls.mutant_of == "table" and generic_of(cls, cls.overrides or "") is not None:
-        return TableFlat
+    if cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
+        return TABLE_FLAT_CLASSES[cls.mutant_of]
     raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
 
 

@@ -21,7 +21,6 @@ from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
     ARQP_PUT_MISSING,
     BEGIN_SEQ,
-    NO_SOURCE,
     SCP_SPLIT,
 )
 
@@ -102,9 +101,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                         get(("peer", p)) != REMOVED,
                         ops.not_(get(("app", p + 1, u))),
                     )
-                    safe = ops.and_(
-                        get(("wplace", w)) != DELETED, covered(ops, get, p, w, j)
-                    )
+                    safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
                     ok.append(ops.implies(owed, safe))
         return ops.and_(*ok)
 
@@ -205,9 +202,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                     for b in range(a + 1, E):
                         gap = ops.and_(marks[a][0], ops.not_(marks[a][1]))
                         later = ops.and_(marks[b][0], marks[b][1])
-                        out.append(
-                            ops.not_(ops.and_(get(("peer", p)) != REMOVED, gap, later))
-                        )
+                        out.append(ops.not_(ops.and_(get(("peer", p)) != REMOVED, gap, later)))
         return ops.and_(*out)
 
     def no_queue_after_removal(ops: Any, get: Any) -> Any:
@@ -238,8 +233,8 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 s1, p1 = after(("rseq", *rk, og)), after(("rpos", *rk, og))
                 back = ops.or_(
                     s1 < s0,
-                    ops.and_(s1 == s0, p0 >= 0, 0 <= p1, p1 < p0),
-                    ops.and_(s1 == s0, p0 < 0, 0 <= p1),
+                    ops.and_(s1 == s0, p0 >= 0, p1 >= 0, p1 < p0),
+                    ops.and_(s1 == s0, p0 < 0, p1 >= 0),
                 )
                 out.append(ops.not_(ops.and_(had, has, back)))
         return ops.and_(*out)

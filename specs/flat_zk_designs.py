@@ -1,8 +1,9 @@
 """Failover and log cleaning of ``zk-multi`` and ``zk-lock`` as flat steps, and the flat form of
 each ZooKeeper-era mutant that overrides a step outside a dual-form rule.
 
-``flat_model(design, cfg)`` is the entry point: the flat model of any ZooKeeper-era design or
-mutant, or ``FlatError`` when a mutant overrides a step this module has no flat form of.
+``flat_model(design, cfg)`` is the entry point for every checker: the flat model of any design or
+mutant (table-era ones from ``specs/flat_table.py``), or ``FlatError`` when a mutant overrides a
+step, or the configuration uses a feature, that has no flat form yet.
 """
 
 from __future__ import annotations
@@ -399,11 +400,17 @@ FLAT_CLASSES: dict[str, type[ZkFlat]] = {
 """The flat form of each design, and of each mutant whose override is not a dual-form rule."""
 
 
-def flat_class(name: str) -> type[ZkFlat]:
+def flat_class(name: str) -> type[Any]:
+    """The flat class of any design or mutant: this module's for the ZooKeeper era,
+    ``specs/flat_table.py``'s for the table era; ``FlatError`` when there is none."""
     design = get_design(name)
     cls = type(design)
+    if cls.era == "table":
+        from .flat_table import table_flat_class
+
+        return table_flat_class(name)
     if not isinstance(design, (ZkLock, ZkMulti)):
-        raise FlatError(f"{name}: bounded model checking covers the ZooKeeper era only")
+        raise FlatError(f"{name}: no flat form for this design")
     if name in FLAT_CLASSES:
         return FLAT_CLASSES[name]
     if cls.mutant_of in FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:

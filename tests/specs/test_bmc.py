@@ -80,7 +80,7 @@ def test_prove_depth_reports_both_engines(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["prove", "--depth", "2", "--design", "table"], "ZooKeeper era only"),
+        (["prove", "--depth", "2", "--design", "table/sync-no-drain"], "no flat form"),
         (["prove", "--depth", "0"], "must be positive"),
         (["prove", "--depth", "2", "--induction"], "ask for one"),
         (["prove", "--depth", "2", "--config", "nope"], "unknown configuration"),
@@ -104,5 +104,6 @@ def test_bmc_joins_the_check_matrix() -> None:
     assert row.cell("only_global_non_catalog") == "FAIL(e,b)"
     assert row.cell("bmc_agrees") == "ok"
     assert "bmc_agrees" in matrix.render()
-    table = run_matrix(["table"], configs=["t-std"], checkers=("bmc",))
+    table = run_matrix(["table"], configs=["t-sync"], checkers=("bmc",))
     assert table.rows[0].results["bmc"].verdicts == {}
+    assert "sync" in table.rows[0].results["bmc"].stats["note"]

@@ -93,6 +93,22 @@ def test_every_supported_table_mutant_matches_on_its_configuration(mutant: str) 
     assert agree(mutant, config, 400) > 0
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("table-doc", "t-remove-peer"),
+        ("table", "t-remove-zombie"),
+        ("table/remove-all-one-pass", "t-remove-zombie"),
+        ("table/HBASE-27213-recollect", "t-remove-peer"),
+    ],
+)
+def test_other_supported_designs_and_configurations_match(name: str, config: str) -> None:
+    """``table-doc``, and the configurations and mutants outside the list above that the flat
+    model also covers (``HBASE-27213-recollect``'s own configuration has restarts)."""
+    assert agree(name, config, 400) > 0
+
+
 def test_unsupported_table_designs_and_configurations_are_refused() -> None:
     with pytest.raises(FlatError, match="no flat form"):
         table_flat_class("table/add-missing-rerun")

@@ -59,6 +59,8 @@ def test_every_zk_mutant_matches_on_its_configuration(mutant: str) -> None:
     assert agree(mutant, config, 400) > 0
 
 
-def test_table_designs_have_no_flat_model_yet() -> None:
-    with pytest.raises(FlatError, match="ZooKeeper era only"):
-        flat_model("table", STANDARD["t-std"])
+def test_configurations_without_a_flat_form_are_refused() -> None:
+    with pytest.raises(FlatError, match="sync"):
+        flat_model("table", STANDARD["t-sync"])
+    with pytest.raises(FlatError, match="no flat form"):
+        flat_model("table/sync-no-drain", STANDARD["t-sync"])

@@ -1,0 +1,201 @@
+"""Shared pieces of the flat steps of the table era (``specs/flat_table_steps.py``,
+``flat_table_claims.py``, ``flat_table_procs.py``): the attributes the layout provides
+(``specs/flat_table.py``) and the storage and memory updates several steps make (``setOffset``,
+``removeQueue``, a new shipper, a head WAL, ``kill``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replcheck.model.state import DELETED, DISABLED, ENABLED
+from replcheck.model.table_state import (
+    ARQP_ADD_MISSING,
+    ARQP_REMOVE,
+    NO_SOURCE,
+    SCP_DONE,
+    SCP_NONE,
+    SCP_SPLIT,
+)
+
+from .flat import Tx
+
+
+def lookup(ops: Any, x: Any, table: list[Any], default: Any = 0) -> Any:
+    """``table[x]`` for an integer (term) ``x``; ``default`` outside the table."""
+    if isinstance(x, int):
+        return table[x] if 0 <= x < len(table) else default
+    out = default
+    for i, val in enumerate(table):
+        out = ops.ite(x == i, val, out)
+    return out
+
+
+class StepBase:
+    """What every flat step reads: ``TableFlat`` provides the layout (``S``, ``P``, ``G``,
+    ``OG``, ``Q``, ``E``, ``W``, ``SRC``, ``K``, ``CL``, ``sh_keys``, ``rkeys``, ``rule``...)."""
+
+    cfg: Any
+    design: Any
+    rule: dict[str, Any]
+    S: range
+    P: range
+    G: range
+    OG: range
+    Q: range
+    E: int
+    W: range
+    SRC: range
+    K: range
+    CL: range
+    sh_keys: list[tuple]
+    rkeys: list[tuple]
+    passes: int
+    refuse: list[bool]
+    key: list[tuple[int, int, int]]
+
+    def slot(self, s: int, g: int, q: int) -> int:
+        return self.cfg.slot((s, g, q))
+
+    def uid(self, w: int, j: int) -> int:
+        """The flat index of the edit at entry ``j`` of WAL slot ``w``."""
+        return w * self.E + j
+
+    def wal_owner(self, s: int, src: int) -> int:
+        """Whose WALs a shipper or a queue of ``s`` reads: ``s``'s own, or the recovered
+        queue's source server's."""
+        return s if src == NO_SOURCE else src
+
+    def defaults(self) -> dict[tuple, Any]:
+        """Every variable at its default (``TableFlat``)."""
+        raise NotImplementedError
+
+    # --- shared pieces ------------------------------------------------------------------------
+
+    def dflt(self, k: tuple) -> Any:
+        d = getattr(self, "_dflt", None)
+        if d is None:
+            d = self._dflt = self.defaults()
+        return d[k]
+
+    def clear(self, tx: Tx, cond: Any, keys: list[tuple]) -> None:
+        for k in keys:
+            tx.when(cond, k, self.dflt(k))
+
+    def storage(self, ops: Any, get: Any, p: int) -> Any:
+        """``listPeers``: the peer is in peer storage."""
+        status = get(("peer", p))
+        return ops.or_(status == ENABLED, status == DISABLED)
+
+    def scp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
+        stage = get(("stage", d))
+        return ops.and_(stage != SCP_NONE, stage != SCP_DONE)
+
+    def arqp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
+        stage = get(("stage", d))
+        return ops.and_(stage >= ARQP_ADD_MISSING, stage <= ARQP_REMOVE)
+
+    def row_keys(self, rk: tuple, prefix: str = "r") -> list[tuple]:
+        out = [(prefix + "ex", *rk)]
+        for og in self.OG:
+            out += [(prefix + f, *rk, og) for f in ("has", "seq", "pos")]
+        return out
+
+    def set_offset(
+        self, ops: Any, tx: Tx, cond: Any, rk: tuple, og: int, seq: Any, pos: Any
+    ) -> None:
+        """``setOffset``: a put of one column; it (re)creates the row."""
+        tx.when(cond, ("rex", *rk), True)
+        tx.when(cond, ("rhas", *rk, og), True)
+        tx.when(cond, ("rseq", *rk, og), seq)
+        tx.when(cond, ("rpos", *rk, og), pos)
+
+    def remove_row(self, tx: Tx, cond: Any, rk: tuple) -> None:
+        """``removeQueue``: delete the row."""
+        self.clear(tx, cond, self.row_keys(rk))
+
+    def shipper_keys(self, sk: tuple) -> list[tuple]:
+        return [("sh", *sk), ("shpos", *sk)] + [("shw", *sk, q) for q in self.Q]
+
+    def add_shipper(
+        self, ops: Any, tx: Tx, cond: Any, base: tuple, bits: list[Any], pos: Any
+    ) -> None:
+        """A new shipper in the first free copy slot of ``base`` (server, peer, source, group):
+        ``bits`` its WAL list (one flag per sequence)."""
+        taken: list[Any] = []
+        for m in range(len([k for k in self.sh_keys if k[:4] == base])):
+            sk = (*base, m)
+            on = tx[("sh", *sk)]
+            here = ops.and_(cond, ops.not_(on), *taken)
+            taken.append(on)
+            tx.when(here, ("sh", *sk), True)
+            tx.when(here, ("shpos", *sk), pos)
+            for q in self.Q:
+                tx.when(here, ("shw", *sk, q), bits[q])
+        tx.when(ops.and_(cond, *taken), ("overflow",), True)
+
+    def head_is(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+        """The shipper slot is in use and its head WAL is sequence ``q``."""
+        return ops.and_(
+            get(("alive", sk[0])),
+            get(("sh", *sk)),
+            get(("shw", *sk, q)),
+            *(ops.not_(get(("shw", *sk, r))) for r in range(q)),
+        )
+
+    def more_after(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+        return ops.or_(*(get(("shw", *sk, r)) for r in self.Q if r > q))
+
+    def head_slot(self, sk: tuple, q: int) -> int:
+        s, _p, src, g, _m = sk
+        return self.slot(self.wal_owner(s, src), g, q)
+
+    def readable(self, ops: Any, get: Any, w: int) -> Any:
+        """``head``: the WAL exists and is not deleted."""
+        return ops.and_(get(("wex", w)), get(("wplace", w)) != DELETED)
+
+    def shipper_ok(self, ops: Any, kind: Any, target: int) -> Any:
+        """``rule_ships`` on a local edit (cluster ids ``(0,)``) of kind ``kind``."""
+        return self.rule["rule_ships"](ops, kind, (0,), target)
+
+    def kill(self, ops: Any, tx: Tx, s: int) -> None:
+        """``kill``: current WALs closed, memory lost (the pending claim stays: a zombie's), an SCP
+        scheduled."""
+        for g in self.G:
+            for q in self.Q:
+                w = self.slot(s, g, q)
+                tx.when(ops.and_(tx[("cur", s, g)] == q, tx[("wex", w)]), ("wclosed", w), True)
+        tx[("alive", s)] = False
+        for p in self.P:
+            tx[("known", s, p)] = False
+        for sk in self.sh_keys:
+            if sk[0] == s:
+                self.clear(tx, True, self.shipper_keys(sk))
+        tx[("stage", s)] = SCP_SPLIT
+        self.clear(tx, True, self.scp_keys(s))
+
+    def scp_keys(self, d: int) -> list[tuple]:
+        """The SCP's peers and children."""
+        out = [("scpp", d, p) for p in self.P]
+        for p in self.P:
+            for src in self.SRC:
+                out += [("ch", d, p, src), ("cht", d, p, src)]
+        return out
+
+    def claim_keys(self, s: int, m: int) -> list[tuple]:
+        out = [("cl", s, m), ("clp", s, m), ("cls", s, m), ("cld", s, m)]
+        for og in self.OG:
+            out += [("clhas", s, m, og), ("clseq", s, m, og), ("clpos", s, m, og)]
+        return out
+
+    def pop_claim(self, tx: Tx, t: int) -> None:
+        """``claim = claim[1:]``."""
+        for k0, k1 in zip(self.claim_keys(t, 0), self.claim_keys(t, 1), strict=True):
+            tx[k0] = tx[k1]
+        self.clear(tx, True, self.claim_keys(t, 1))
+
+    def proc_keys(self, p: int) -> list[tuple]:
+        out = [("pp", p), ("ppk", p), ("pps", p), ("ppc", p), ("ppn", p)]
+        for s in self.S:
+            out += [("ppref", p, s), ("pprec", p, s)]
+            out += [("ppkey", p, s, src) for src in self.SRC]
+        return out

@@ -1,0 +1,358 @@
+"""The peer procedures, the log cleaner and the master restart of the table era
+(``model/table_common.py``) as flat steps over the layout of ``specs/flat_table.py``: one method
+per explicit step of the same name, its structural choices (peer, procedure stage, next row of
+``removeAllQueues``, server) fixed by the instance's guard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replcheck.model import table_rules
+from replcheck.model.state import ABSENT, ARCHIVED, DELETED, ENABLED, REMOVED
+from replcheck.model.table_common import (
+    AP_POST,
+    AP_PRE,
+    AP_REFRESH,
+    AP_STORAGE,
+    RP_POST,
+    RP_PRE,
+    RP_REFRESH,
+    RP_REMOVE_ALL,
+    RP_STORAGE,
+)
+from replcheck.model.table_rules import NO_TIMESTAMP
+from replcheck.model.table_state import (
+    ADD,
+    BARRIER_DISABLED,
+    C_IDLE,
+    C_READY,
+    C_SERVERS,
+    NO_SOURCE,
+    NOT_RUNNING,
+    REMOVE,
+    RUNNING,
+)
+
+from .flat import Instance, Tx, count
+from .flat_table_base import StepBase
+
+
+class ProcSteps(StepBase):
+    """Peer procedures, refreshes, the log cleaner, the master restart."""
+
+    def _add_peer(self, p: int) -> Instance:
+        """``add_peer``: AddPeerProcedure submitted."""
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("b", "admin")) > 0, get(("peer", p)) == ABSENT, ops.not_(get(("pp", p)))
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "admin")] = tx[("b", "admin")] - 1
+            tx[("pp", p)] = True
+            tx[("ppk", p)] = ADD
+            tx[("pps", p)] = AP_PRE
+
+        return Instance("add_peer", (p,), guard, apply)
+
+    def _remove_peer(self, p: int) -> Instance:
+        """``remove_peer``: RemovePeerProcedure submitted (no sync peer: any storage peer)."""
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("b", "admin")) > 0, self.storage(ops, get, p), ops.not_(get(("pp", p)))
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "admin")] = tx[("b", "admin")] - 1
+            tx[("pp", p)] = True
+            tx[("ppk", p)] = REMOVE
+            tx[("pps", p)] = RP_PRE
+
+        return Instance("remove_peer", (p,), guard, apply)
+
+    def rule_removal_waits_for(self, ops: Any, get: Any, d: int) -> Any:
+        """``rule_removal_waits_for``: the AssignReplicationQueuesProcedures still running."""
+        return self.arqp_unfinished(ops, get, d)
+
+    def rule_removal_pending(self, ops: Any, get: Any, p: int) -> Any:
+        """``rule_removal_pending``: a recorded procedure is unfinished."""
+        return ops.or_(
+            *(ops.and_(get(("pprec", p, d)), self.arqp_unfinished(ops, get, d)) for d in self.S)
+        )
+
+    def barrier_enable(self, ops: Any, tx: Tx, cond: Any) -> None:
+        """``barrier_enable``: DISABLED with n <= 1 -> NOT_RUNNING, else n - 1."""
+        bar, n = tx[("bar",)], tx[("barn",)]
+        on = ops.and_(cond, bar == BARRIER_DISABLED)
+        last = n <= 1
+        tx.when(on, ("bar",), ops.ite(last, NOT_RUNNING, BARRIER_DISABLED))
+        tx.when(on, ("barn",), ops.ite(last, 0, n - 1))
+
+    def _proc(self, name: str, p: int, kind: int, stage: int, extra: Any, apply: Any) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("pp", p)),
+                get(("ppk", p)) == kind,
+                get(("pps", p)) == stage,
+                *(ops.not_(get(("ppref", p, s))) for s in self.S),
+                extra(ops, get),
+            )
+
+        return Instance("peer_proc", (p, name), guard, apply)
+
+    def _peer_proc(self, p: int) -> list[Instance]:
+        """``peer_proc``: AddPeerProcedure's and RemovePeerProcedure's steps, one instance per
+        step (and per row ``removeAllQueues`` deletes next)."""
+        fence = self.rule["rule_fence_add"]
+        rows = [(p, o, src) for o in self.S for src in self.SRC]
+        yes = lambda ops, get: True  # noqa: E731
+
+        def set_stage(tx: Tx, stage: int, refresh: bool = False) -> None:
+            tx[("pps", p)] = stage
+            if refresh:
+                for s in self.S:
+                    tx[("ppref", p, s)] = tx[("alive", s)]
+
+        def add_pre(ops: Any, tx: Tx) -> None:
+            fail = ops.or_(*(tx[("rex", *rk)] for rk in rows))
+            ok = ops.not_(fail)
+            on = ops.and_(ok, fence(ops))
+            bar, n = table_rules.barrier_disable_rule(ops, tx[("bar",)], tx[("barn",)])
+            tx.when(on, ("bar",), bar)
+            tx.when(on, ("barn",), n)
+            tx.when(ok, ("pps", p), AP_STORAGE)
+            self.clear(tx, fail, self.proc_keys(p))
+
+        def add_storage(ops: Any, tx: Tx) -> None:
+            tx[("peer", p)] = ENABLED
+            set_stage(tx, AP_REFRESH, True)
+
+        def add_post(ops: Any, tx: Tx) -> None:
+            self.barrier_enable(ops, tx, fence(ops))
+            self.clear(tx, True, self.proc_keys(p))
+
+        def rm_storage(ops: Any, tx: Tx) -> None:
+            tx[("peer", p)] = REMOVED
+            for d in self.S:
+                tx[("pprec", p, d)] = self.rule_removal_waits_for(ops, tx.__getitem__, d)
+            set_stage(tx, RP_REFRESH, True)
+
+        def rm_post(ops: Any, tx: Tx) -> None:
+            set_stage(tx, RP_REMOVE_ALL)
+            self.clear(tx, True, [("ppc", p), ("ppn", p)])
+
+        def read_keys(ops: Any, tx: Tx, cond: Any) -> None:
+            for _p, o, src in rows:
+                tx.when(cond, ("ppkey", p, o, src), tx[("rex", p, o, src)])
+
+        def rm_read(ops: Any, tx: Tx) -> None:
+            tx[("ppc", p)] = True
+            tx[("ppn", p)] = 0
+            read_keys(ops, tx, True)
+
+        def rm_next(ops: Any, tx: Tx) -> None:
+            n = tx[("ppn", p)]
+            done = n + 1 >= self.passes
+            again = ops.not_(done)
+            tx.when(again, ("ppn", p), n + 1)
+            read_keys(ops, tx, again)
+            tx.when(done, ("sid", p), False)
+            tx.when(done, ("rdone", p), True)
+            self.clear(tx, done, self.proc_keys(p))
+
+        def removal_free(ops: Any, get: Any) -> Any:
+            return ops.not_(self.rule_removal_pending(ops, get, p))
+
+        def may_leave_pre(ops: Any, get: Any) -> Any:
+            return table_rules.add_peer_may_leave_pre(ops, fence(ops), get(("bar",)))
+
+        def cursor(on: bool) -> Any:
+            return lambda ops, get: get(("ppc", p)) if on else ops.not_(get(("ppc", p)))
+
+        out = [
+            self._proc("add-pre", p, ADD, AP_PRE, may_leave_pre, add_pre),
+            self._proc("add-storage", p, ADD, AP_STORAGE, yes, add_storage),
+            self._proc(
+                "add-refresh", p, ADD, AP_REFRESH, yes, lambda o, tx: set_stage(tx, AP_POST)
+            ),
+            self._proc("add-post", p, ADD, AP_POST, yes, add_post),
+            self._proc("rm-pre", p, REMOVE, RP_PRE, yes, lambda o, tx: set_stage(tx, RP_STORAGE)),
+            self._proc("rm-storage", p, REMOVE, RP_STORAGE, yes, rm_storage),
+            self._proc(
+                "rm-refresh", p, REMOVE, RP_REFRESH, yes, lambda o, tx: set_stage(tx, RP_POST)
+            ),
+            self._proc("rm-post", p, REMOVE, RP_POST, removal_free, rm_post),
+            self._proc("rm-read", p, REMOVE, RP_REMOVE_ALL, cursor(False), rm_read),
+        ]
+        keys = [(o, src) for _p, o, src in rows]
+
+        def no_keys(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("ppc", p)), *(ops.not_(get(("ppkey", p, *k))) for k in keys))
+
+        out.append(self._proc("rm-next", p, REMOVE, RP_REMOVE_ALL, no_keys, rm_next))
+        for i, k in enumerate(keys):
+
+            def first(ops: Any, get: Any, i: int = i, k: tuple = k) -> Any:
+                return ops.and_(
+                    get(("ppc", p)),
+                    get(("ppkey", p, *k)),
+                    *(ops.not_(get(("ppkey", p, *e))) for e in keys[:i]),
+                )
+
+            def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
+                self.remove_row(tx, True, (p, *k))
+                tx[("ppkey", p, *k)] = False
+
+            out.append(self._proc(f"rm-delete{k}", p, REMOVE, RP_REMOVE_ALL, first, delete))
+        return out
+
+    def rs_add_peer(self, ops: Any, tx: Tx, cond: Any, p: int, s: int) -> None:
+        """``RSM.addPeer``: an offset per group at the current WAL, a normal source on it."""
+        on = ops.and_(cond, ops.not_(tx[("known", s, p)]))
+        for g in self.G:
+            cur = tx[("cur", s, g)]
+            self.set_offset(ops, tx, on, (p, s, NO_SOURCE), g, cur, 0)
+            self.add_shipper(ops, tx, on, (s, p, NO_SOURCE, g), [cur == q for q in self.Q], 0)
+        tx.when(on, ("known", s, p), True)
+
+    def rs_remove_peer(self, ops: Any, tx: Tx, cond: Any, p: int, s: int) -> None:
+        """``RSM.removePeer``: every source of the peer stops and its queue is removed."""
+        for src in self.SRC:
+            has = ops.or_(*(tx[("sh", *x)] for x in self.sh_keys if x[:3] == (s, p, src)))
+            self.remove_row(tx, ops.and_(cond, ops.or_(has, src == NO_SOURCE)), (p, s, src))
+        for sk in self.sh_keys:
+            if sk[:2] == (s, p):
+                self.clear(tx, cond, self.shipper_keys(sk))
+        tx.when(cond, ("known", s, p), False)
+
+    def _refresh(self, p: int, s: int, kind: int) -> Instance:
+        """``refresh``: the RefreshPeerProcedure child on ``s`` (nothing if ``s`` died)."""
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("pp", p)), get(("ppk", p)) == kind, get(("ppref", p, s)))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("ppref", p, s)] = False
+            alive = tx[("alive", s)]
+            if kind == ADD:
+                self.rs_add_peer(ops, tx, alive, p, s)
+            else:
+                self.rs_remove_peer(ops, tx, alive, p, s)
+
+        return Instance("refresh", (p, s, kind), guard, apply)
+
+    # --- the log cleaner ----------------------------------------------------------------------
+
+    def cleaner_reset(self, tx: Tx) -> None:
+        tx[("cph",)] = C_IDLE
+        keys = [("clive", s) for s in self.S] + [("cpeers", p) for p in self.P]
+        for rk in self.rkeys:
+            keys += self.row_keys(rk, "cr")
+        self.clear(tx, True, keys)
+
+    def _cleaner_start(self) -> Instance:
+        """``cleaner_start``: ``barrier.start()`` and the live-or-SCP-unfinished servers."""
+        live = self.rule["rule_cleaner_live"]
+
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(
+                get(("b", "cleaner_runs")) > 0,
+                get(("cph",)) == C_IDLE,
+                table_rules.cleaner_may_start_rule(ops, get(("bar",))),
+            )
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "cleaner_runs")] = tx[("b", "cleaner_runs")] - 1
+            flags = [
+                live(ops, tx[("alive", s)], self.scp_unfinished(ops, tx.__getitem__, s))
+                for s in self.S
+            ]
+            self.cleaner_reset(tx)
+            tx[("cph",)] = C_SERVERS
+            for s in self.S:
+                tx[("clive", s)] = flags[s]
+            tx[("bar",)] = RUNNING
+            tx[("barn",)] = 0
+
+        return Instance("cleaner_start", (), guard, apply)
+
+    def _cleaner_read(self) -> Instance:
+        """``cleaner_read``: the peers and every queue row."""
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("cph",)] = C_READY
+            for p in self.P:
+                tx[("cpeers", p)] = self.storage(ops, tx.__getitem__, p)
+            for rk in self.rkeys:
+                for k, ck in zip(self.row_keys(rk), self.row_keys(rk, "cr"), strict=True):
+                    tx[ck] = tx[k]
+
+        return Instance("cleaner_read", (), lambda ops, get: get(("cph",)) == C_SERVERS, apply)
+
+    def cleaner_view(self, ops: Any, get: Any, x: int, g: int, p: int) -> Any:
+        """``cleaner_views`` for peer ``p`` and the WALs of server ``x``, group ``g``, from the
+        snapshot: the rows of ``(p, x)`` merged in row-key order, later ones winning."""
+        order = []
+        for o in self.S:
+            order += [(p, x, NO_SOURCE), (p, x, x)] if o == x else [(p, o, x)]
+        has_queue = ops.or_(*(get(("crex", *rk)) for rk in order))
+        has: Any = False
+        seq: Any = NO_TIMESTAMP
+        pos: Any = 0
+        for rk in order:
+            col = get(("crhas", *rk, g))
+            has = ops.or_(has, col)
+            seq = ops.ite(col, get(("crseq", *rk, g)), seq)
+            pos = ops.ite(col, get(("crpos", *rk, g)), pos)
+        return table_rules.QueueView(get(("cpeers", p)), has_queue, has, seq, pos)
+
+    def cleaner_has_server(self, ops: Any, get: Any, x: int) -> Any:
+        return ops.or_(
+            *(get(("crex", *rk)) for rk in self.rkeys if self.wal_owner(rk[1], rk[2]) == x)
+        )
+
+    def _cleaner_delete(self) -> Instance:
+        """``cleaner_delete``: every archived WAL the rule lets go is deleted; the run ends."""
+        rule = self.rule["rule_cleaner_may_delete"]
+
+        def apply(ops: Any, tx: Tx) -> None:
+            get = tx.__getitem__
+            for w in self.W:
+                x, g, q = self.key[w]
+                views = [self.cleaner_view(ops, get, x, g, p) for p in self.P]
+                may = rule(ops, q, get(("clive", x)), self.cleaner_has_server(ops, get, x), views)
+                archived = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
+                tx.when(ops.and_(archived, may), ("wplace", w), DELETED)
+            self.cleaner_reset(tx)
+            tx[("bar",)] = NOT_RUNNING
+            tx[("barn",)] = 0
+
+        return Instance("cleaner_delete", (), lambda ops, get: get(("cph",)) == C_READY, apply)
+
+    # --- master restart -----------------------------------------------------------------------
+
+    def master_restart_barrier(self, ops: Any, tx: Tx) -> None:
+        """``afterReplay``: the barrier disabled once per AddPeerProcedure past PRE."""
+        fence = self.rule["rule_fence_add"](ops)
+        n = count(
+            ops,
+            (
+                ops.and_(tx[("pp", p)], tx[("ppk", p)] == ADD, tx[("pps", p)] > AP_PRE, fence)
+                for p in self.P
+            ),
+        )
+        tx[("bar",)] = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
+        tx[("barn",)] = n
+
+    def _master_restart(self) -> Instance:
+        """``master_restart``: the barrier rebuilt, a cleaner run forgotten."""
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("b", "master_restarts")] = tx[("b", "master_restarts")] - 1
+            self.master_restart_barrier(ops, tx)
+            self.cleaner_reset(tx)
+
+        guard = lambda ops, get: get(("b", "master_restarts")) > 0  # noqa: E731
+        return Instance("master_restart", (), guard, apply)
