@@ -200,3 +200,20 @@ def count(ops: Any, conds: Iterable[Any]) -> Any:
         elif c is not False:
             total = total + ops.ite(c, 1, 0)
     return total
+
+
+def lookup(ops: Any, x: Any, table: list[Any], default: Any = -1) -> Any:
+    """``table[x]`` for an integer (term) ``x``; ``default`` outside the table."""
+    if isinstance(x, int):
+        return table[x] if 0 <= x < len(table) else default
+    out = default
+    for i, val in enumerate(table):
+        out = ops.ite(x == i, val, out)
+    return out
+
+
+def case(ops: Any, x: Any, n: int, pred: Any) -> Any:
+    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside)."""
+    if isinstance(x, int):
+        return pred(x) if 0 <= x < n else False
+    return ops.or_(*(ops.and_(x == i, pred(i)) for i in range(n)))

@@ -20,16 +20,6 @@ from replcheck.model.table_state import (
 from .flat import Tx
 
 
-def lookup(ops: Any, x: Any, table: list[Any], default: Any = 0) -> Any:
-    """``table[x]`` for an integer (term) ``x``; ``default`` outside the table."""
-    if isinstance(x, int):
-        return table[x] if 0 <= x < len(table) else default
-    out = default
-    for i, val in enumerate(table):
-        out = ops.ite(x == i, val, out)
-    return out
-
-
 class StepBase:
     """What every flat step reads: ``TableFlat`` provides the layout (``S``, ``P``, ``G``,
     ``OG``, ``Q``, ``E``, ``W``, ``SRC``, ``K``, ``CL``, ``sh_keys``, ``rkeys``, ``rule``...)."""

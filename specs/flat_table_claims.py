@@ -21,8 +21,8 @@ from replcheck.model.table_state import (
     SCP_SPLIT,
 )
 
-from .flat import Instance, Tx, count
-from .flat_table_base import StepBase, lookup
+from .flat import Instance, Tx, count, lookup
+from .flat_table_base import StepBase
 
 
 class ClaimSteps(StepBase):
@@ -129,7 +129,7 @@ class ClaimSteps(StepBase):
                 rank = count(ops, here[:i])
                 on = ops.and_(here[i], rank < n)
                 tx[("ch", d, p, src)] = on
-                tx[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup)), 0)
+                tx[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
             for p in self.P:
                 tx[("scpp", d, p)] = False
 

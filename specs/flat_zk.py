@@ -58,23 +58,6 @@ class FlatError(ValueError):
     """The design or configuration has no flat form here."""
 
 
-def lookup(ops: Any, x: Any, table: list[Any], default: Any = -1) -> Any:
-    """``table[x]`` for an integer (term) ``x``; ``default`` outside the table."""
-    if isinstance(x, int):
-        return table[x] if 0 <= x < len(table) else default
-    out = default
-    for i, val in enumerate(table):
-        out = ops.ite(x == i, val, out)
-    return out
-
-
-def case(ops: Any, x: Any, n: int, pred: Any) -> Any:
-    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside)."""
-    if isinstance(x, int):
-        return pred(x) if 0 <= x < n else False
-    return ops.or_(*(ops.and_(x == i, pred(i)) for i in range(n)))
-
-
 class ZkLayout:
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``flat_zk_steps.py``) adds the steps."""

@@ -23,8 +23,8 @@ from replcheck.model.state import (
     wal_order,
 )
 
-from .flat import FlatModel, Instance, Tx, count
-from .flat_zk import COPIES, ZkLayout, case, lookup
+from .flat import FlatModel, Instance, Tx, case, count, lookup
+from .flat_zk import COPIES, ZkLayout
 
 
 class ZkFlat(ZkLayout):
