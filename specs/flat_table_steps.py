@@ -30,7 +30,7 @@ from replcheck.model.table_state import (
     REMOVE,
 )
 
-from .flat import Instance, Tx, count
+from .flat import Instance, Tx, crash_instance
 from .flat_table_base import StepBase
 from .flat_table_claims import ClaimSteps
 from .flat_table_procs import ProcSteps
@@ -150,16 +150,7 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
 
     def _crash(self, s: int) -> Instance:
         """``crash``: with more than one server online."""
-
-        def guard(ops: Any, get: Any) -> Any:
-            alive = count(ops, (get(("alive", t)) for t in self.S))
-            return ops.and_(get(("b", "crashes")) > 0, alive > 1, get(("alive", s)))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "crashes")] = tx[("b", "crashes")] - 1
-            self.kill(ops, tx, s)
-
-        return Instance("crash", (s,), guard, apply)
+        return crash_instance(self, s)
 
     def _archive(self, w: int) -> Instance:
         """``archive``: a closed WAL of a live server moves to oldWALs."""

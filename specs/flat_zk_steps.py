@@ -23,7 +23,7 @@ from replcheck.model.state import (
     wal_order,
 )
 
-from .flat import FlatModel, Instance, Tx, case, count, lookup
+from .flat import FlatModel, Instance, Tx, case, count, crash_instance, lookup
 from .flat_zk import COPIES, ZkLayout
 
 
@@ -400,15 +400,8 @@ class ZkFlat(ZkLayout):
         )
 
     def _crash(self, s: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            alive = count(ops, (get(("alive", t)) for t in self.S))
-            return ops.and_(get(("b", "crashes")) > 0, alive > 1, get(("alive", s)))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "crashes")] = tx[("b", "crashes")] - 1
-            self.kill(ops, tx, s)
-
-        return Instance("crash", (s,), guard, apply)
+        """``crash``: with more than one server online."""
+        return crash_instance(self, s)
 
     def _archive(self, w: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
