@@ -152,7 +152,7 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         names = [n for n in names if _has_flat_form(n)]
     for n in names:
         try:
-            flat_class(n)
+            flat_class(n, cfg)
         except FlatError as exc:
             raise UsageError(str(exc)) from None
     pinned = manifest_expected_failures()
@@ -181,11 +181,12 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
 
 
 def _has_flat_form(name: str) -> bool:
+    from replcheck.specs.crosscheck import default_config
     from replcheck.specs.flat_zk import FlatError
     from replcheck.specs.flat_zk_designs import flat_class
 
     try:
-        flat_class(name)
+        flat_class(name, default_config(name))
     except FlatError:
         return False
     return True

@@ -209,13 +209,13 @@ def bmc_page() -> str:
     for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
         cfg = crosscheck.default_config(name)
         try:
-            cls = flat_zk_designs.flat_class(name)
+            cls = flat_zk_designs.flat_class(name, cfg)
             flat_zk_designs.flat_model(name, cfg)
         except FlatError as exc:
             why = str(exc).split(": ", 1)[-1]
             lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
             continue
-        if own_classes.get(name) is cls:
+        if own_classes.get(name) is cls or "+" in cls.__name__:
             own = f"`{cls.__name__}`"
         else:
             own = f"`{cls.__name__}` with the mutant's dual-form rule"

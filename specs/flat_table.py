@@ -34,9 +34,10 @@ The steps are in ``flat_table_steps.py``, the properties in ``flat_table_props.p
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from replcheck.model import get_design
+from replcheck.model import STANDARD, get_design
 from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.logic import generic_of
@@ -57,7 +58,7 @@ from replcheck.model.table_state import (
     TState,
 )
 
-from .flat import FlatModel
+from .flat import FlatModel, FlatProperty
 from .flat_table_mutants import (
     FlatRecoveredEndsEarly,
     FlatRecoveredListsWalDir,
@@ -76,15 +77,41 @@ twice (the unguarded-claim mutant) starts a second recovered source on the same 
 CLAIMS = 2
 """Pending claims per server: one, and a second dispatched by ``claim_redeliver``."""
 BUDGET = ("crashes", "outages", "admin", "puts", "cleaner_runs", "master_restarts")
-"""The budgets that change (``foreign`` and ``restarts`` are constant in the supported
-configurations)."""
+"""The budgets that change in the base flat model (``foreign`` and ``restarts`` are constant there;
+a feature class may move a budget from ``constant_budgets`` to ``budgets``)."""
 
 
 class TableFlat(TableSteps):
-    """Builds the flat model of the ``table`` design (or a mutant) under a configuration."""
+    """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
+
+    A configuration feature the base leaves out (``FEATURES``) is added by a mixin placed before
+    this class: it names the features it ``handles``, takes the state fields it encodes out of
+    ``constant_fields`` / ``constant_server_fields`` / ``constant_budgets``, and extends
+    ``sorts``, ``encode``, ``decode``, ``instances`` and ``properties`` through ``super()``."""
+
+    handles: frozenset[str] = frozenset()
+    """The configuration features (keys of ``check_config``'s list) this class encodes."""
+    constant_fields: tuple[str, ...] = (
+        "sync",
+        "remote_dir",
+        "migration",
+        "zk",
+        "master_up",
+        "syncup",
+        "markers",
+        "info",
+        "table_online",
+        "stale",
+        "relays",
+    )
+    """State fields that are not variables: ``encode`` checks them, ``decode`` restores them."""
+    constant_server_fields: tuple[str, ...] = ("started", "version", "sinks", "views", "drained")
+    """Server fields that are not variables."""
+    budgets: tuple[str, ...] = BUDGET
+    constant_budgets: tuple[str, ...] = ("foreign", "restarts")
 
     def __init__(self, design: Design, cfg: Config) -> None:
-        check_config(cfg)
+        check_config(cfg, self.handles)
         self.design = design
         self.cls = type(design)
         self.cfg = cfg
@@ -217,13 +244,13 @@ class TableFlat(TableSteps):
         out[("barn",)] = i(0, P + 1)
         out[("cph",)] = i(0, 2)
         out[("overflow",)] = "b"
-        for name, top in zip(BUDGET, self._budget0(), strict=True):
+        for name, top in zip(self.budgets, self._budget0(), strict=True):
             out[("b", name)] = i(0, top)
         return out
 
     def _budget0(self) -> tuple[int, ...]:
         b = self.init_state.budget
-        return tuple(getattr(b, name) for name in BUDGET)
+        return tuple(getattr(b, name) for name in self.budgets)
 
     def defaults(self) -> dict[tuple, Any]:
         """Every variable at its default (the value of an unused slot)."""
@@ -237,27 +264,16 @@ class TableFlat(TableSteps):
     def _constants(self, st: TState) -> None:
         """The fields the flat form does not hold must have their initial values."""
         i0 = self.init_state
-        for name in (
-            "sync",
-            "remote_dir",
-            "migration",
-            "zk",
-            "master_up",
-            "syncup",
-            "markers",
-            "info",
-            "table_online",
-            "stale",
-            "relays",
-        ):
+        for name in self.constant_fields:
             if getattr(st, name) != getattr(i0, name):
                 raise FlatError(f"{name} changed: the flat table model keeps it constant")
         if st.sinks[0] != i0.sinks[0]:
             raise FlatError("the source cluster's sink changed")
-        if (st.budget.foreign, st.budget.restarts) != (i0.budget.foreign, i0.budget.restarts):
-            raise FlatError("foreign/restarts budgets changed")
+        for name in self.constant_budgets:
+            if getattr(st.budget, name) != getattr(i0.budget, name):
+                raise FlatError(f"the {name} budget changed: the flat table model keeps it")
         for srv, srv0 in zip(st.servers, i0.servers, strict=True):
-            for name in ("started", "version", "sinks", "views", "drained"):
+            for name in self.constant_server_fields:
                 if getattr(srv, name) != getattr(srv0, name):
                     raise FlatError(f"server {name} changed: the flat table model keeps it")
 
@@ -375,7 +391,7 @@ class TableFlat(TableSteps):
                 v[("dup", cl_, self.uid(c.slot(uid[1:4]), uid[4]))] = True
             for k in range(c.sink_servers):
                 v[("down", cl_, k)] = bool(sink.down >> k & 1)
-        for name in BUDGET:
+        for name in self.budgets:
             v[("b", name)] = getattr(st.budget, name)
         return v
 
@@ -499,9 +515,8 @@ class TableFlat(TableSteps):
         )
         b0 = i0.budget
         budget = TBudget(
-            **{name: v[("b", name)] for name in BUDGET},
-            foreign=b0.foreign,
-            restarts=b0.restarts,
+            **{name: v[("b", name)] for name in self.budgets},
+            **{name: getattr(b0, name) for name in self.constant_budgets},
         )
         return i0._replace(
             servers=tuple(servers),
@@ -520,35 +535,57 @@ class TableFlat(TableSteps):
 
     # --- the model ------------------------------------------------------------------------------
 
-    def model(self) -> FlatModel:
+    def properties(self) -> list[FlatProperty]:
+        """The flat invariants and step property (a feature mixin extends them)."""
         from .flat_table_props import table_properties
 
+        return table_properties(self)
+
+    def model(self) -> FlatModel:
         return FlatModel(
             design=self.design.name,
             config=self.cfg.name,
             sorts=self.sorts(),
             init=self.encode(self.init_state),
             instances=self.instances(),
-            properties=table_properties(self),
+            properties=self.properties(),
             decode=self.decode,
             encode=self.encode,
         )
 
 
-def check_config(cfg: Config) -> None:
-    """Refuse a configuration whose features the flat table model does not encode."""
-    unsupported = [
-        (cfg.sync_peers, "sync replication peers"),
-        (cfg.syncup, "ReplicationSyncUp"),
-        (cfg.migration, "the migration from ZooKeeper"),
-        (cfg.bootstrap, "the bootstrap of hbase:replication"),
-        (cfg.restarts, "server restarts"),
-        (cfg.spare_servers, "spare servers"),
-        (cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
-        (cfg.zk_faults, "ZooKeeper faults"),
+FEATURES: dict[str, str] = {
+    "sync": "flat_table_sync",
+    "syncup": "flat_table_syncup",
+    "migration": "flat_table_migrate",
+    "bootstrap": "flat_table_bootstrap",
+    "restarts": "flat_table_restarts",
+}
+"""Configuration features the base leaves out, and the module (in this package) whose mixin adds
+each. The module defines ``FEATURE`` (the mixin, with ``handles``) and ``MUTANTS`` (mutant name ->
+a mixin overriding the mutant's step, for mutants whose override belongs to the feature)."""
+
+
+def config_features(cfg: Config) -> list[tuple[str, str]]:
+    """``(feature, what)`` for each feature ``cfg`` uses that the base flat model leaves out."""
+    flags = [
+        ("sync", cfg.sync_peers, "sync replication peers"),
+        ("syncup", cfg.syncup, "ReplicationSyncUp"),
+        ("migration", cfg.migration, "the migration from ZooKeeper"),
+        ("bootstrap", cfg.bootstrap, "the bootstrap of hbase:replication"),
+        ("restarts", cfg.restarts, "server restarts"),
+        ("spare_servers", cfg.spare_servers, "spare servers"),
+        ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
+        ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
     ]
-    for flag, what in unsupported:
-        if flag:
+    return [(feature, what) for feature, flag, what in flags if flag]
+
+
+def check_config(cfg: Config, handled: frozenset[str] = frozenset()) -> None:
+    """Refuse a configuration whose features the flat table model (with the feature mixins
+    ``handled``) does not encode."""
+    for feature, what in config_features(cfg):
+        if feature not in handled:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
 
 
@@ -576,19 +613,66 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
 ``remove-all-one-pass`` needs none: the number of passes is read from the design."""
 
 
-def table_flat_class(name: str) -> type[TableFlat]:
-    """The flat class of table-era design or mutant ``name``, or ``FlatError``."""
+def _feature_module(feature: str) -> Any:
+    try:
+        return importlib.import_module(f"{__package__}.{FEATURES[feature]}")
+    except ModuleNotFoundError:
+        return None
+
+
+def _feature_mutant(name: str) -> type | None:
+    for feature in FEATURES:
+        module = _feature_module(feature)
+        if module is not None and name in module.MUTANTS:
+            return module.MUTANTS[name]
+    return None
+
+
+_COMPOSED: dict[tuple[type, ...], type[TableFlat]] = {}
+
+
+def _compose(mixins: list[type], base: type[TableFlat]) -> type[TableFlat]:
+    if not mixins:
+        return base
+    key = (*mixins, base)
+    if key not in _COMPOSED:
+        handles = frozenset().union(*(getattr(m, "handles", frozenset()) for m in key))
+        name = "+".join(m.__name__ for m in key)
+        _COMPOSED[key] = type(name, key, {"__doc__": base.__doc__, "handles": handles})
+    return _COMPOSED[key]
+
+
+def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
+    """The flat class of table-era design or mutant ``name`` under ``cfg`` (by default the
+    design's first configuration), or ``FlatError``: the design's (or mutant's) class, with the
+    mixin of each feature ``cfg`` uses before it."""
     design = get_design(name)
     cls = type(design)
     if getattr(cls, "era", "") != "table" or not isinstance(design, Table):
         raise FlatError(f"{name}: not a table-era design")
+    cfg = cfg or STANDARD[cls.configs[0]]
+    mixins: list[type] = []
+    mutant = _feature_mutant(name)
     if name in TABLE_FLAT_CLASSES:
-        return TABLE_FLAT_CLASSES[name]
-    if cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
-        return TABLE_FLAT_CLASSES[cls.mutant_of]
-    raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
+        base = TABLE_FLAT_CLASSES[name]
+    elif mutant is not None:
+        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
+        mixins.append(mutant)
+    elif cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
+        base = TABLE_FLAT_CLASSES[cls.mutant_of]
+    elif cls.mutant_of is None:
+        raise FlatError(f"{name}: a design of its own, with no flat form")
+    else:
+        raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
+    for feature, what in config_features(cfg):
+        module = _feature_module(feature) if feature in FEATURES else None
+        if module is None:
+            raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
+        if module.FEATURE not in mixins:
+            mixins.append(module.FEATURE)
+    return _compose(mixins, base)
 
 
 def table_flat_model(name: str, cfg: Config) -> FlatModel:
     """The flat model of table-era design (or mutant) ``name`` under ``cfg``."""
-    return table_flat_class(name)(get_design(name), cfg).model()
+    return table_flat_class(name, cfg)(get_design(name), cfg).model()

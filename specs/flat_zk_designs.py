@@ -400,15 +400,16 @@ FLAT_CLASSES: dict[str, type[ZkFlat]] = {
 """The flat form of each design, and of each mutant whose override is not a dual-form rule."""
 
 
-def flat_class(name: str) -> type[Any]:
-    """The flat class of any design or mutant: this module's for the ZooKeeper era,
-    ``specs/flat_table.py``'s for the table era; ``FlatError`` when there is none."""
+def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
+    """The flat class of any design or mutant (under ``cfg``, by default the design's first
+    configuration): this module's for the ZooKeeper era, ``specs/flat_table.py``'s for the table
+    era; ``FlatError`` when there is none."""
     design = get_design(name)
     cls = type(design)
     if cls.era == "table":
         from .flat_table import table_flat_class
 
-        return table_flat_class(name)
+        return table_flat_class(name, cfg)
     if not isinstance(design, (ZkLock, ZkMulti)):
         raise FlatError(f"{name}: no flat form for this design")
     if name in FLAT_CLASSES:
@@ -423,4 +424,4 @@ def flat_class(name: str) -> type[Any]:
 
 def flat_model(name: str, cfg: Config) -> FlatModel:
     """The flat model of design (or mutant) ``name`` under ``cfg``."""
-    return flat_class(name)(get_design(name), cfg).model()
+    return flat_class(name, cfg)(get_design(name), cfg).model()
