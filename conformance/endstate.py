@@ -2,7 +2,9 @@
 
 * every replicable edit reached every peer it was owed to (the peers a region server had a source
   for when it wrote the edit, whose filter accepts it: ``rules.replicable``), unless that peer was
-  removed later; duplicates are counted separately (replication is at least once);
+  removed later; duplicates are counted separately (replication is at least once); an owed edit
+  that never arrived is lost, and is marked with its WAL and whether the cleaner deleted that WAL
+  (a run that did not drain may leave edits undelivered whose WAL is still kept);
 * no LOCAL or catalog edit was shipped (seed 002: only families "scoped GLOBAL" and "not part of a
   catalog" are replicated);
 * no edit returned to its origin cluster (seed 002: the preserved cluster ids "prevent replication
@@ -42,6 +44,10 @@ class Verdict:
     removed_peers: list[int] = field(default_factory=list)
     wals_deleted: int = 0
 
+    def lost_wal_deleted(self) -> int:
+        """Lost edits whose WAL the cleaner deleted."""
+        return sum(1 for e in self.lost if e.get("wal_deleted"))
+
     def summary(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
@@ -51,6 +57,7 @@ class Verdict:
             "delivered": self.delivered,
             "duplicates": self.duplicates,
             "lost": len(self.lost),
+            "lost_wal_deleted": self.lost_wal_deleted(),
             "shipped_local": len(self.shipped_local),
             "returned_to_origin": len(self.returned_to_origin),
             "premature_deletions": len(self.premature_deletions),
@@ -88,6 +95,8 @@ def check(events: list[dict[str, Any]], stores: dict[int, list[dict[str, Any]]])
     origin: dict[str, int] = {}
     kinds: dict[str, int] = {}
     removed: set[int] = set()
+    wal_of: dict[str, str] = {}
+    deleted: set[str] = set()
     for e in events:
         d = e.get("detail", {})
         if e["name"] == "unmodelled":
@@ -97,6 +106,8 @@ def check(events: list[dict[str, Any]], stores: dict[int, list[dict[str, Any]]])
             owed[d["uid"]] = tuple(p + 1 for p in d.get("owed", []))
             origin[d["uid"]] = 0
             kinds[d["uid"]] = e["args"]["kind"]
+            if d.get("wal"):
+                wal_of[d["uid"]] = d["wal"]
         elif e["kind"] == "meta" and e["name"] == "sink_apply" and "owed" in d:
             for uid in d.get("uids", []):
                 more = {p + 1 for p in d["owed"]}
@@ -113,6 +124,7 @@ def check(events: list[dict[str, Any]], stores: dict[int, list[dict[str, Any]]])
             removed.add(e["args"]["peer"])
         elif e["kind"] == "meta" and e["name"] == "wal_deleted":
             v.wals_deleted += 1
+            deleted.add(d.get("wal"))
             if d.get("queued"):
                 v.premature_deletions.append({"wal": d.get("wal"), "queued": d["queued"]})
     v.removed_peers = sorted(removed)
@@ -138,7 +150,11 @@ def check(events: list[dict[str, Any]], stores: dict[int, list[dict[str, Any]]])
             if applied.get(c, Counter())[uid]:
                 v.delivered += 1
             else:
-                v.lost.append({"uid": uid, "cluster": c})
+                entry: dict[str, Any] = {"uid": uid, "cluster": c}
+                if uid in wal_of:
+                    entry["wal"] = wal_of[uid]
+                    entry["wal_deleted"] = wal_of[uid] in deleted
+                v.lost.append(entry)
     v.ok = not (v.lost or v.shipped_local or v.returned_to_origin or v.premature_deletions)
     return v
 

@@ -31,6 +31,22 @@ def test_lost_edit() -> None:
     assert not v.ok and v.lost == [{"uid": "b", "cluster": 1}]
 
 
+def test_lost_edit_names_its_wal_and_whether_it_was_deleted() -> None:
+    def put_in(uid: str, wal: str) -> dict:
+        e = put(uid)
+        e["detail"]["wal"] = wal
+        return e
+
+    deleted = {"kind": "meta", "name": "wal_deleted", "detail": {"wal": "w1", "queued": []}}
+    events = [put_in("a", "w1"), put_in("b", "w2"), deleted]
+    v = endstate.check(events, {0: [], 1: []})
+    assert v.lost == [
+        {"uid": "a", "cluster": 1, "wal": "w1", "wal_deleted": True},
+        {"uid": "b", "cluster": 1, "wal": "w2", "wal_deleted": False},
+    ]
+    assert v.summary()["lost"] == 2 and v.summary()["lost_wal_deleted"] == 1
+
+
 def test_removed_peer_excuses_its_edits() -> None:
     events = [put("a", owed=[0, 1]), {"kind": "action", "name": "remove_peer", "args": {"peer": 1}}]
     v = endstate.check(events, {0: [], 1: [applied("a", 1)], 2: []})
