@@ -76,6 +76,18 @@ def test_faults_kill_and_pause_still_pass(zookeeper, tmp_path: Path) -> None:
     assert seen["wal_truncated"] == 1, seen  # the killed server's torn tail was cut off
 
 
+def test_faults_expire_and_master_restart_still_pass(zookeeper, tmp_path: Path) -> None:
+    run_dir = tmp_path / "expire"
+    spec = RunSpec(design="table", seed=12, faults=("expire", "master-restart"), **SHORT)
+    result = record_run(spec, run_dir, ensemble=zookeeper)
+    assert_clean(result, run_dir)
+    # Every fault was carried out (the expiry waits for the victim's session to be on record).
+    assert result.faults == Counter({"expire": 1, "master-restart": 1}), result.summary()
+    assert not result.skipped, result.skipped
+    seen = names(run_dir)
+    assert seen["crash"] == 1 and seen["claim_commit"] >= 1, seen
+
+
 def test_mutant_shows_on_the_real_cluster(zookeeper, tmp_path: Path) -> None:
     run_dir = tmp_path / "mutant"
     spec = RunSpec(design="zk-lock/ships-local-scope", seed=3, **SHORT)
