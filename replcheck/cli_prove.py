@@ -2,7 +2,7 @@
 
     replcheck prove [--design NAME ...] [--all] [--proof NAME ...] [--timeout S] [--json]
     replcheck prove --depth N [--design NAME ...] [--all] [--config NAME] [--timeout S] [--json]
-    replcheck prove --induction [--design zk-multi|zk-lock] [--timeout S] [--json]
+    replcheck prove --induction [--design zk-multi|zk-lock|table|table-doc] [--timeout S] [--json]
 
 Without ``--depth`` or ``--induction``: the proofs about the decision rules. Without
 ``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level mutant must
@@ -16,8 +16,10 @@ with exhaustive exploration's; ``--timeout`` bounds each design's search in seco
 when the two engines disagree, or a correct design breaks a property it is not pinned to break.
 
 ``--induction``: induction for each invariant of ``zk-multi`` and ``zk-lock`` under ``std`` with
-the named strengthening lemmas of ``specs/lemmas_zk.py``, reporting the counterexample to
-induction where the step case fails. Exit status 1 when a proof fails.
+the named strengthening lemmas of ``specs/lemmas_zk.py``, and of ``table`` and ``table-doc`` under
+``t-std`` with those of ``specs/lemmas_table.py`` (every one of them without ``--design``),
+reporting the counterexample to induction where the step case fails. Exit status 1 when a proof
+fails.
 """
 
 from __future__ import annotations
@@ -221,15 +223,20 @@ def render_bmc(results: list[Any]) -> str:
 
 def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
-    from replcheck.specs.lemmas_zk import INDUCTION_DESIGNS, run_induction
+    from replcheck.specs import lemmas_table, lemmas_zk
 
-    names = names or list(INDUCTION_DESIGNS)
+    by_design = {
+        **{n: lemmas_zk.run_induction for n in lemmas_zk.INDUCTION_DESIGNS},
+        **{n: lemmas_table.run_induction for n in lemmas_table.INDUCTION_DESIGNS},
+    }
+    names = names or list(by_design)
     for n in names:
-        if n not in INDUCTION_DESIGNS:
+        if n not in by_design:
             raise UsageError(
-                f"--induction has strengthening lemmas for {', '.join(INDUCTION_DESIGNS)} only"
+                f"--induction has strengthening lemmas for {', '.join(by_design)} only"
             )
-    results = [r for n in names for r in run_induction(timeout=args.timeout or 120.0, design=n)]
+    timeout = args.timeout or 120.0
+    results = [r for n in names for r in by_design[n](timeout=timeout, design=n)]
     ok = all(r.verdict == "inductive" for r in results)
     if args.json:
         data = {"ok": ok, "results": [r.to_dict() for r in results]}

@@ -176,8 +176,15 @@ def proofs_page() -> str:
 def bmc_page() -> str:
     """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
     with its named lemmas (from ``specs/bmc.py``, ``specs/flat_zk_designs.py`` and
-    ``specs/lemmas_zk.py``; numbers are in ``bench/results/bmc.md``)."""
-    from replcheck.specs import bmc, crosscheck, flat_table, flat_zk_designs, lemmas_zk
+    ``specs/lemmas_zk.py``, ``specs/lemmas_table.py``; numbers are in ``bench/results/bmc.md``)."""
+    from replcheck.specs import (
+        bmc,
+        crosscheck,
+        flat_table,
+        flat_zk_designs,
+        lemmas_table,
+        lemmas_zk,
+    )
     from replcheck.specs.flat_zk import FlatError
 
     def para(doc: str | None) -> str:
@@ -186,9 +193,10 @@ def bmc_page() -> str:
     lines = [
         "# Bounded model checking and induction",
         "",
-        "Generated from `specs/bmc.py`, `specs/flat_zk_designs.py` and `specs/lemmas_zk.py` by",
-        "`python -m replcheck.docs`. Run with `replcheck prove --depth N` (bounded model",
-        "checking beside exploration) and `replcheck prove --induction`; `replcheck check",
+        "Generated from `specs/bmc.py`, `specs/flat_zk_designs.py`, `specs/flat_table.py`,",
+        "`specs/lemmas_zk.py` and `specs/lemmas_table.py` by `python -m replcheck.docs`. Run",
+        "with `replcheck prove --depth N` (bounded model checking beside exploration) and",
+        "`replcheck prove --induction [--design D]`; `replcheck check",
         "--checkers explore,fuzz,proofs,bmc` adds the column `bmc_agrees` and `FAIL(b)` cells to",
         "the matrix. Times and depths are in `bench/results/bmc.md`.",
         "",
@@ -237,6 +245,23 @@ def bmc_page() -> str:
     for design in lemmas_zk.INDUCTION_DESIGNS:
         z = flat_zk_designs.flat_class(design)(get_design(design), STANDARD["std"])
         for name, lemma in lemmas_zk.zk_lemmas(z).items():
+            found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
+    for name, (users, why) in found.items():
+        lines.append(f"| `{name}` | {', '.join(users)} | {why} |")
+    lines += [
+        "",
+        "### The table era",
+        "",
+        para(lemmas_table.__doc__),
+        "",
+        "| lemma | designs | why it holds |",
+        "|---|---|---|",
+    ]
+    found = {}
+    for design in lemmas_table.INDUCTION_DESIGNS:
+        cfg = STANDARD[lemmas_table.INDUCTION_CONFIG]
+        z = flat_table.table_flat_class(design, cfg)(get_design(design), cfg)
+        for name, lemma in lemmas_table.table_lemmas(z).items():
             found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
     for name, (users, why) in found.items():
         lines.append(f"| `{name}` | {', '.join(users)} | {why} |")
