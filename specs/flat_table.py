@@ -60,6 +60,7 @@ from replcheck.model.table_state import (
 
 from .flat import FlatModel, FlatProperty
 from .flat_table_mutants import (
+    FlatAddMissingRerun,
     FlatRecoveredEndsEarly,
     FlatRecoveredListsWalDir,
     FlatRemovePeerKeepsRecovered,
@@ -608,6 +609,7 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
         FlatRemovePeerKeepsRecovered, "RemovePeerKeepsRecoveredFlat"
     ),
     "table/restart-forgets-barrier": _sub(FlatRestartForgetsBarrier, "RestartForgetsBarrierFlat"),
+    "table/add-missing-rerun": _sub(FlatAddMissingRerun, "AddMissingRerunFlat"),
 }
 """The flat form of the design, and of each mutant whose override is not a dual-form rule.
 ``remove-all-one-pass`` needs none: the number of passes is read from the design."""
@@ -665,6 +667,8 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
     else:
         raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
     for feature, what in config_features(cfg):
+        if any(feature in getattr(m, "handles", ()) for m in mixins):
+            continue  # a mixin already chosen encodes it (spare servers, with their feature)
         module = _feature_module(feature) if feature in FEATURES else None
         if module is None:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")

@@ -60,7 +60,7 @@ def test_every_zk_mutant_matches_on_its_configuration(mutant: str) -> None:
 
 
 def test_configurations_without_a_flat_form_are_refused() -> None:
-    with pytest.raises(FlatError, match="sync"):
-        flat_model("table", STANDARD["t-sync"])
-    with pytest.raises(FlatError, match="no flat form"):
-        flat_model("table/sync-no-drain", STANDARD["t-sync"])
+    with pytest.raises(FlatError, match="ZooKeeper faults"):
+        flat_model("table", STANDARD["zk-faults"])
+    with pytest.raises(FlatError, match="relay clusters"):
+        flat_model("table", STANDARD["master-master"])
