@@ -92,7 +92,10 @@ def test_prove_depth_reports_both_engines(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["prove", "--depth", "2", "--design", "table", "--config", "zk-faults"], "ZooKeeper faults"),
+        (
+            ["prove", "--depth", "2", "--design", "table", "--config", "zk-faults"],
+            "ZooKeeper faults",
+        ),
         (["prove", "--depth", "0"], "must be positive"),
         (["prove", "--depth", "2", "--induction"], "ask for one"),
         (["prove", "--depth", "2", "--config", "nope"], "unknown configuration"),
