@@ -33,10 +33,11 @@ def explored_depths(model: Model) -> tuple[dict[str, int], int, float]:
 
 
 def default_config(name: str) -> Config:
-    """The small configuration bounded model checking uses for a design: a mutant's first
-    standard configuration (where its bug shows), else ``std`` (``t-std`` in the table era)."""
+    """The small configuration bounded model checking uses for a design: its first standard
+    configuration (for a mutant, where its bug shows; ``std``, or ``t-std`` in the table era, for
+    the designs that run every configuration)."""
     cls = type(get_design(name))
-    if cls.is_mutant() and cls.configs:
+    if cls.configs:
         return STANDARD[cls.configs[0]]
     return STANDARD["t-std" if cls.era == "table" else "std"]
 

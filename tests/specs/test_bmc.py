@@ -42,7 +42,12 @@ def test_engines_agree_on_every_zk_design_and_mutant(name: str) -> None:
     assert cc.agree, cc.to_dict()
 
 
-TABLE_CROSS_CHECKED = ["table", "table/HBASE-27214", "table/cleaner-missing-queue-deletes"]
+TABLE_CROSS_CHECKED = [
+    "table",
+    "table-naive",
+    "table/HBASE-27214",
+    "table/cleaner-missing-queue-deletes",
+]
 """Table-era designs and mutants whose cross-check runs in CI (the others with a flat form are
 checked by hand, ``replcheck prove --depth``; see docs/bench.md)."""
 
