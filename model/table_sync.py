@@ -32,6 +32,7 @@ from collections.abc import Iterator
 
 from .action import ActionKind
 from .config import Config
+from .logic import PY, B, I, Ops, dual
 from .state import DISABLED, ENABLED, bits, set_at
 from .table_state import (
     ACTIVE,
@@ -43,6 +44,7 @@ from .table_state import (
     STANDBY,
     TRANSIT,
     PeerProc,
+    TServer,
     TState,
 )
 
@@ -112,6 +114,12 @@ SYNC_FINDING_CONFIGS: tuple[Config, ...] = (
 """DA→S then S→DA: both ``table`` and ``table-doc`` replicate a stale edit here (a claim read
 during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see docs/findings.md."""
 SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
+
+
+def refuse_recovered_rule(ops: Ops, state: I, new: I) -> B:
+    """``addRecoveredSource`` refuses a sync peer whose (state, new state) the server knows as
+    (STANDBY, NONE), or whose new state is STANDBY."""
+    return ops.or_(ops.and_(state == STANDBY, new == NONE), new == STANDBY)
 
 
 def step_of(proc: PeerProc) -> int:
@@ -270,6 +278,13 @@ class SyncSteps:
         return st._replace(stale=tuple(sorted(stale.items())))
 
     # --- the region server's side ---------------------------------------------------------------
+
+    @dual(refuse_recovered_rule)
+    def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
+        """``addRecoveredSource``'s refusal, from the sync-replication view this server holds of
+        the peer."""
+        state, new = srv.views[peer]
+        return refuse_recovered_rule(PY, state, new)
 
     def rs_transit(self, cfg: Config, st: TState, p: int, s: int, proc: PeerProc) -> TState:
         """``PeerProcedureHandlerImpl.transitSyncReplicationPeerState``: stage 0 and stage 1 set
