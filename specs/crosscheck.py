@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from replcheck.model import Model, get_design
@@ -102,6 +103,104 @@ def cross_check(
     if result.capacity is not None:
         out.notes.append(f"the flat encoding overflowed at depth {result.capacity}")
     return out
+
+
+@dataclass
+class DeepCheck:
+    """Bounded model checking started on exploration's shortest path to a deep violation."""
+
+    design: str
+    config: str
+    prop: str
+    violation_depth: int
+    """Exploration's first violation depth of ``prop``."""
+    steps: int
+    """BMC starts ``steps`` before the violation on its shortest path and unrolls ``steps``."""
+    bounded: dict[str, int]
+    """BMC's first violation depths, counted from the start state."""
+    earliest: dict[str, int]
+    """Per property exploration breaks, the least number of steps from the start state at which
+    it could break (its first violation depth minus the start's depth)."""
+    replayed: bool
+    seconds: float
+    timed_out: bool
+
+    @property
+    def agree(self) -> bool:
+        """BMC breaks ``prop`` exactly ``steps`` later, breaks nothing exploration does not break
+        and nothing sooner than exploration allows, and its behaviours are the explicit model's."""
+        return (
+            not self.timed_out
+            and self.replayed
+            and self.bounded.get(self.prop) == self.steps
+            and all(p in self.earliest and d >= self.earliest[p] for p, d in self.bounded.items())
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "design": self.design,
+            "config": self.config,
+            "property": self.prop,
+            "violation_depth": self.violation_depth,
+            "steps": self.steps,
+            "agree": self.agree,
+            "bmc": dict(sorted(self.bounded.items())),
+            "earliest": dict(sorted(self.earliest.items())),
+            "replayed": self.replayed,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def cross_check_from_path(
+    name: str, cfg: Config | None = None, prop: str | None = None, steps: int = 8
+) -> DeepCheck:
+    """The second engine on a violation deeper than it reaches from the initial state: explore
+    (no symmetry reduction), take the shortest path to the first state breaking ``prop`` (by
+    default the invariant exploration breaks deepest), start bounded model checking ``steps``
+    before it and unroll ``steps``. On a shortest path nothing breaks sooner than exploration
+    says, so BMC must find ``prop`` broken exactly ``steps`` later and nothing earlier than
+    exploration allows; each counterexample is replayed through the explicit model from the
+    start state."""
+    from dataclasses import replace
+
+    from .bmc import normalize
+
+    cfg = cfg or default_config(name)
+    model = Model(get_design(name), cfg)
+    ex = explore(model, symmetry=False)
+    first = {p: ex.depth[v] for p, v in ex.first_violation.items()}
+    for p, (u, _a, _n) in ex.step_violation.items():
+        first[p] = ex.depth[u] + 1
+    if prop is None:
+        if not ex.first_violation:
+            raise ValueError(f"{name}@{cfg.name}: exploration breaks no invariant")
+        prop = max(ex.first_violation, key=lambda p: (first[p], p))
+    if prop not in ex.first_violation:
+        raise ValueError(f"{name}@{cfg.name}: exploration does not break invariant {prop!r}")
+    path = ex.path(ex.first_violation[prop])
+    depth = len(path) - 1
+    steps = min(steps, depth)
+    start = path[depth - steps][1]
+    fm = flat_model(name, cfg)
+    t0 = time.perf_counter()
+    res = bmc(replace(fm, init=fm.encode(start)), steps)
+    seconds = time.perf_counter() - t0
+    bounded = {p: d for p, d in res.first.items() if p != "encoding_capacity"}
+    if res.capacity is not None:
+        bounded["encoding_capacity"] = res.capacity
+    replayed = True
+    for cex in res.counterexamples.values():
+        states = [st for _a, st in cex.steps]
+        if normalize(states[0]) != normalize(start):
+            replayed = False
+        for before, after in pairwise(states):
+            nexts = {normalize(model.step(before, a)) for a in model.enabled(before)}
+            if normalize(after) not in nexts:
+                replayed = False
+    earliest = {p: d - (depth - steps) for p, d in first.items()}
+    return DeepCheck(
+        name, cfg.name, prop, depth, steps, bounded, earliest, replayed, seconds, res.timed_out
+    )
 
 
 def bmc_check(model: Model) -> Any:

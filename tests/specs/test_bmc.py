@@ -15,7 +15,7 @@ pytest.importorskip("z3")
 
 from replcheck.model import STANDARD, get_design, mutants
 from replcheck.specs.bmc import induct
-from replcheck.specs.crosscheck import cross_check
+from replcheck.specs.crosscheck import cross_check, cross_check_from_path
 from replcheck.specs.flat_zk_designs import flat_class, flat_model
 from replcheck.specs.lemmas_zk import run_induction, zk_lemmas
 
@@ -64,6 +64,29 @@ catches an encoding that goes wrong early on any configuration)."""
 def test_engines_agree_on_every_table_era_design_and_mutant_to_a_shallow_depth(name: str) -> None:
     cc = cross_check(name, depth=SHALLOW)
     assert cc.agree, cc.to_dict()
+
+
+DEEP_TABLE_MUTANTS = [
+    "table/unguarded-claim",
+    "table/restart-forgets-barrier",
+    "table/HBASE-28155",
+    "table/HBASE-27213",
+    "table/add-missing-rerun",
+    "table/remove-all-one-pass",
+    "table/HBASE-17077",
+    "table/remove-peer-keeps-recovered",
+]
+"""Table-era mutants whose bugs lie deeper (10-24 steps) than bounded model checking reaches from
+the initial state in a test's time: checked from 8 steps before the violation on exploration's
+shortest path (``cross_check_from_path``)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", DEEP_TABLE_MUTANTS)
+def test_bmc_finds_each_deep_table_era_violation_where_exploration_does(name: str) -> None:
+    dc = cross_check_from_path(name)
+    assert dc.violation_depth > dc.steps
+    assert dc.agree, dc.to_dict()
 
 
 @pytest.mark.slow
