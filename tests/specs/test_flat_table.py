@@ -7,9 +7,8 @@ property gives the explicit verdict on every transition."""
 from __future__ import annotations
 
 import pytest
-from replcheck.model import STANDARD, Model, get_design, mutants
-from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
+from flat_agreement import agree
+from replcheck.model import STANDARD, get_design, mutants
 from replcheck.specs.flat_table import table_flat_class, table_flat_model
 from replcheck.specs.flat_zk import FlatError
 
@@ -39,41 +38,6 @@ TABLE_MUTANTS = [
     and type(get_design(m)).configs[0] in CONFIGS
     and _supported(m)
 ]
-
-
-def _norm(st):
-    """Shippers are a set: the explicit steps update one in place without re-sorting."""
-    servers = tuple(s._replace(shippers=tuple(sorted(s.shippers))) for s in st.servers)
-    return st._replace(servers=servers)
-
-
-def agree(name: str, config: str, states: int) -> int:
-    cfg = STANDARD[config]
-    model = Model(get_design(name), cfg)
-    fm = table_flat_model(name, cfg)
-    ex = explore(model, symmetry=False, max_states=states)
-    invariants = {p.name: p for p in model.invariants}
-    steps = {p.name: p for p in model.step_properties}
-    for st in ex.states:
-        flat = fm.encode(st)
-        assert not fm.in_range(flat), (name, config, fm.in_range(flat))
-        assert _norm(fm.decode(flat)) == _norm(st)
-        want = {_norm(model.step(st, a)) for a in model.enabled(st)}
-        got = {}
-        for _inst, nxt in fm.successors(flat):
-            got[_norm(fm.decode(nxt))] = nxt
-        assert set(got) == want, (name, config, st)
-        for p in fm.invariants:
-            verdict = is_true(p.check(FPY, flat.__getitem__))
-            if p.name == "encoding_capacity":
-                assert verdict
-            else:
-                assert verdict == invariants[p.name].check(cfg, st), (p.name, st)
-        for p in fm.step_properties:
-            for after, nxt in got.items():
-                verdict = is_true(p.check(FPY, flat.__getitem__, nxt.__getitem__))
-                assert verdict == steps[p.name].check(cfg, st, after), (p.name, st, after)
-    return len(ex.states)
 
 
 def test_flat_table_steps_and_verdicts_match_the_explicit_model() -> None:

@@ -9,59 +9,20 @@ engine: bounded model checking agrees with exploration on first violation depths
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
 
 import pytest
+from flat_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
+from replcheck.specs.bmc import normalize
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_table import table_flat_class, table_flat_model
 from replcheck.specs.flat_zk import FlatError
 
 
-def _norm(st):
-    """Shippers are a set: the explicit steps update one in place without re-sorting."""
-    servers = tuple(s._replace(shippers=tuple(sorted(s.shippers))) for s in st.servers)
-    return st._replace(servers=servers)
-
-
-def agree_on(name: str, config: str, states: Iterable) -> int:
-    """The flat model of ``name`` under ``config`` against the explicit model on ``states``."""
-    cfg = STANDARD[config]
-    model = Model(get_design(name), cfg)
-    fm = table_flat_model(name, cfg)
-    invariants = {p.name: p for p in model.invariants}
-    steps = {p.name: p for p in model.step_properties}
-    n = 0
-    for st in states:
-        n += 1
-        flat = fm.encode(st)
-        assert not fm.in_range(flat), (name, config, fm.in_range(flat))
-        assert _norm(fm.decode(flat)) == _norm(st)
-        want = {_norm(model.step(st, a)) for a in model.enabled(st)}
-        got = {}
-        for _inst, nxt in fm.successors(flat):
-            got[_norm(fm.decode(nxt))] = nxt
-        assert set(got) == want, (name, config, st)
-        for p in fm.invariants:
-            verdict = is_true(p.check(FPY, flat.__getitem__))
-            if p.name == "encoding_capacity":
-                assert verdict
-            else:
-                assert verdict == invariants[p.name].check(cfg, st), (p.name, st)
-        for p in fm.step_properties:
-            for after, nxt in got.items():
-                verdict = is_true(p.check(FPY, flat.__getitem__, nxt.__getitem__))
-                assert verdict == steps[p.name].check(cfg, st, after), (p.name, st, after)
+def _agree_on(name: str, config: str, states) -> int:
+    n, _broken = check_states(name, config, states)
     return n
-
-
-def agree(name: str, config: str, states: int) -> int:
-    """On a breadth-first prefix of ``states`` states."""
-    model = Model(get_design(name), STANDARD[config])
-    ex = explore(model, symmetry=False, max_states=states)
-    return agree_on(name, config, ex.states)
 
 
 def agree_where(name: str, config: str, action: str, most: int | None = None) -> int:
@@ -71,21 +32,21 @@ def agree_where(name: str, config: str, action: str, most: int | None = None) ->
     ex = explore(model, symmetry=False)
     where = [st for st in ex.states if any(a.name == action for a in model.enabled(st))]
     assert where, (name, config, action)
-    return agree_on(name, config, where[:most])
+    return _agree_on(name, config, where[:most])
 
 
 def from_state(name: str, config: str, start, states: int) -> list:
     """A breadth-first prefix of the states the explicit model reaches from ``start``."""
     model = Model(get_design(name), STANDARD[config])
-    seen = {_norm(start)}
+    seen = {normalize(start)}
     out, todo = [], deque([start])
     while todo and len(out) < states:
         st = todo.popleft()
         out.append(st)
         for a in model.enabled(st):
             nxt = model.step(st, a)
-            if _norm(nxt) not in seen:
-                seen.add(_norm(nxt))
+            if normalize(nxt) not in seen:
+                seen.add(normalize(nxt))
                 todo.append(nxt)
     return out
 
@@ -143,7 +104,7 @@ def test_naive_design_after_the_region_opens_matches() -> None:
     design = get_design("table-naive")
     start = design.init(STANDARD["t-bootstrap"])._replace(table_online=True)
     states = from_state("table-naive", "t-bootstrap", start, 200)
-    assert agree_on("table-naive", "t-bootstrap", states) > 10
+    assert _agree_on("table-naive", "t-bootstrap", states) > 10
     fm = table_flat_model("table-naive", STANDARD["t-bootstrap"])
     assert not [i for i, _ in fm.successors(fm.init)]
 
@@ -177,7 +138,7 @@ def test_add_missing_rerun_claim_rounds_match() -> None:
             continue
         where.append(st)
     assert len(where) > 1000
-    assert agree_on(name, config, where) == len(where)
+    assert _agree_on(name, config, where) == len(where)
 
 
 @pytest.mark.slow

@@ -8,11 +8,10 @@ finds each property first broken at the depth exploration does."""
 from __future__ import annotations
 
 import pytest
+from flat_agreement import agree
 from replcheck.model import STANDARD, Model, get_design
 from replcheck.model.state import Queue
 from replcheck.specs.crosscheck import cross_check
-from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_table import table_flat_class, table_flat_model
 from replcheck.specs.flat_zk import FlatError
 
@@ -22,42 +21,6 @@ MUTANTS = (
     "table/claim-during-migration",
     "table/migration-replay-barrier",
 )
-
-
-def _norm(st):
-    """Shippers are a set: the explicit steps update one in place without re-sorting."""
-    servers = tuple(s._replace(shippers=tuple(sorted(s.shippers))) for s in st.servers)
-    return st._replace(servers=servers)
-
-
-def agree(name: str, config: str, states: int) -> int:
-    """``test_flat_table.agree``: round trip, successors, invariant and step verdicts."""
-    cfg = STANDARD[config]
-    model = Model(get_design(name), cfg)
-    fm = table_flat_model(name, cfg)
-    ex = explore(model, symmetry=False, max_states=states)
-    invariants = {p.name: p for p in model.invariants}
-    steps = {p.name: p for p in model.step_properties}
-    for st in ex.states:
-        flat = fm.encode(st)
-        assert not fm.in_range(flat), (name, config, fm.in_range(flat))
-        assert _norm(fm.decode(flat)) == _norm(st)
-        want = {_norm(model.step(st, a)) for a in model.enabled(st)}
-        got = {}
-        for _inst, nxt in fm.successors(flat):
-            got[_norm(fm.decode(nxt))] = nxt
-        assert set(got) == want, (name, config, st)
-        for p in fm.invariants:
-            verdict = is_true(p.check(FPY, flat.__getitem__))
-            if p.name == "encoding_capacity":
-                assert verdict
-            else:
-                assert verdict == invariants[p.name].check(cfg, st), (p.name, st)
-        for p in fm.step_properties:
-            for after, nxt in got.items():
-                verdict = is_true(p.check(FPY, flat.__getitem__, nxt.__getitem__))
-                assert verdict == steps[p.name].check(cfg, st, after), (p.name, st, after)
-    return len(ex.states)
 
 
 def test_flat_migration_steps_and_verdicts_match_the_explicit_model() -> None:

@@ -9,69 +9,17 @@ flat model) must find the same first violations."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from itertools import pairwise
 
 import pytest
+from flat_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.table_state import TState
 from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_table import table_flat_class, table_flat_model
 from replcheck.specs.flat_table_sync import MUTANTS, SyncFlat
 
 SYNC_DESIGNS = ("table", "table-doc", *MUTANTS)
-
-
-def _norm(st: TState) -> TState:
-    """Shippers are a set: the explicit steps update one in place without re-sorting."""
-    servers = tuple(s._replace(shippers=tuple(sorted(s.shippers))) for s in st.servers)
-    return st._replace(servers=servers)
-
-
-def check_states(name: str, config: str, states: Iterable[TState]) -> tuple[int, set[str]]:
-    """Compare both models on ``states``: (how many states, the invariants the explicit model
-    finds broken on them)."""
-    cfg = STANDARD[config]
-    model = Model(get_design(name), cfg)
-    fm = table_flat_model(name, cfg)
-    invariants = {p.name: p for p in model.invariants}
-    steps = {p.name: p for p in model.step_properties}
-    n = 0
-    broken: set[str] = set()
-    for st in states:
-        n += 1
-        flat = fm.encode(st)
-        assert not fm.in_range(flat), (name, config, fm.in_range(flat))
-        assert _norm(fm.decode(flat)) == _norm(st)
-        want = {_norm(model.step(st, a)) for a in model.enabled(st)}
-        got = {}
-        for _inst, nxt in fm.successors(flat):
-            got[_norm(fm.decode(nxt))] = nxt
-        assert set(got) == want, (name, config, st)
-        for p in fm.invariants:
-            verdict = is_true(p.check(FPY, flat.__getitem__))
-            if p.name == "encoding_capacity":
-                assert verdict
-                continue
-            expected = invariants[p.name].check(cfg, st)
-            assert verdict == expected, (p.name, st)
-            if not expected:
-                broken.add(p.name)
-        for p in fm.step_properties:
-            for after, nxt in got.items():
-                verdict = is_true(p.check(FPY, flat.__getitem__, nxt.__getitem__))
-                assert verdict == steps[p.name].check(cfg, st, after), (p.name, st, after)
-    return n, broken
-
-
-def agree(name: str, config: str, states: int) -> int:
-    """A breadth-first prefix of ``states`` states."""
-    model = Model(get_design(name), STANDARD[config])
-    ex = explore(model, symmetry=False, max_states=states)
-    n, _broken = check_states(name, config, ex.states)
-    return n
 
 
 def agree_spread(name: str, config: str, stride: int) -> tuple[int, set[str]]:

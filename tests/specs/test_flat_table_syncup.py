@@ -8,11 +8,11 @@ first broken at the depth exploration does."""
 from __future__ import annotations
 
 import pytest
+from flat_agreement import agree
 from replcheck.model import STANDARD
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.flat_table import table_flat_class
 from replcheck.specs.flat_table_syncup import FEATURE, MUTANTS
-from test_flat_table import agree
 
 CONFIG = "t-syncup"
 WHOLE = 10_000

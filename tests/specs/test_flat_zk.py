@@ -6,36 +6,13 @@ invariant gives the explicit verdict."""
 from __future__ import annotations
 
 import pytest
-from replcheck.model import STANDARD, Model, get_design, mutants
+from flat_agreement import agree
+from replcheck.model import STANDARD, get_design, mutants
 from replcheck.model.zk_common import ZK_CONFIGS
-from replcheck.specs.bmc import normalize
-from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_zk import FlatError
 from replcheck.specs.flat_zk_designs import flat_model
 
 ZK_MUTANTS = [m for m in mutants() if type(get_design(m)).era == "zk"]
-
-
-def agree(name: str, config: str, states: int) -> int:
-    cfg = STANDARD[config]
-    model = Model(get_design(name), cfg)
-    fm = flat_model(name, cfg)
-    ex = explore(model, symmetry=False, max_states=states)
-    invariants = {p.name: p for p in model.invariants}
-    for st in ex.states:
-        flat = fm.encode(st)
-        assert normalize(fm.decode(flat)) == normalize(st)
-        want = {normalize(model.step(st, a)) for a in model.enabled(st)}
-        got = {normalize(fm.decode(nxt)) for _inst, nxt in fm.successors(flat)}
-        assert got == want, (name, config, st)
-        for p in fm.invariants:
-            verdict = is_true(p.check(FPY, flat.__getitem__))
-            if p.name == "encoding_capacity":
-                assert verdict
-            else:
-                assert verdict == invariants[p.name].check(cfg, st), (p.name, st)
-    return len(ex.states)
 
 
 @pytest.mark.parametrize(
