@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replcheck.model.state import DELETED, DISABLED, ENABLED
+from replcheck.model.state import DELETED, DISABLED, ENABLED, LIVE_DIR
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
     ARQP_REMOVE,
@@ -189,3 +189,60 @@ class StepBase:
             out += [("ppref", p, s), ("pprec", p, s)]
             out += [("ppkey", p, s, src) for src in self.SRC]
         return out
+
+    # --- removeAllQueues' cursor (RemovePeerProcedure and the sync transition's REMOVE_ALL) -----
+
+    def cursor_read(self, tx: Tx, p: int, cond: Any) -> None:
+        """When ``cond``: the cursor holds a bit per row key of peer ``p`` that exists now."""
+        for o in self.S:
+            for src in self.SRC:
+                tx.when(cond, ("ppkey", p, o, src), tx[("rex", p, o, src)])
+
+    def cursor_start(self, tx: Tx, p: int) -> None:
+        """The first pass of ``removeAllQueues``: list peer ``p``'s rows."""
+        tx[("ppc", p)] = True
+        tx[("ppn", p)] = 0
+        self.cursor_read(tx, p, True)
+
+    def cursor_next(self, ops: Any, tx: Tx, p: int) -> Any:
+        """A pass ended with every listed row removed: list again unless it was the last pass
+        (``rule_remove_passes``); the condition "that was the last pass"."""
+        n = tx[("ppn", p)]
+        done = n + 1 >= self.passes
+        again = ops.not_(done)
+        tx.when(again, ("ppn", p), n + 1)
+        self.cursor_read(tx, p, again)
+        return done
+
+    # --- a server starting (a restart, a spare slot joining, an upgrade) -----------------------
+
+    def wal_keys(self, w: int) -> list[tuple]:
+        """Every variable of WAL slot ``w``."""
+        out = [("wex", w), ("wn", w), ("wclosed", w), ("wplace", w)]
+        for j in range(self.E):
+            out.append(("wkind", w, j))
+            out += [("wowed", w, j, p) for p in self.P]
+        return out
+
+    def start_server(self, ops: Any, tx: Tx, s: int) -> None:
+        """Server ``s`` starts: a fresh first WAL per group, alive, knowing the peers in storage,
+        a normal source at the head of its WAL for each, no shipper or claim from before."""
+        for g in self.G:
+            w = self.slot(s, g, 0)
+            self.clear(tx, True, self.wal_keys(w))
+            tx[("wex", w)] = True
+            tx[("wplace", w)] = LIVE_DIR
+            tx[("cur", s, g)] = 0
+        known = [self.storage(ops, tx.__getitem__, p) for p in self.P]
+        tx[("alive", s)] = True
+        for sk in self.sh_keys:
+            if sk[0] == s:
+                self.clear(tx, True, self.shipper_keys(sk))
+        for p in self.P:
+            tx[("known", s, p)] = known[p]
+            for g in self.G:
+                sk = (s, p, NO_SOURCE, g, 0)
+                tx[("sh", *sk)] = known[p]
+                tx[("shw", *sk, 0)] = known[p]
+        for m in range(2):  # the pending-claim slots (``pop_claim``)
+            self.clear(tx, True, self.claim_keys(s, m))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model import table_rules
-from replcheck.model.state import DISABLED, ENABLED, LIVE_DIR
+from replcheck.model.state import DISABLED, ENABLED
 from replcheck.model.table_migrate import UPGRADED_SHARE
 from replcheck.model.table_state import (
     BARRIER_DISABLED,
@@ -290,29 +290,8 @@ class MigrateSteps(StepBase):
 
         def apply(ops: Any, tx: Tx) -> None:
             self.kill(ops, tx, old)
+            self.start_server(ops, tx, new)
             tx[("started", new)] = True
-            tx[("alive", new)] = True
             tx[("v3", new)] = True
-            for g in self.G:
-                tx[("cur", new, g)] = 0
-                w = self.slot(new, g, 0)
-                self.clear(tx, True, [k for k in self.wal_keys(w)])
-                tx[("wex", w)] = True
-                tx[("wplace", w)] = LIVE_DIR
-            for p in self.P:
-                known = self.storage(ops, tx.__getitem__, p)
-                tx[("known", new, p)] = known
-                for g in self.G:
-                    sk = (new, p, NO_SOURCE, g, 0)
-                    tx.when(known, ("sh", *sk), True)
-                    tx.when(known, ("shpos", *sk), 0)
-                    tx.when(known, ("shw", *sk, 0), True)
 
         return Instance("upgrade", (old, new), guard, apply)
-
-    def wal_keys(self, w: int) -> list[tuple]:
-        out = [("wex", w), ("wn", w), ("wclosed", w), ("wplace", w)]
-        for j in range(self.E):
-            out.append(("wkind", w, j))
-            out += [("wowed", w, j, p) for p in self.P]
-        return out

@@ -143,21 +143,11 @@ class ProcSteps(StepBase):
             set_stage(tx, RP_REMOVE_ALL)
             self.clear(tx, True, [("ppc", p), ("ppn", p)])
 
-        def read_keys(ops: Any, tx: Tx, cond: Any) -> None:
-            for _p, o, src in rows:
-                tx.when(cond, ("ppkey", p, o, src), tx[("rex", p, o, src)])
-
         def rm_read(ops: Any, tx: Tx) -> None:
-            tx[("ppc", p)] = True
-            tx[("ppn", p)] = 0
-            read_keys(ops, tx, True)
+            self.cursor_start(tx, p)
 
         def rm_next(ops: Any, tx: Tx) -> None:
-            n = tx[("ppn", p)]
-            done = n + 1 >= self.passes
-            again = ops.not_(done)
-            tx.when(again, ("ppn", p), n + 1)
-            read_keys(ops, tx, again)
+            done = self.cursor_next(ops, tx, p)
             tx.when(done, ("sid", p), False)
             tx.when(done, ("rdone", p), True)
             self.clear(tx, done, self.proc_keys(p))

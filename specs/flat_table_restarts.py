@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replcheck.model.state import LIVE_DIR
-from replcheck.model.table_state import NO_SOURCE, SCP_DONE, SCP_NONE
+from replcheck.model.table_state import SCP_DONE, SCP_NONE
 
 from .flat import Instance, Tx, count
 from .flat_table_base import StepBase
@@ -36,14 +35,6 @@ class FlatRestarts(StepBase):
 
     handles = frozenset({"restarts"})
     init_state: Any
-
-    def wal_keys(self, w: int) -> list[tuple]:
-        """Every variable of WAL slot ``w``."""
-        out = [("wex", w), ("wn", w), ("wclosed", w), ("wplace", w)]
-        for j in range(self.E):
-            out.append(("wkind", w, j))
-            out += [("wowed", w, j, p) for p in self.P]
-        return out
 
     def _crash(self, s: int) -> Instance:
         """``crash`` with restarts: the budget is spent while it lasts, and crashes go on after
@@ -82,27 +73,7 @@ class FlatRestarts(StepBase):
         def apply(ops: Any, tx: Tx) -> None:
             for w in wals:
                 self.clear(tx, True, self.wal_keys(w))
-            for g in self.G:
-                w = self.slot(s, g, 0)
-                tx[("wex", w)] = True
-                tx[("wn", w)] = 0
-                tx[("wclosed", w)] = False
-                tx[("wplace", w)] = LIVE_DIR
-            known = [self.storage(ops, tx.__getitem__, p) for p in self.P]
-            tx[("alive", s)] = True
-            for g in self.G:
-                tx[("cur", s, g)] = 0
-            for sk in self.sh_keys:
-                if sk[0] == s:
-                    self.clear(tx, True, self.shipper_keys(sk))
-            for p in self.P:
-                tx[("known", s, p)] = known[p]
-                for g in self.G:
-                    sk = (s, p, NO_SOURCE, g, 0)
-                    tx[("sh", *sk)] = known[p]
-                    tx[("shw", *sk, 0)] = known[p]
-            for m in range(2):
-                self.clear(tx, True, self.claim_keys(s, m))
+            self.start_server(ops, tx, s)
             for d in self.S:
                 for p in self.P:
                     for src in self.SRC:

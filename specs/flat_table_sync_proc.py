@@ -172,21 +172,11 @@ class TransitSteps(StepBase):
             add("refresh-end", TS_REFRESH_END, refresh_end, to=to)
 
         # REMOVE_ALL_REPLICATION_QUEUES_IN_PEER: ``remove_all_queues_step``.
-        def read_keys(ops: Any, tx: Tx, cond: Any) -> None:
-            for o, src in rows:
-                tx.when(cond, ("ppkey", p, o, src), tx[("rex", p, o, src)])
-
         def rm_read(ops: Any, tx: Tx) -> None:
-            tx[("ppc", p)] = True
-            tx[("ppn", p)] = 0
-            read_keys(ops, tx, True)
+            self.cursor_start(tx, p)
 
         def rm_next(ops: Any, tx: Tx) -> None:
-            n = tx[("ppn", p)]
-            done = n + 1 >= self.passes
-            again = ops.not_(done)
-            tx.when(again, ("ppn", p), n + 1)
-            read_keys(ops, tx, again)
+            done = self.cursor_next(ops, tx, p)
             tx.when(done, ("pps", p), TS_TRANSIT)
             self.clear(tx, done, self.cursor_keys(p))
 

@@ -173,14 +173,6 @@ class FlatSyncUp(StepBase):
 
         return Instance(inst.name, inst.args, up, inst.apply)
 
-    def wal_keys(self, w: int) -> list[tuple]:
-        """Every variable of WAL slot ``w``."""
-        out = [("wex", w), ("wn", w), ("wclosed", w), ("wplace", w)]
-        for j in range(self.E):
-            out.append(("wkind", w, j))
-            out += [("wowed", w, j, p) for p in self.P]
-        return out
-
     # --- base steps that wait for the master --------------------------------------------------
 
     def _scp_split(self, d: int) -> Instance:
@@ -444,26 +436,8 @@ class FlatSyncUp(StepBase):
 
         def join(s: int) -> Callable[[Any, Tx], None]:
             def apply(ops: Any, tx: Tx) -> None:
-                for g in self.G:
-                    w = self.slot(s, g, 0)
-                    self.clear(tx, True, self.wal_keys(w))
-                    tx[("wex", w)] = True
-                    tx[("wplace", w)] = LIVE_DIR
-                    tx[("cur", s, g)] = 0
-                known = [self.storage(ops, tx.__getitem__, p) for p in self.P]
-                tx[("alive", s)] = True
+                self.start_server(ops, tx, s)
                 tx[("started", s)] = True
-                for sk in self.sh_keys:
-                    if sk[0] == s:
-                        self.clear(tx, True, self.shipper_keys(sk))
-                for p in self.P:
-                    tx[("known", s, p)] = known[p]
-                    for g in self.G:
-                        sk = (s, p, NO_SOURCE, g, 0)
-                        tx[("sh", *sk)] = known[p]
-                        tx[("shw", *sk, 0)] = known[p]
-                for m in range(2):
-                    self.clear(tx, True, self.claim_keys(s, m))
 
             return apply
 
