@@ -361,19 +361,7 @@ class Cluster:
     def expire(self, i: int) -> None:
         """Force the server's session to expire: open the same session elsewhere and close it."""
         path = self.run_dir / "sessions" / f"{server_name(i)}.json"
-        found: list[dict[str, Any]] = []
-
-        def session_known() -> bool:
-            # A server registers as live just before it writes its session file.
-            try:
-                found.append(json.loads(path.read_text()))
-            except (FileNotFoundError, ValueError):
-                return False
-            return True
-
-        if not self.wait_for(f"the session file of {server_name(i)}", session_known, 15.0):
-            raise FileNotFoundError(path.name)
-        info = found[-1]
+        info = json.loads(path.read_text())  # written before the server went live
         other = KazooClient(
             hosts=self.ensemble.connect_string,
             client_id=(info["session"], bytes.fromhex(info["password"])),

@@ -52,6 +52,7 @@ from .common import (
     row_znode,
     store_dir,
     wal_dir,
+    write_atomic,
 )
 from .steps import CFG, Steps, kind_of, peer_id, peer_index, server_index, server_name
 
@@ -112,13 +113,16 @@ class RegionServer(ZkProcess):
         self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, f"{CLAIMS}/{self.name}", REFRESH)
         self.live_path = f"{LIVE}/{self.name}"
         self.fence_data = dumps({"sink": f"127.0.0.1:{port}"})
-        self.create_fence(self.live_path, wait=False)
+        # The session is on record before the server is live, so whoever sees it live (the
+        # fault injector's forced expiry) can read it.
         self.session_id = self.zk.client_id[0]
         (self.run_dir / "sessions").mkdir(exist_ok=True)
         sid, pw = self.zk.client_id
-        (self.run_dir / "sessions" / f"{self.name}.json").write_text(
-            json.dumps({"session": sid, "password": pw.hex()})
+        write_atomic(
+            self.run_dir / "sessions" / f"{self.name}.json",
+            json.dumps({"session": sid, "password": pw.hex()}),
         )
+        self.create_fence(self.live_path, wait=False)
         self.ensure(f"{SERVERS}/{self.name}")
         if self.steps.era == "zk":
             self.ensure(f"{QUEUES}/{self.name}")
