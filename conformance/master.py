@@ -89,6 +89,20 @@ class Master(ZkProcess):
                 out.add(s)
         return out
 
+    def live_or_scp_unfinished(self) -> set[str]:
+        """The servers the log cleaner counts as live or SCP-unfinished.
+
+        HBase's master expires a server and schedules its SCP in one step
+        (``ServerManager.expireServer``), so a dead server is never neither. Here the session
+        expires first and the master creates the SCP on its next pass, so a registered server
+        that is not live and has no finished SCP counts as SCP-unfinished: its SCP is due (soak
+        run seed 7991: a cleaner run in that window deleted the WALs of a dead server that had
+        no queue row yet for a peer). The registered servers are read before the live ones, as
+        in ``crash_procedures``."""
+        registered = self.children(SERVERS)
+        live = self.live()
+        return live | {s for s in registered if (self.scp_state(s) or {}).get("stage") != "done"}
+
     def set_scp(self, server: str, state: dict[str, Any], extra=None) -> int:
         path = f"{SCP}/{server}"
         exists = self.get(path) is not None
@@ -513,7 +527,7 @@ class Master(ZkProcess):
     def table_snapshot(self) -> tuple[list[Row], int, list[int]]:
         """preClean: live-or-SCP-unfinished servers first, then peers and every queue row."""
         live = 0
-        for s in self.live() | self.unfinished_scps():
+        for s in self.live_or_scp_unfinished():
             live |= 1 << server_index(s)
         peers = self.peers()
         rows = []

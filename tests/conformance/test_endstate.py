@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from replcheck.conformance import endstate
+import json
+from pathlib import Path
+
+import pytest
+from replcheck.conformance import endstate, schema
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
 
@@ -45,6 +49,17 @@ def test_lost_edit_names_its_wal_and_whether_it_was_deleted() -> None:
         {"uid": "b", "cluster": 1, "wal": "w2", "wal_deleted": False},
     ]
     assert v.summary()["lost"] == 2 and v.summary()["lost_wal_deleted"] == 1
+    # w1 held an owed edit that never arrived: its deletion was premature, though the fresh read
+    # after it named no queue (seed 7991's cleaner ran while the dead server had no queue yet)
+    assert v.premature_deletions == [{"wal": "w1", "queued": [], "undelivered": 1}]
+
+
+def test_deleted_wal_of_delivered_edits_is_not_premature() -> None:
+    e = put("a")
+    e["detail"]["wal"] = "w1"
+    deleted = {"kind": "meta", "name": "wal_deleted", "detail": {"wal": "w1", "queued": []}}
+    v = endstate.check([e, deleted], {0: [], 1: [applied("a", 1)]})
+    assert v.ok and v.wals_deleted == 1 and not v.premature_deletions
 
 
 def test_removed_peer_excuses_its_edits() -> None:
@@ -94,3 +109,37 @@ def test_foreign_edits_are_owed_to_cluster_0() -> None:
     assert v.lost == [{"uid": "1.0", "cluster": 0}] and v.foreign_edits == 1
     v = endstate.check([fp], {0: [applied("1.0", 0, ids=(1,))], 1: []})
     assert v.ok
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "test_data" / "soak"
+
+JUDGED = {
+    # run folder: (lost, lost with their WAL deleted, premature deletions)
+    "table-run-002-seed7802": (28, 0, 0),
+    "zk-lock-run-007-seed7607": (9, 9, 4),
+    "table-run-157-seed7991": (10, 10, 3),
+}
+"""The flagged soak runs whose sink stores were kept, with the verdict the check gives now."""
+
+
+def events_of(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines() if line]
+
+
+def test_every_corpus_run_with_stores_is_pinned() -> None:
+    with_stores = {p.parent.parent.name for p in CORPUS.glob("*/cluster1/store")}
+    assert with_stores == set(JUDGED)
+
+
+@pytest.mark.parametrize("run", sorted(JUDGED))
+def test_corpus_run_keeps_its_verdict(run: str) -> None:
+    v = endstate.check_run(CORPUS / run, events_of(CORPUS / run), 3)
+    assert not v.ok
+    assert (len(v.lost), v.lost_wal_deleted(), len(v.premature_deletions)) == JUDGED[run]
+    deleted = {e["wal"] for e in v.lost if e.get("wal_deleted")}
+    assert {p["wal"] for p in v.premature_deletions} == deleted
+
+
+@pytest.mark.parametrize("run", sorted(p.name for p in CORPUS.iterdir() if p.is_dir()))
+def test_corpus_trace_matches_the_schema(run: str) -> None:
+    assert schema.validate_file(CORPUS / run / "trace.jsonl") == []

@@ -1,0 +1,74 @@
+"""The reference cluster's master, driven step by step against a real ZooKeeper."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kazoo.client import KazooClient
+from replcheck.conformance.common import LIVE, PEERS, SERVERS, old_wal_dir
+from replcheck.conformance.master import Master
+from replcheck.conformance.steps import Steps, peer_id, server_name
+
+
+@pytest.fixture
+def master(zookeeper, tmp_path: Path) -> Iterator[Master]:
+    """A ``table`` master on a ZooKeeper subtree of its own, its loop not started."""
+    root = f"/replcheck-test/{uuid.uuid4().hex}"
+    zk = KazooClient(hosts=zookeeper.connect_string, timeout=10.0)
+    zk.start(timeout=30)
+    zk.ensure_path(root)
+    zk.stop()
+    zk.close()
+    args = argparse.Namespace(
+        run_dir=str(tmp_path),
+        zk=f"{zookeeper.connect_string}{root}",
+        design="table",
+        seed=0,
+        session_timeout=10.0,
+        cleaner_interval=1.0,
+        wal_ttl=0.0,
+    )
+    m = Master(args)
+    try:
+        yield m
+    finally:
+        m.close()
+
+
+def old_wal(m: Master, server: int) -> Path:
+    """A WAL of ``server`` in oldWALs, old enough for the cleaner to look at."""
+    path = old_wal_dir(m.run_dir) / Steps("table").wal_name(server, 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    past = time.time() - 60
+    os.utime(path, (past, past))
+    return path
+
+
+@pytest.mark.zookeeper
+def test_cleaner_keeps_the_wals_of_a_dead_server_whose_scp_is_not_created_yet(
+    master: Master,
+) -> None:
+    """Seed 7991: a server died before it had a queue row for peer 2, and the cleaner ran after
+    its session expired but before the master created its SCP. HBase expires a server and
+    schedules its SCP in one step, so the server counts as SCP-unfinished, and a missing queue
+    of an SCP-unfinished server keeps its WALs."""
+    alive, dead = server_name(0), server_name(1)
+    for s in (alive, dead):
+        master.ensure(f"{SERVERS}/{s}")
+    master.ensure(f"{LIVE}/{alive}", f"{PEERS}/{peer_id(0)}")
+    wal = old_wal(master, 1)
+    assert master.live_or_scp_unfinished() == {alive, dead}
+    master.cleaner()
+    assert wal.exists()
+    # once the SCP has finished (nothing to claim: the server had no rows), the WAL may go
+    master.set_scp(dead, {"stage": "done"})
+    assert master.live_or_scp_unfinished() == {alive}
+    master.cleaner()
+    assert not wal.exists()
