@@ -446,5 +446,24 @@ def induct(
     return InductionResult(fm.design, fm.config, prop, names, "not inductive", elapsed, cti)
 
 
+def induct_invariants(
+    fm: FlatModel,
+    lemmas: Iterable[FlatProperty],
+    *,
+    timeout: float = 60.0,
+    names: Iterable[str] | None = None,
+) -> list[InductionResult]:
+    """``induct`` each invariant of ``fm`` (or those ``names``), every lemma its strengthening.
+    ``encoding_capacity`` (the flat state's own bound) is not a protocol invariant and is left
+    out."""
+    lemmas = list(lemmas)
+    wanted = set(names) if names is not None else None
+    return [
+        induct(fm, p, lemmas, timeout=timeout)
+        for p in fm.invariants
+        if p.name != "encoding_capacity" and (wanted is None or p.name in wanted)
+    ]
+
+
 def _z(x: Any) -> Any:
     return z3.BoolVal(x) if isinstance(x, bool) else x

@@ -545,16 +545,10 @@ def run_induction(
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
 
-    from .bmc import induct
+    from .bmc import induct_invariants
     from .flat_table import table_flat_class
 
     cfg = STANDARD[INDUCTION_CONFIG]
     z = table_flat_class(design, cfg)(get_design(design), cfg)
     fm = z.model()
-    lemmas = list(table_lemmas(z).values())
-    wanted = set(names) if names is not None else None
-    return [
-        induct(fm, p, lemmas, timeout=timeout)
-        for p in fm.invariants
-        if p.name != "encoding_capacity" and (wanted is None or p.name in wanted)
-    ]
+    return induct_invariants(fm, table_lemmas(z).values(), timeout=timeout, names=names)

@@ -420,15 +420,9 @@ def run_induction(
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
 
-    from .bmc import induct
+    from .bmc import induct_invariants
     from .flat_zk_designs import flat_class
 
     z = flat_class(design)(get_design(design), STANDARD[INDUCTION_CONFIG])
     fm = z.model()
-    lemmas = list(zk_lemmas(z).values())
-    wanted = set(names) if names is not None else None
-    return [
-        induct(fm, p, lemmas, timeout=timeout)
-        for p in fm.invariants
-        if p.name != "encoding_capacity" and (wanted is None or p.name in wanted)
-    ]
+    return induct_invariants(fm, zk_lemmas(z).values(), timeout=timeout, names=names)
