@@ -89,6 +89,24 @@ class Master(ZkProcess):
                 out.add(s)
         return out
 
+    def unrecovered(self) -> tuple[set[str], dict[str, dict[str, Any] | None]]:
+        """The live servers, and each registered server that is not live and whose SCP has not
+        finished, with its SCP's state (``None``: not created yet).
+
+        The registered servers are read before the live ones: a starting server creates its live
+        znode before registering, so a server seen registered and not live is really dead (read
+        the other way round, a server starting in between looks dead)."""
+        servers = self.children(SERVERS)
+        live = self.live()
+        dead: dict[str, dict[str, Any] | None] = {}
+        for server in servers:
+            if server in live:
+                continue
+            state = self.scp_state(server)
+            if not (state and state.get("stage") == "done"):
+                dead[server] = state
+        return live, dead
+
     def live_or_scp_unfinished(self) -> set[str]:
         """The servers the log cleaner counts as live or SCP-unfinished.
 
@@ -97,11 +115,9 @@ class Master(ZkProcess):
         expires first and the master creates the SCP on its next pass, so a registered server
         that is not live and has no finished SCP counts as SCP-unfinished: its SCP is due (soak
         run seed 7991: a cleaner run in that window deleted the WALs of a dead server that had
-        no queue row yet for a peer). The registered servers are read before the live ones, as
-        in ``crash_procedures``."""
-        registered = self.children(SERVERS)
-        live = self.live()
-        return live | {s for s in registered if (self.scp_state(s) or {}).get("stage") != "done"}
+        no queue row yet for a peer)."""
+        live, dead = self.unrecovered()
+        return live | set(dead)
 
     def set_scp(self, server: str, state: dict[str, Any], extra=None) -> int:
         path = f"{SCP}/{server}"
@@ -137,17 +153,8 @@ class Master(ZkProcess):
     # --- the ServerCrashProcedure ----------------------------------------------------------------
 
     def crash_procedures(self) -> None:
-        # The registered servers first, then the live ones: a starting server creates its live
-        # znode before registering, so a server seen registered and not live is really dead (read
-        # the other way round, a server starting in between looks dead).
-        servers = self.children(SERVERS)
-        live = self.live()
-        for server in servers:
-            if server in live:
-                continue
-            state = self.scp_state(server)
-            if state and state.get("stage") == "done":
-                continue
+        _live, dead = self.unrecovered()
+        for server, state in dead.items():
             if state is None:
                 self.set_scp(server, {"stage": "split"})
                 continue

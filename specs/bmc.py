@@ -455,7 +455,13 @@ def induct_invariants(
 ) -> list[InductionResult]:
     """``induct`` each invariant of ``fm`` (or those ``names``), every lemma its strengthening.
     ``encoding_capacity`` (the flat state's own bound) is not a protocol invariant and is left
-    out."""
+    out.
+
+    An invariant is rarely inductive alone: from some unreachable state that satisfies it, a step
+    breaks it; lemmas rule such states out. Every conjunct (the invariant and each lemma) is
+    checked after the step, so the lemmas are proved together with it, not assumed. Where a proof
+    fails, the counterexample to induction names the step and the conjuncts it breaks: the lemma
+    that is missing."""
     lemmas = list(lemmas)
     wanted = set(names) if names is not None else None
     return [

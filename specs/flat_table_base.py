@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from replcheck.model.state import DELETED, DISABLED, ENABLED, LIVE_DIR
@@ -213,6 +214,42 @@ class StepBase:
         tx.when(again, ("ppn", p), n + 1)
         self.cursor_read(tx, p, again)
         return done
+
+    def cursor_steps(self, p: int, finish: Callable[[Any, Tx, Any], None]) -> list[tuple]:
+        """``removeAllQueues`` of peer ``p`` as steps ``(name, guard, update)``, for the
+        procedure's stage to wrap: ``rm-read`` lists the rows (the first pass); ``rm-delete(o,
+        src)`` removes the first row still listed; ``rm-next``, once none is, lists again or,
+        after the last pass, calls ``finish(ops, tx, done)`` with ``done`` its condition."""
+        keys = [(o, src) for o in self.S for src in self.SRC]
+
+        def idle(ops: Any, get: Any) -> Any:
+            return ops.not_(get(("ppc", p)))
+
+        def read(ops: Any, tx: Tx) -> None:
+            self.cursor_start(tx, p)
+
+        def none_listed(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("ppc", p)), *(ops.not_(get(("ppkey", p, *k))) for k in keys))
+
+        def next_pass(ops: Any, tx: Tx) -> None:
+            finish(ops, tx, self.cursor_next(ops, tx, p))
+
+        out = [("rm-read", idle, read), ("rm-next", none_listed, next_pass)]
+        for i, k in enumerate(keys):
+
+            def first(ops: Any, get: Any, i: int = i, k: tuple = k) -> Any:
+                return ops.and_(
+                    get(("ppc", p)),
+                    get(("ppkey", p, *k)),
+                    *(ops.not_(get(("ppkey", p, *e))) for e in keys[:i]),
+                )
+
+            def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
+                self.remove_row(tx, True, (p, *k))
+                tx[("ppkey", p, *k)] = False
+
+            out.append((f"rm-delete{k}", first, delete))
+        return out
 
     # --- a server starting (a restart, a spare slot joining, an upgrade) -----------------------
 

@@ -143,11 +143,7 @@ class ProcSteps(StepBase):
             set_stage(tx, RP_REMOVE_ALL)
             self.clear(tx, True, [("ppc", p), ("ppn", p)])
 
-        def rm_read(ops: Any, tx: Tx) -> None:
-            self.cursor_start(tx, p)
-
-        def rm_next(ops: Any, tx: Tx) -> None:
-            done = self.cursor_next(ops, tx, p)
+        def rm_finish(ops: Any, tx: Tx, done: Any) -> None:
             tx.when(done, ("sid", p), False)
             tx.when(done, ("rdone", p), True)
             self.clear(tx, done, self.proc_keys(p))
@@ -157,9 +153,6 @@ class ProcSteps(StepBase):
 
         def may_leave_pre(ops: Any, get: Any) -> Any:
             return table_rules.add_peer_may_leave_pre(ops, fence(ops), get(("bar",)))
-
-        def cursor(on: bool) -> Any:
-            return lambda ops, get: get(("ppc", p)) if on else ops.not_(get(("ppc", p)))
 
         out = [
             self._proc("add-pre", p, ADD, AP_PRE, may_leave_pre, add_pre),
@@ -174,28 +167,9 @@ class ProcSteps(StepBase):
                 "rm-refresh", p, REMOVE, RP_REFRESH, yes, lambda o, tx: set_stage(tx, RP_POST)
             ),
             self._proc("rm-post", p, REMOVE, RP_POST, removal_free, rm_post),
-            self._proc("rm-read", p, REMOVE, RP_REMOVE_ALL, cursor(False), rm_read),
         ]
-        keys = [(o, src) for _p, o, src in rows]
-
-        def no_keys(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("ppc", p)), *(ops.not_(get(("ppkey", p, *k))) for k in keys))
-
-        out.append(self._proc("rm-next", p, REMOVE, RP_REMOVE_ALL, no_keys, rm_next))
-        for i, k in enumerate(keys):
-
-            def first(ops: Any, get: Any, i: int = i, k: tuple = k) -> Any:
-                return ops.and_(
-                    get(("ppc", p)),
-                    get(("ppkey", p, *k)),
-                    *(ops.not_(get(("ppkey", p, *e))) for e in keys[:i]),
-                )
-
-            def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
-                self.remove_row(tx, True, (p, *k))
-                tx[("ppkey", p, *k)] = False
-
-            out.append(self._proc(f"rm-delete{k}", p, REMOVE, RP_REMOVE_ALL, first, delete))
+        for name, guard, apply in self.cursor_steps(p, rm_finish):
+            out.append(self._proc(name, p, REMOVE, RP_REMOVE_ALL, guard, apply))
         return out
 
     def rs_add_peer(self, ops: Any, tx: Tx, cond: Any, p: int, s: int) -> None:

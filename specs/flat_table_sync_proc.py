@@ -106,7 +106,6 @@ class TransitSteps(StepBase):
         ``removeAllQueues`` deletes next."""
         out: list[Instance] = []
         yes = lambda ops, get: True  # noqa: E731
-        rows = [(o, src) for o in self.S for src in self.SRC]
 
         def add(name: str, stage: int, apply: Any, extra: Any = yes, to: int | None = None) -> None:
             if to is not None:
@@ -172,33 +171,12 @@ class TransitSteps(StepBase):
             add("refresh-end", TS_REFRESH_END, refresh_end, to=to)
 
         # REMOVE_ALL_REPLICATION_QUEUES_IN_PEER: ``remove_all_queues_step``.
-        def rm_read(ops: Any, tx: Tx) -> None:
-            self.cursor_start(tx, p)
-
-        def rm_next(ops: Any, tx: Tx) -> None:
-            done = self.cursor_next(ops, tx, p)
+        def rm_finish(ops: Any, tx: Tx, done: Any) -> None:
             tx.when(done, ("pps", p), TS_TRANSIT)
             self.clear(tx, done, self.cursor_keys(p))
 
-        def no_keys(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("ppc", p)), *(ops.not_(get(("ppkey", p, *k))) for k in rows))
-
-        add("rm-read", TS_REMOVE_ALL, rm_read, lambda ops, get: ops.not_(get(("ppc", p))))
-        add("rm-next", TS_REMOVE_ALL, rm_next, no_keys)
-        for i, k in enumerate(rows):
-
-            def first(ops: Any, get: Any, i: int = i, k: tuple = k) -> Any:
-                return ops.and_(
-                    get(("ppc", p)),
-                    get(("ppkey", p, *k)),
-                    *(ops.not_(get(("ppkey", p, *e))) for e in rows[:i]),
-                )
-
-            def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
-                self.remove_row(tx, True, (p, *k))
-                tx[("ppkey", p, *k)] = False
-
-            add(f"rm-delete{k}", TS_REMOVE_ALL, delete, first)
+        for name, guard, apply in self.cursor_steps(p, rm_finish):
+            add(name, TS_REMOVE_ALL, apply, guard)
 
         def set_enabled(ops: Any, tx: Tx) -> None:
             tx[("peer", p)] = ENABLED

@@ -3,12 +3,9 @@
 ``t-std`` (two servers, one peer enabled from the start, WALs rolled once, one edit, one crash, one
 run of the log cleaner; no admin commands, no sink outage, no master restart).
 
-An invariant is rarely inductive alone: from some unreachable state that satisfies it, a step
-breaks it. Each lemma below rules out a class of such states and says in its docstring why it
-holds in every reachable state. ``run_induction`` proves each invariant with all of them as its
-strengthening, and every conjunct (the invariant and each lemma) is checked after the step, so the
-lemmas are proved together with it, not assumed. Where a proof fails, the counterexample to
-induction names the step and the conjuncts it breaks: the lemma that is missing.
+Each lemma below rules out a class of unreachable states from which a step breaks an invariant,
+and says in its docstring why it holds in every reachable state. ``run_induction`` proves each
+invariant with all of them as its strengthening (``bmc.induct_invariants`` says how).
 
 The vocabulary: an entry is *owed* to a peer when the put marked it so, and *pending* while the
 peer's cluster has not applied it; a queue row or a source *needs* a WAL it would still read

@@ -2,12 +2,9 @@
 ``induct``), for ``zk-multi`` and ``zk-lock`` under the standard configuration ``std`` (two
 servers, one peer, WALs rolled once, one crash; no relays, no admin commands).
 
-An invariant is rarely inductive alone: from some unreachable state that satisfies it, a step
-breaks it. Each lemma below rules out a class of such states and says in its docstring why it
-holds in every reachable state. ``run_induction`` proves each invariant with all of them as its
-strengthening, and every conjunct (the invariant and each lemma) is checked after the step, so the
-lemmas are proved together with it, not assumed. Where a proof fails, the counterexample to
-induction names the step and the conjuncts it breaks: the lemma that is missing.
+Each lemma below rules out a class of unreachable states from which a step breaks an invariant,
+and says in its docstring why it holds in every reachable state. ``run_induction`` proves each
+invariant with all of them as its strengthening (``bmc.induct_invariants`` says how).
 """
 
 from __future__ import annotations
