@@ -236,6 +236,8 @@ def bmc_page() -> str:
         "",
         "## Induction",
         "",
+        para(bmc.induct_invariants.__doc__),
+        "",
         para(lemmas_zk.__doc__),
         "",
         "| lemma | designs | why it holds |",
