@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 from replcheck.model import get_design, rules, table_rules
 from replcheck.model.config import Config
+from replcheck.model.design import Design
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL, Edit
 from replcheck.model.table_state import NO_SOURCE, Row
 
@@ -97,6 +98,18 @@ class Steps:
         self.base = base
         self.era = "table" if base == "table" else "zk"
         self.flags = {FLAGGED[name]} if name in FLAGGED else set()
+
+    @classmethod
+    def for_model(cls, design: Design) -> Steps:
+        """Names and decisions of any design or mutant the model knows, for reading its traces
+        (no cluster switch is needed to read names)."""
+        self = cls.__new__(cls)
+        self.design = design
+        self.name = design.name
+        self.base = design.name.split("/", 1)[0]
+        self.era = "table" if design.era == "table" else "zk"
+        self.flags = set()
+        return self
 
     def flag(self, step: str) -> bool:
         return step in self.flags

@@ -34,6 +34,7 @@ class Design:
 
     def __init__(self) -> None:
         self._en = tuple((k.name, getattr(self, "en_" + k.name)) for k in self.kinds)
+        self._en_of = dict(self._en)
         self._do = {k.name: getattr(self, "do_" + k.name) for k in self.kinds}
         self._kind = {k.name: k for k in self.kinds}
 
@@ -42,8 +43,19 @@ class Design:
 
     def enabled(self, cfg: Config, st: State) -> Iterator[Action]:
         for name, gen in self._en:
-            for args in gen(cfg, st):
-                yield Action(name, args)
+            if self.kind_ready(st, name):
+                for args in gen(cfg, st):
+                    yield Action(name, args)
+
+    def kind_ready(self, st: State, name: str) -> bool:
+        """May actions of kind ``name`` run at all in ``st``? (A design whose storage can be
+        offline says no for the kinds that need it.)"""
+        return True
+
+    def enabled_args(self, cfg: Config, st: State, name: str) -> Iterator[tuple]:
+        """The arguments for which kind ``name`` is enabled in ``st``: ``enabled`` for one kind."""
+        if self.kind_ready(st, name):
+            yield from self._en_of[name](cfg, st)
 
     def step(self, cfg: Config, st: State, action: Action) -> State:
         try:

@@ -1,0 +1,434 @@
+"""Trace events to model actions, written once for the three designs the reference cluster runs.
+
+Every event of a trace has one role:
+
+* **action**: a step of the model. It maps to one model action, or to a declared composition of
+  them (``COMPOSED``), whose arguments come from the event's ``args`` in the model's convention,
+  except where the cluster names a thing the model numbers differently (``RESOLVED``): a source
+  (``shipper``), a dead server's queue (``queue``) or a claim child (``child``) is found in the
+  model's state by the real name the event carries (queue id, row key);
+* **observation**: a ``meta`` event that states a fact the model's state must agree with when it
+  is matched (``OBSERVATIONS``): an edit a sink applied, a WAL the cleaner deleted, a server that
+  found itself fenced;
+* **context**: a ``meta`` event that says nothing the model has a notion of (``CONTEXT``, each
+  with the reason);
+* **unmodelled**: a step the cluster took that its design has no action for. The validator lists
+  them; a trace with one is never accepted.
+
+``Resolver`` precomputes, once per trace, what the events name: the model key of every WAL file
+name, the model identity of every edit uid, and each process's source numbers with their queues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from replcheck.model.action import Action
+from replcheck.model.config import Config
+from replcheck.model.design import Design
+from replcheck.model.state import DELETED, WalKey
+from replcheck.model.table_state import NO_SOURCE
+
+from .steps import Steps, server_index
+
+Event = dict[str, Any]
+
+CONTEXT: dict[str, str] = {
+    "process_start": "a process started; a region server's start is its first event's business",
+    "process_exit": "a process ended; a region server's death is the crash the driver records",
+    "session": "a ZooKeeper session id, for the fault injector",
+    "fault": "the driver's record of a fault; its effect is the crash, sink_down or restart step",
+    "note": "a remark for the reader (admin schedule, retries, sends of claim requests)",
+    "run_end": "the driver's end of run",
+    "unacked_put": "a client write whose acknowledgement did not arrive; its WAL entry is a put",
+    "wal_truncated": "a torn tail cut off while splitting; the model's WALs hold whole entries",
+}
+"""Meta events that state nothing the model has a notion of, each with the reason."""
+
+FAULT_NOTES = {"master-restart": "master_restart"}
+"""``fault`` events whose effect is a model step the cluster records nowhere else."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way an event maps onto the model: a sequence of actions, and what their outcome must
+    be to agree with what the event says (``expect(before, after)``: a problem, or None)."""
+
+    actions: tuple[Action, ...]
+    expect: Callable[[Any, Any], str | None] | None = None
+
+
+WRITER = frozenset({"put", "roll", "archive", "unacked_put"})
+"""A region server's events written by its WAL writer (client writes and rolls); edits coming
+home are written by the thread that serves the other cluster's replication (``sink_apply``)."""
+
+
+def lane(e: Event) -> tuple[str, ...]:
+    """The thread of its process that wrote an event. A region server runs its WAL writer, one
+    thread per source, and a control thread (peers, claims) side by side; each writes events in
+    its own order, but the order of two threads' lines in the process's file says nothing. Events
+    keep the order of their lane only (a source is named by its number in the process)."""
+    proc = e["proc"]
+    if not proc.startswith("rs-"):
+        return (proc,)
+    shipper = (e.get("args") or {}).get("shipper")
+    if isinstance(shipper, int) and shipper >= 0:
+        return (proc, "source", str(e["pid"]), str(shipper))
+    if e["name"] in WRITER:
+        return (proc, "writer")
+    if e["name"] == "sink_apply":
+        return (proc, "relay")
+    return (proc, "control")
+
+
+class Resolver:
+    """What a trace's events name, in the model's terms (computed once per trace)."""
+
+    def __init__(self, steps: Steps, cfg: Config, events: list[Event]) -> None:
+        self.steps = steps
+        self.cfg = cfg
+        self.wal_keys: dict[str, WalKey] = {}
+        self.uids: dict[str, tuple[int, ...]] = {}
+        self.queue_of: dict[int, str] = {}
+        """Event index -> the real queue id (or row key) of the source the event names."""
+        counts: dict[WalKey, int] = {}
+        numbers: dict[tuple[str, int, int], str] = {}
+        pending: list[tuple[int, tuple[str, int, int]]] = []
+        logs: dict[int, list[str]] = {}
+        puts: list[tuple[str, WalKey]] = []
+        relays: list[tuple[int, int, str]] = []
+        self.repeat: dict[int, int] = {}
+        """Event index -> how many model steps the event is (see ``COMPOSED``)."""
+        for n, e in enumerate(events):
+            d = e.get("detail") or {}
+            if (
+                e["kind"] == "action"
+                and e["name"] == "put"
+                or (e["name"] == "sink_apply" and e["proc"].startswith("rs-") and "wal" in d)
+            ):
+                key = self.wal_key(d["wal"])
+                counts[key] = counts.get(key, 0) + 1
+                if e["name"] == "put":
+                    puts.append((d["uid"], key))
+            for uid in [d.get("uid"), *(d.get("uids") or [])]:
+                if isinstance(uid, str) and uid not in self.uids:
+                    parts = uid.split(".")
+                    if len(parts) == 2 and all(p.isdigit() for p in parts):
+                        self.uids[uid] = (int(parts[0]), int(parts[1]))
+            if e["name"] == "foreign_put":
+                logs.setdefault(e["args"]["cluster"], []).append(d.get("uid"))
+            if e["name"] == "relay_home":
+                relays.append((n, e["args"]["cluster"], d.get("uid")))
+            if "shipper" in e.get("args", {}):
+                num = (e["proc"], e["pid"], e["args"]["shipper"])
+                q = d.get("queue") or d.get("row")
+                if q:
+                    numbers[num] = q
+                    self.queue_of[n] = q
+                else:
+                    pending.append((n, num))
+        for n, num in pending:
+            if num in numbers:
+                self.queue_of[n] = numbers[num]
+        self.max_entries = max(counts.values(), default=0)
+        for uid, key in puts:
+            self.uids.setdefault(uid, self.put_uid(uid, key, counts))
+        shipped: dict[int, int] = {}
+        for n, c, uid in relays:
+            log = logs.get(c, [])
+            if uid in log:
+                at = log.index(uid)
+                self.repeat[n] = at + 1 - shipped.get(c, 0)
+                shipped[c] = at + 1
+
+    @staticmethod
+    def put_uid(uid: str, key: WalKey, counts: dict[WalKey, int]) -> tuple[int, ...]:
+        """The model's identity of a client edit. The cluster names it
+        ``0.<server>.<WAL seq>.<entries the server wrote before it>``, counting edits that came
+        home into the same WALs; the model names it by its index in its WAL. The WAL's order is
+        the file's, which the trace's order of two writer threads may not show, so the index
+        comes from the count, not from the trace's order."""
+        s, g, seq = key
+        written = int(uid.rsplit(".", 1)[1])
+        before = sum(c for (s2, g2, q), c in counts.items() if s2 == s and g2 == g and q < seq)
+        return (0, s, g, seq, written - before)
+
+    def wal_key(self, name: str) -> WalKey:
+        key = self.wal_keys.get(name)
+        if key is None:
+            key = self.wal_keys[name] = self.steps.parse_wal(name)
+        return key
+
+    def source_of(self, queue: str) -> tuple[int, tuple[int, ...]]:
+        """(peer, chain) of a source's queue: a ZooKeeper-era queue id, or a row key (whose
+        recovered sources carry ``(source,)``)."""
+        if self.steps.era == "zk":
+            return self.steps.parse_zk_queue_id(queue)
+        peer, _owner, source = self.steps.parse_row_key(queue)
+        return peer, () if source == NO_SOURCE else (source,)
+
+
+class Mapping:
+    """The roles of one design's events, and their model actions."""
+
+    def __init__(self, design: Design, cfg: Config, events: list[Event]) -> None:
+        self.design = design
+        self.cfg = cfg
+        self.steps = Steps.for_model(design)
+        self.resolver = Resolver(self.steps, cfg, events)
+        self.kinds = {k.name: k for k in design.kinds}
+        self.recorded = {e["name"] for e in events if e["kind"] == "action"}
+        self.hidden = tuple(k.name for k in design.kinds if k.fair and k.name not in self.recorded)
+        """Model steps no event records, tried between events (fair, in-memory or storage)."""
+        self.faults = tuple(
+            k.name for k in design.kinds if not k.fair and k.name not in self.recorded
+        )
+        """Environment steps no event records, tried only when nothing else matches."""
+
+    # --- roles ---------------------------------------------------------------------------------
+
+    def role(self, e: Event) -> str:
+        if e["kind"] == "action":
+            return "action"
+        name = e["name"]
+        if name == "unmodelled":
+            return "unmodelled"
+        if name == "fault" and (e.get("detail") or {}).get("fault") in FAULT_NOTES:
+            return "action" if FAULT_NOTES[e["detail"]["fault"]] in self.kinds else "unmodelled"
+        if name in OBSERVATIONS:
+            return "observation"
+        if name == "claim_failed":
+            return "action"
+        return "context"
+
+    def why_unmodelled(self, e: Event) -> str:
+        d = e.get("detail") or {}
+        if e["name"] == "unmodelled":
+            what = f"{d.get('action', '?')}{d.get('action_args', {})}"
+            return f"{what}: no such action in {self.design.name}"
+        return f"{e['name']} {d.get('fault', '')}: no such action in {self.design.name}"
+
+    # --- actions -------------------------------------------------------------------------------
+
+    def candidates(self, n: int, e: Event, st: Any) -> Iterator[Candidate]:
+        """The ways event ``n`` maps onto the model in state ``st``."""
+        name = e["name"]
+        if e["kind"] == "meta":
+            if name == "fault":
+                yield Candidate((Action(FAULT_NOTES[e["detail"]["fault"]], ()),))
+            elif name == "claim_failed":
+                yield from self.claim_failed(e, st)
+            return
+        kind = self.kinds[name]
+        args = e["args"]
+        resolved: dict[str, list[int]] = {}
+        for p in kind.params:
+            if p in RESOLVED:
+                found = RESOLVED[p](self, n, e, st)
+                if not found:
+                    return
+                resolved[p] = found
+        combos: list[tuple] = [()]
+        for p in kind.params:
+            values = resolved.get(p) or [_arg(args[p])]
+            combos = [(*c, v) for c in combos for v in values]
+        repeat = self.resolver.repeat.get(n) or COMPOSED.get(name, lambda e: 1)(e)
+        expect = EXPECT.get(name)
+        for combo in combos:
+            check = None
+            if expect is not None:
+                check = _bind(expect, self, n, e, combo)
+            yield Candidate((Action(name, combo),) * repeat, check)
+
+    def claim_failed(self, e: Event, st: Any) -> Iterator[Candidate]:
+        """A claim whose ``multi`` failed: the claimer's ``claim_commit``, which must claim
+        nothing (zk-multi, table); under zk-lock the final delete failed, which the model's
+        ``finish_claim`` cannot do, so it does not map."""
+        server = server_index(e["proc"][3:]) if e["proc"].startswith("rs-") else None
+        if server is None or "claim_commit" not in self.kinds:
+            return
+
+        def claimed_nothing(before: Any, after: Any) -> str | None:
+            if _claims(before) == _claims(after):
+                return None
+            return "the model's claim moved a queue, but the real multi failed"
+
+        yield Candidate((Action("claim_commit", (server,)),), claimed_nothing)
+
+
+def _arg(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _claims(st: Any) -> Any:
+    return st.rows if hasattr(st, "rows") else st.rs
+
+
+# --- resolved parameters ----------------------------------------------------------------------
+
+
+def _shipper(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
+    """The model's index of the source the event names by its queue, on the event's server."""
+    queue = m.resolver.queue_of.get(n)
+    if queue is None:
+        return []
+    peer, chain = m.resolver.source_of(queue)
+    s = e["args"]["server"]
+    shippers = st.servers[s].shippers
+    return [i for i, sh in enumerate(shippers) if sh.peer == peer and sh.chain == chain]
+
+
+def _dead_queue(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
+    """The index, among the dead server's queue znodes, of the queue the event names: the old
+    queue id (``claim_read``) or the claimed copy's id (``copy_queue``)."""
+    d = e["args"]["dead"]
+    node = st.rs[d]
+    if not node:
+        return []
+    text = e["detail"]["queue"]
+    peer, chain = m.steps.parse_zk_queue_id(text)
+    out = []
+    for i, q in enumerate(node.queues):
+        if q.peer != peer:
+            continue
+        if q.chain == chain or m.design.rule_claimed_chain(q.chain, d) == chain:
+            out.append(i)
+    return out
+
+
+def _child(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
+    """The index of the claim child for the row the event names."""
+    peer, _owner, source = m.steps.parse_row_key(e["detail"]["row"])
+    d = e["args"]["dead"]
+    t = e["args"].get("server")
+    return [
+        i
+        for i, c in enumerate(st.scps[d].children)
+        if c.peer == peer and c.source == source and (t is None or c.target == t)
+    ]
+
+
+def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
+    """``arqp_claim``'s targets in the model's queue order: the event names which row went to
+    which server."""
+    rows = e.get("detail", {}).get("rows") or []
+    targets = e["args"]["targets"]
+    if not rows:
+        return [tuple(targets)]
+    d = e["args"]["dead"]
+    by_row = {}
+    for row, t in zip(rows, targets, strict=False):
+        peer, _owner, source = m.steps.parse_row_key(row)
+        by_row[(peer, source)] = t
+    queues = m.design.claim_queues(st, d)
+    out = []
+    for q in queues[: len(targets)]:
+        t = by_row.get((q.peer, q.source))
+        if t is None:
+            return [tuple(targets)]
+        out.append(t)
+    return [tuple(out)]
+
+
+RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
+    "shipper": _shipper,
+    "queue": _dead_queue,
+    "child": _child,
+    "targets": _targets,
+}
+"""Parameters the cluster names by a real name, found in the model's state."""
+
+COMPOSED: dict[str, Callable[[Event], int]] = {
+    "ship": lambda e: max(1, int((e.get("detail") or {}).get("read", 1))),
+}
+"""Events that are several model steps: a shipped batch of ``read`` entries is that many model
+``ship`` steps of one entry each (the model's batch is one entry). Also an edit relayed home
+(``relay_home``) is as many model steps as the other cluster's log holds edits since the last one
+it relayed: the model's relay steps over the edits it does not ship (LOCAL ones), the cluster's
+records only those it ships (``Resolver.repeat``)."""
+
+
+# --- what an action event says about its outcome ------------------------------------------
+
+
+def _bind(fn: Callable, m: Mapping, n: int, e: Event, args: tuple) -> Callable[[Any, Any], Any]:
+    return lambda before, after: fn(m, n, e, args, before, after)
+
+
+def _put_uid(m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any) -> str | None:
+    """The entry a put appended is the one the event names (the WAL's order is the file's)."""
+    uid = (e.get("detail") or {}).get("uid")
+    want = m.resolver.uids.get(uid)
+    if want is None:
+        return None
+    s, g = args[0], args[1]
+    key = (s, g, after.servers[s].current[g])
+    got = after.wals[m.cfg.slot(key)].entries[-1].uid
+    return None if got == want else f"the model appended {got}, the event {uid}"
+
+
+def _ship_uids(m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any) -> str | None:
+    """A batch ships exactly the edits the event names (those the filter kept)."""
+    d = e.get("detail") or {}
+    if "uids" not in d:
+        return None
+    s, i = args[0], args[1]
+    sh = before.servers[s].shippers[i]
+    wal = before.wals[m.cfg.slot(sh.wals[0])]
+    read = wal.entries[sh.pos : sh.pos + int(d.get("read", 1))]
+    target = sh.peer + 1
+    got = [x.uid for x in read if m.design.rule_ships(x, target)]
+    want = [m.resolver.uids.get(u) for u in d["uids"]]
+    return None if got == want else f"the model's batch ships {got}, the event {d['uids']}"
+
+
+EXPECT: dict[str, Callable[..., str | None]] = {"put": _put_uid, "ship": _ship_uids}
+"""Action events whose detail says what the step did, checked against the model's step."""
+
+
+# --- observations -------------------------------------------------------------------------------
+
+
+def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:
+    """The edits a sink (or, for an edit coming home, a region server of ours) applied are
+    applied in the model too."""
+    d = e.get("detail") or {}
+    cluster = int(e["proc"].split("-", 1)[1]) if e["proc"].startswith("sink-") else 0
+    applied = set(st.sinks[cluster].applied)
+    for uid in d.get("uids") or []:
+        model = m.resolver.uids.get(uid)
+        if model is None:
+            return f"edit {uid} is not one the trace wrote"
+        if model not in applied:
+            return f"edit {uid} is applied at cluster {cluster}, but not in the model"
+    return None
+
+
+def _wal_deleted(m: Mapping, e: Event, st: Any) -> str | None:
+    """A WAL the cleaner deleted is deleted in the model."""
+    name = e["detail"]["wal"]
+    key = m.resolver.wal_key(name)
+    wal = st.wals[m.cfg.slot(key)]
+    if wal and wal.place == DELETED:
+        return None
+    return f"{name} is deleted, but not in the model"
+
+
+def _fenced(m: Mapping, e: Event, st: Any) -> str | None:
+    """A process that found its session gone is dead in the model."""
+    if not e["proc"].startswith("rs-"):
+        return None
+    s = server_index(e["proc"][3:])
+    if st.servers[s].alive:
+        return f"{e['proc'][3:]} was fenced, but is alive in the model"
+    return None
+
+
+OBSERVATIONS: dict[str, Callable[[Mapping, Event, Any], str | None]] = {
+    "sink_apply": _sink_apply,
+    "wal_deleted": _wal_deleted,
+    "fenced": _fenced,
+}
+"""Meta events checked against the model's state when they are matched."""

@@ -1,0 +1,601 @@
+"""Trace validation: is what a recorded run did, event by event, a behaviour the model allows?
+
+``validate(trace)`` searches for a behaviour of the model that consumes every event of the trace
+(the matching semantics, docs/validate.md):
+
+* **Order.** Storage events (those with a zxid) are consumed in zxid order. An event without a
+  zxid keeps only its place in its own process's order: it may be matched before or after any
+  event of another process, so the verdict does not depend on how the merge broke ties.
+* **Events.** An action event is matched by one model action, or by its declared composition
+  (``mapping``); an observation is a check of the state it is matched in; context events are
+  consumed as they come; an unmodelled event is listed and keeps the trace from being accepted.
+* **Hidden steps.** Between two events, up to ``hidden_depth`` model steps that no event records
+  may run (the search is depth-first with memoisation of (position, state)); environment steps
+  that no event records (faults) are tried only after everything else.
+* **Properties.** Every invariant is checked on every matched state and every step property on
+  every step. A behaviour that breaks one is not extended: if no behaviour gets further without
+  breaking a property, the trace is rejected with that property.
+
+The model's configuration is derived from the trace (``derive_config``), large enough for every
+server incarnation, peer, WAL, edit and fault it records, so no model budget ends a replay early.
+The search itself has a node budget (``max_nodes``); a trace it cannot decide within it is
+``undecided``, never accepted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replcheck.model import get_design
+from replcheck.model.action import Action
+from replcheck.model.config import Config
+from replcheck.model.model import Model
+from replcheck.model.render import render_diff, render_state
+from replcheck.model.state import CATALOG, GLOBAL, LOCAL
+
+from .events import Trace, TraceFault, read_trace
+from .mapping import OBSERVATIONS, Candidate, Mapping, lane
+from .steps import MAX_SERVERS, Steps
+
+DEFAULT_HIDDEN_DEPTH = 3
+DEFAULT_MAX_NODES = 2_000_000
+FRONTIER_SAMPLES = 3
+
+
+@dataclass
+class Verdict:
+    """What validation found for one trace. ``status`` is ``accepted``, ``rejected``,
+    ``undecided`` or ``bad-input``; ``reason`` is ``divergence``, a property name, ``unmodelled``,
+    ``no action event``, ``budget`` or the bad input's line."""
+
+    path: str
+    design: str
+    status: str
+    reason: str = ""
+    event: int | None = None
+    """Index (0-based, file order) of the event where the trace was rejected."""
+    matched: int = 0
+    """Events consumed by the longest matched prefix."""
+    events: int = 0
+    actions: int = 0
+    hidden: int = 0
+    """Hidden model steps in the behaviour found (accepted) or in the longest prefix."""
+    nodes: int = 0
+    seconds: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+    unmodelled: list[dict[str, Any]] = field(default_factory=list)
+    hidden_used: list[int] = field(default_factory=list)
+    """Hidden steps taken before each matched action event, in the behaviour found."""
+    frontier_sizes: list[int] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.status == "accepted"
+
+    def headline(self) -> str:
+        if self.status == "accepted":
+            return "accepted"
+        if self.status == "bad-input":
+            return f"bad input: {self.reason}"
+        if self.status == "undecided":
+            return f"undecided: {self.reason}"
+        where = f" at event {self.event}" if self.event is not None else ""
+        return f"rejected: {self.reason}{where}"
+
+
+# --- configuration --------------------------------------------------------------------------
+
+
+def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) -> Config:
+    """The model's bounds from what the trace records: every server incarnation it names, every
+    peer, the longest WAL sequence and WAL, and a budget for each kind of step at least as large
+    as the number of times it happens."""
+    servers = 1
+    peers = 1
+    seqs = 1
+    sinks = 1
+    count: dict[str, int] = {}
+    faults: dict[str, int] = {}
+    topology: set[tuple[int, int]] = set()
+    entries: dict[tuple[int, int, int], int] = {}
+    for e in events:
+        a = e.get("args") or {}
+        d = e.get("detail") or {}
+        for k in ("server", "dead"):
+            if isinstance(a.get(k), int) and a[k] >= 0:
+                servers = max(servers, a[k] + 1)
+        for t in a.get("targets") or []:
+            servers = max(servers, t + 1)
+        if isinstance(d.get("index"), int):
+            servers = max(servers, d["index"] + 1)
+        if isinstance(a.get("peer"), int):
+            peers = max(peers, a["peer"] + 1)
+        if isinstance(a.get("sink"), int):
+            sinks = max(sinks, a["sink"] + 1)
+        if isinstance(a.get("cluster"), int) and e["name"] in ("foreign_put", "relay_home"):
+            topology.add((a["cluster"], 0))
+        if isinstance(d.get("wal"), str):
+            try:
+                key = steps.parse_wal(d["wal"])
+            except ValueError:
+                key = None
+            if key is not None:
+                servers = max(servers, key[0] + 1)
+                seqs = max(seqs, key[2] + 1)
+                if e["name"] == "put" or (e["name"] == "sink_apply" and e["proc"][:3] == "rs-"):
+                    entries[key] = entries.get(key, 0) + 1
+        if e["kind"] == "action":
+            count[e["name"]] = count.get(e["name"], 0) + 1
+        if e["name"] == "fault":
+            faults[d.get("fault", "")] = faults.get(d.get("fault", ""), 0) + 1
+    if servers > MAX_SERVERS:
+        raise TraceFault(
+            f"the trace names {servers} servers; the model's names cover {MAX_SERVERS}"
+        )
+    for c, _ in topology:
+        peers = max(peers, c)
+    crashes = count.get("crash", 0) + sum(faults.get(k, 0) for k in ("kill", "pause", "expire"))
+    admin = sum(count.get(k, 0) for k in ("add_peer", "remove_peer", "enable_peer", "disable_peer"))
+    return Config(
+        name="trace",
+        servers=servers,
+        peers=peers,
+        initial_peers=0,
+        wals_per_server=seqs + 1,
+        edits_per_wal=max(entries.values(), default=1),
+        edits=count.get("put", 0),
+        batch=1,
+        crashes=crashes,
+        sink_servers=sinks,
+        sink_outages=count.get("sink_down", 0),
+        admin_ops=admin,
+        edit_kinds=(GLOBAL, LOCAL, CATALOG),
+        topology=tuple(sorted(topology)),
+        foreign_edits=count.get("foreign_put", 0),
+        cleaner_runs=count.get("cleaner_start", 0) + count.get("clean", 0),
+        master_restarts=faults.get("master-restart", 0),
+    )
+
+
+# --- the search -------------------------------------------------------------------------------
+
+
+class _Node:
+    __slots__ = ("consumed", "cursors", "h", "k", "parent", "st", "step")
+
+    def __init__(self, cursors, k, st, h, consumed, parent, step) -> None:
+        self.cursors: tuple[int, ...] = cursors
+        self.k: int = k
+        self.st = st
+        self.h: int = h
+        self.consumed: int = consumed
+        self.parent: _Node | None = parent
+        self.step: tuple[int | None, tuple[Action, ...]] = step
+        """(event index or None for a hidden step, the model actions taken)."""
+
+
+class Validator:
+    """The search over one trace (see the module docstring)."""
+
+    def __init__(
+        self,
+        events: list[dict[str, Any]],
+        design_name: str,
+        *,
+        hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        cfg: Config | None = None,
+    ) -> None:
+        self.events = events
+        self.design = get_design(design_name)
+        self.steps = Steps.for_model(self.design)
+        self.cfg = cfg or derive_config(design_name, events, self.steps)
+        self.model = Model(self.design, self.cfg)
+        self.mapping = Mapping(self.design, self.cfg, events)
+        self.hidden_depth = hidden_depth
+        self.max_nodes = max_nodes
+        self.roles = [self.mapping.role(e) for e in events]
+        procs: dict[tuple[str, ...], list[int]] = {}
+        for n, e in enumerate(events):
+            procs.setdefault(lane(e), []).append(n)
+        self.proc_events = list(procs.values())
+        self.proc_of = {}
+        for p, idx in enumerate(self.proc_events):
+            for n in idx:
+                self.proc_of[n] = p
+        self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
+        self.nodes = 0
+        self.best: list[_Node] = []
+        self.best_consumed = -1
+        self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
+        self.misfits: dict[int, int] = {}
+
+    # --- readiness ----------------------------------------------------------------------------
+
+    def ready(self, node: _Node) -> Iterator[int]:
+        """Events that may be matched next, in file order."""
+        out = []
+        nxt_storage = self.storage[node.k] if node.k < len(self.storage) else None
+        for p, idx in enumerate(self.proc_events):
+            c = node.cursors[p]
+            if c >= len(idx):
+                continue
+            n = idx[c]
+            if self.events[n]["zxid"] is None or n == nxt_storage:
+                out.append(n)
+        out.sort()
+        return iter(out)
+
+    def advance(self, node: _Node, n: int) -> tuple[tuple[int, ...], int]:
+        p = self.proc_of[n]
+        cursors = (*node.cursors[:p], node.cursors[p] + 1, *node.cursors[p + 1 :])
+        k = node.k + (1 if self.events[n]["zxid"] is not None else 0)
+        return cursors, k
+
+    # --- steps --------------------------------------------------------------------------------
+
+    def enabled(self, st: Any, action: Action) -> bool:
+        return action.args in set(self.design.enabled_args(self.cfg, st, action.name))
+
+    def apply(
+        self, st: Any, actions: tuple[Action, ...]
+    ) -> tuple[Any, str | None, Any, Action | None]:
+        """Run a sequence of actions: (state after, broken property or None, state before the
+        breaking step, the breaking action); state None if some action is not enabled."""
+        for a in actions:
+            if not self.enabled(st, a):
+                return None, None, None, None
+            nxt = self.model.step(st, a)
+            for prop in self.model.step_properties:
+                if not prop.check(self.cfg, st, nxt):
+                    return nxt, prop.name, st, a
+            for prop in self.model.invariants:
+                if not prop.check(self.cfg, nxt):
+                    return nxt, prop.name, st, a
+            st = nxt
+        return st, None, None, None
+
+    def children(self, node: _Node) -> Iterator[_Node]:
+        ready = list(self.ready(node))
+        # Events that change nothing in the model go at once: context, unmodelled, and
+        # observations that hold (matching them first never blocks another event).
+        for n in ready:
+            role = self.roles[n]
+            if role in ("context", "unmodelled") or (
+                role == "observation" and self.observe(n, node.st) is None
+            ):
+                cursors, k = self.advance(node, n)
+                yield _Node(
+                    cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())
+                )
+                return
+        for n in ready:
+            if self.roles[n] != "action":
+                continue
+            fitted = False
+            for cand in self.mapping.candidates(n, self.events[n], node.st):
+                child = self.take(node, n, cand)
+                if child is not None:
+                    fitted = True
+                    yield child
+            if not fitted:
+                self.misfits[n] = self.misfits.get(n, 0) + 1
+        if node.h <= 0:
+            return
+        for names in (self.mapping.hidden, self.mapping.faults):
+            for name in names:
+                for args in list(self.design.enabled_args(self.cfg, node.st, name)):
+                    a = Action(name, args)
+                    st, broken, before, bad = self.apply(node.st, (a,))
+                    if broken:
+                        self.violations.append((None, broken, before, st, (bad,), node))
+                        continue
+                    yield _Node(
+                        node.cursors, node.k, st, node.h - 1, node.consumed, node, (None, (a,))
+                    )
+
+    def take(self, node: _Node, n: int, cand: Candidate) -> _Node | None:
+        st, broken, before, bad = self.apply(node.st, cand.actions)
+        if st is None:
+            return None
+        if broken:
+            self.violations.append((n, broken, before, st, (bad,), node))
+            return None
+        if cand.expect is not None and cand.expect(node.st, st) is not None:
+            return None
+        cursors, k = self.advance(node, n)
+        return _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, (n, cand.actions))
+
+    def observe(self, n: int, st: Any) -> str | None:
+        e = self.events[n]
+        return OBSERVATIONS[e["name"]](self.mapping, e, st)
+
+    # --- driver -------------------------------------------------------------------------------
+
+    def run(self, deadline: float | None = None) -> tuple[str, _Node | None]:
+        """``accepted`` with the final node, ``exhausted`` (no behaviour matches), or
+        ``budget``."""
+        total = len(self.events)
+        root = _Node(
+            (0,) * len(self.proc_events),
+            0,
+            self.model.init(),
+            self.hidden_depth,
+            0,
+            None,
+            (None, ()),
+        )
+        seen: dict[tuple, int] = {}
+        stack = [(root, self.children(root))]
+        self.note(root)
+        while stack:
+            gen = stack[-1][1]
+            child = next(gen, None)
+            if child is None:
+                stack.pop()
+                continue
+            self.nodes += 1
+            if self.nodes > self.max_nodes or (
+                deadline is not None and self.nodes % 1024 == 0 and time.monotonic() > deadline
+            ):
+                return "budget", None
+            if child.consumed == total:
+                return "accepted", child
+            key = (child.cursors, child.st)
+            if seen.get(key, -1) >= child.h:
+                continue
+            seen[key] = child.h
+            self.note(child)
+            stack.append((child, self.children(child)))
+        return "exhausted", None
+
+    def note(self, node: _Node) -> None:
+        if node.consumed > self.best_consumed:
+            self.best_consumed = node.consumed
+            self.best = [node]
+        elif node.consumed == self.best_consumed and len(self.best) < 10_000:
+            self.best.append(node)
+
+
+# --- reports ------------------------------------------------------------------------------------
+
+
+def path_of(node: _Node | None) -> list[tuple[int | None, tuple[Action, ...]]]:
+    out = []
+    while node is not None and node.parent is not None:
+        out.append(node.step)
+        node = node.parent
+    out.reverse()
+    return out
+
+
+def _hidden_stats(steps: list[tuple[int | None, tuple[Action, ...]]]) -> tuple[int, list[int]]:
+    hidden = 0
+    per_event: list[int] = []
+    run = 0
+    for n, _actions in steps:
+        if n is None:
+            hidden += 1
+            run += 1
+        else:
+            per_event.append(run)
+            run = 0
+    return hidden, per_event
+
+
+def validate_events(
+    events: list[dict[str, Any]],
+    design: str,
+    *,
+    path: str = "",
+    hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    cfg: Config | None = None,
+    seconds: float | None = None,
+) -> Verdict:
+    """Validate already-read events (see the module docstring)."""
+    t0 = time.monotonic()
+    actions = sum(1 for e in events if e["kind"] == "action")
+    v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
+    try:
+        val = Validator(events, design, hidden_depth=hidden_depth, max_nodes=max_nodes, cfg=cfg)
+    except TraceFault as exc:
+        v.status, v.reason = "bad-input", str(exc)
+        return v
+    v.config = val.cfg.to_dict()
+    v.unmodelled = [
+        {"event": n, "line": events[n].get("_line"), "why": val.mapping.why_unmodelled(events[n])}
+        for n, r in enumerate(val.roles)
+        if r == "unmodelled"
+    ]
+    deadline = None if seconds is None else t0 + seconds
+    outcome, final = val.run(deadline)
+    v.nodes = val.nodes
+    v.seconds = time.monotonic() - t0
+    if outcome == "accepted":
+        steps = path_of(final)
+        v.matched = len(events)
+        v.hidden, v.hidden_used = _hidden_stats(steps)
+        if not actions:
+            v.status, v.reason = "undecided", "no action event: nothing to hold against the model"
+        elif v.unmodelled:
+            v.status = "undecided"
+            v.reason = f"unmodelled: {len(v.unmodelled)} events have no model counterpart"
+        else:
+            v.status = "accepted"
+        return v
+    if outcome == "budget":
+        v.status = "undecided"
+        v.reason = f"budget: the search stopped after {val.nodes} nodes"
+        v.matched = max(val.best_consumed, 0)
+        describe_prefix(val, v)
+        return v
+    report_rejection(val, v)
+    return v
+
+
+def report_rejection(val: Validator, v: Verdict) -> None:
+    cfg = val.cfg
+    v.status = "rejected"
+    v.matched = val.best_consumed
+    best = val.best
+    v.frontier_sizes = [len({b.st for b in best})]
+    deepest = max((viol[5].consumed for viol in val.violations), default=-1)
+    if val.violations and deepest >= val.best_consumed - 1:
+        n, prop, before, after, bad, node = max(val.violations, key=lambda x: x[5].consumed)
+        v.reason = prop
+        v.event = n if n is not None else _next_event(val, node)
+        v.detail = {
+            "action": str(bad[0]),
+            "hidden": n is None,
+            "before": render_state(cfg, before),
+            "after": render_state(cfg, after),
+            "diff": render_diff(cfg, before, after),
+        }
+        _where(val, v)
+        return
+    v.reason = "divergence"
+    describe_prefix(val, v)
+
+
+def describe_prefix(val: Validator, v: Verdict) -> None:
+    """The longest matched prefix, the event after it, and the frontier of candidate states."""
+    cfg = val.cfg
+    best = val.best
+    node = best[0]
+    n = _next_event(val, node)
+    v.event = n
+    samples = []
+    seen_states = set()
+    for b in best:
+        if b.st in seen_states:
+            continue
+        seen_states.add(b.st)
+        if len(samples) >= FRONTIER_SAMPLES:
+            continue
+        samples.append(_frontier_sample(val, b, n))
+    v.detail = {
+        "frontier": len(seen_states),
+        "samples": samples,
+        "before": render_state(cfg, node.st),
+    }
+    _where(val, v)
+    v.hidden, _ = _hidden_stats(path_of(node))
+
+
+def _where(val: Validator, v: Verdict) -> None:
+    if v.event is None:
+        return
+    e = val.events[v.event]
+    v.detail["event_line"] = e.get("_line")
+    v.detail["event_text"] = _event_text(e)
+    v.detail["proc"] = e["proc"]
+    v.detail["zxid"] = e["zxid"]
+    if val.best:
+        last = _next_event(val, val.best[0]) - 1
+        if last >= 0:
+            le = val.events[last]
+            v.detail["last_matched"] = {
+                "event": last,
+                "line": le.get("_line"),
+                "proc": le["proc"],
+                "zxid": le["zxid"],
+                "text": _event_text(le),
+            }
+
+
+def _next_event(val: Validator, node: _Node) -> int:
+    """The first event (in file order) the node has not consumed."""
+    first = None
+    for p, idx in enumerate(val.proc_events):
+        c = node.cursors[p]
+        if c < len(idx) and (first is None or idx[c] < first):
+            first = idx[c]
+    return first if first is not None else len(val.events) - 1
+
+
+def _event_text(e: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={v}" for k, v in e.get("args", {}).items())
+    z = f" zxid {e['zxid']:#x}" if e.get("zxid") is not None else ""
+    return f"{e['kind']} {e['name']}({args}) by {e['proc']}{z}"
+
+
+def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
+    """One candidate state at the longest prefix: what the model allowed, and how close it came
+    to the event that did not fit."""
+    e = val.events[n]
+    role = val.roles[n]
+    enabled = [str(a) for a in val.model.enabled(node.st)]
+    out: dict[str, Any] = {"enabled": enabled[:40], "enabled_count": len(enabled)}
+    if role == "observation":
+        out["observation"] = val.observe(n, node.st)
+        return out
+    if role != "action":
+        return out
+    wanted = []
+    for cand in val.mapping.candidates(n, e, node.st):
+        wanted.append(" ; ".join(str(a) for a in cand.actions))
+        missing = next((a for a in cand.actions if not val.enabled(node.st, a)), None)
+        if missing is not None:
+            same = [str(a) for a in val.model.enabled(node.st) if a.name == missing.name]
+            out.setdefault("closest", same[:10])
+            out.setdefault("not_enabled", str(missing))
+            out.setdefault("guard", _guard(val, node.st, missing))
+    out["wanted"] = wanted or [
+        f"no model action: the {e['name']} event names nothing in this state"
+    ]
+    return out
+
+
+def _guard(val: Validator, st: Any, a: Action) -> str:
+    """Why an action is not enabled, as far as its enabling function says."""
+    args = sorted(set(val.design.enabled_args(val.cfg, st, a.name)))
+    if not args:
+        return f"en_{a.name} enables nothing in this state"
+    return f"en_{a.name} enables only {', '.join(str(Action(a.name, x)) for x in args[:8])}"
+
+
+# --- files --------------------------------------------------------------------------------------
+
+
+def validate_path(
+    path: Path,
+    *,
+    design: str | None = None,
+    hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    seconds: float | None = None,
+) -> Verdict:
+    """Read and validate one trace file or run folder. Bad input is a ``bad-input`` verdict
+    whose reason names the file and line; the valid prefix is still validated and reported in
+    ``detail['prefix']``."""
+    try:
+        trace: Trace = read_trace(path, design)
+    except TraceFault as exc:
+        return Verdict(path=str(path), design=design or "?", status="bad-input", reason=str(exc))
+    name = design or trace.design
+    if name is None:
+        return Verdict(
+            path=str(trace.path),
+            design="?",
+            status="bad-input",
+            reason=f"{trace.path}: no event names its design; give --design",
+        )
+    v = validate_events(
+        trace.events,
+        name,
+        path=str(trace.path),
+        hidden_depth=hidden_depth,
+        max_nodes=max_nodes,
+        seconds=seconds,
+    )
+    if trace.fault is not None:
+        prefix = v.headline()
+        v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"
+        v.status, v.reason = "bad-input", trace.fault
+    return v
