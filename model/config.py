@@ -7,6 +7,14 @@ from dataclasses import dataclass, fields, replace
 
 from .state import CATALOG, GLOBAL, LOCAL
 
+MAX_BOUND = 64
+"""The largest value of any bound that shapes the state: beyond it no checker finishes, and some
+(the server bitmasks, the state's fixed-size tuples) would not even start."""
+
+SHAPE_FIELDS = ("servers", "wal_groups", "wals_per_server", "edits_per_wal", "sink_servers")
+"""The bounds that size the state. The others are budgets that only count down (edits, crashes,
+cleaner runs, ...): a replayed run sets them to what it recorded, often more than 64."""
+
 
 @dataclass(frozen=True)
 class Config:
@@ -100,9 +108,37 @@ class Config:
                 "budgets must not be negative",
             ),
         ]
+        negative = [
+            f.name
+            for f in fields(self)
+            if isinstance(getattr(self, f.name), int)
+            and not isinstance(getattr(self, f.name), bool)
+            and getattr(self, f.name) < 0
+        ]
+        checks.append((not negative, f"{', '.join(negative)} must not be negative"))
+        huge = [n for n in SHAPE_FIELDS if getattr(self, n) > MAX_BOUND]
+        checks.append(
+            (not huge, f"{', '.join(huge)} above {MAX_BOUND}, the most the checkers handle")
+        )
         for ok, why in checks:
             if not ok:
                 raise ValueError(f"config {self.name!r}: {why}")
+
+    def misfit(self, era: str) -> str:
+        """Why this configuration does not apply to a design of ``era`` (``zk`` or ``table``):
+        it sets a bound only the other era's designs read. Empty when it applies."""
+        base = Config()
+        other = [n for e, names in ERA_FIELDS.items() if e != era for n in names]
+        if era not in ERA_FIELDS:
+            return ""
+        set_here = [n for n in other if getattr(self, n) != getattr(base, n)]
+        if not set_here:
+            return ""
+        return (
+            f"configuration {self.name!r} sets {', '.join(set_here)}, which only "
+            f"{'table' if era == 'zk' else 'ZooKeeper'}-era designs read; it does not apply to "
+            f"a {'ZooKeeper' if era == 'zk' else 'table'}-era design"
+        )
 
     @property
     def clusters(self) -> int:
@@ -135,6 +171,21 @@ class Config:
     def with_overrides(self, **changes: object) -> Config:
         return replace(self, **changes)
 
+
+ERA_FIELDS: dict[str, tuple[str, ...]] = {
+    "zk": ("topology", "zk_faults", "hyphen_hosts"),
+    "table": (
+        "spare_servers",
+        "sync_peers",
+        "master_restarts",
+        "restarts",
+        "migration",
+        "syncup",
+        "bootstrap",
+    ),
+}
+"""The bounds only one era's designs read: a configuration setting one of them does not apply to
+a design of the other era (``Config.misfit``)."""
 
 STANDARD: dict[str, Config] = {
     c.name: c

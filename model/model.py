@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
-from itertools import pairwise, permutations
+from collections.abc import Callable
+from itertools import groupby, pairwise, permutations, product
+from math import factorial
+from typing import TypeVar
 
 from .action import Action
 from .config import Config
@@ -46,7 +49,6 @@ class Model:
         )
         self._canonical = getattr(design, "canonical", None)
         self.fair_kinds = frozenset(k.name for k in design.kinds if k.fair)
-        self._perms = list(permutations(range(cfg.servers)))
 
     @property
     def properties(self) -> tuple[Property, ...]:
@@ -70,23 +72,61 @@ class Model:
         if self._canonical is not None:
             return self._canonical(self.cfg, st)
         sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
-        order = sorted(range(len(sig)), key=sig.__getitem__)
-        ranked = [sig[i] for i in order]
-        if all(a != b for a, b in pairwise(ranked)):
-            perm = [0] * len(order)
-            for new, old in enumerate(order):
-                perm[old] = new
-            if perm == sorted(perm):
-                return st
-            return rename_servers(self.cfg, st, tuple(perm))
-        best = None
-        for perm in self._perms:
-            if any(sig[old] != ranked[perm[old]] for old in range(len(perm))):
-                continue
-            other = st if list(perm) == sorted(perm) else rename_servers(self.cfg, st, perm)
-            if best is None or other < best:
-                best = other
-        return best
+        return least_renaming(st, sig, lambda perm: rename_servers(self.cfg, st, perm))
+
+
+S = TypeVar("S")
+
+TIE_LIMIT = 120
+"""The most renamings ``least_renaming`` compares when servers tie on their signatures and are
+not interchangeable. Beyond it the ties are broken by server number: the state stored is still
+one of its class (symmetry reduction stays sound) but not always the same one, so a large
+configuration may store a class more than once."""
+
+
+def least_renaming(st: S, sig: list, rename: Callable[[tuple[int, ...]], S]) -> S:
+    """The least of ``st``'s renamings that list servers in order of their rename-invariant
+    signatures ``sig`` (that set is the same from any member of the class, so the choice is
+    canonical); ``st`` itself when it is already in order.
+
+    Never enumerates every ordering of the servers: servers are sorted by signature, and only
+    servers that tie are ordered every way. A tied group whose members can be swapped without
+    changing the state (every adjacent swap leaves it equal: the servers are interchangeable, as
+    all are in an initial state) needs one order only, since every order gives the same state.
+    Past ``TIE_LIMIT`` remaining orders, ties keep their server order (see ``TIE_LIMIT``)."""
+    n = len(sig)
+    order = sorted(range(n), key=sig.__getitem__)
+    groups = [list(g) for _k, g in groupby(order, key=sig.__getitem__)]
+
+    def swapped(a: int, b: int) -> tuple[int, ...]:
+        perm = list(range(n))
+        perm[a], perm[b] = b, a
+        return tuple(perm)
+
+    count = 1
+    choices: list[list[tuple[int, ...]]] = []
+    for g in groups:
+        if len(g) > 1 and all(rename(swapped(a, b)) == st for a, b in pairwise(g)):
+            choices.append([tuple(g)])  # interchangeable: one order stands for all
+            continue
+        count *= factorial(len(g))
+        choices.append(list(permutations(g)) if count <= TIE_LIMIT else [tuple(g)])
+    if count > TIE_LIMIT:
+        choices = [[tuple(g)] for g in groups]
+    starts = [0]
+    for g in groups[:-1]:
+        starts.append(starts[-1] + len(g))
+    best = None
+    for choice in product(*choices):
+        perm = [0] * n
+        for start, members in zip(starts, choice, strict=True):
+            for offset, old in enumerate(members):
+                perm[old] = start + offset
+        other = st if perm == sorted(perm) else rename(tuple(perm))
+        if best is None or other < best:  # type: ignore[operator]
+            best = other
+    assert best is not None
+    return best
 
 
 def server_signature(cfg: Config, st: State, s: int) -> tuple:

@@ -19,6 +19,8 @@ from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
 
 DESIGNS: dict[str, type[Design]] = {}
+BUILTIN: frozenset[str] = frozenset()
+"""The designs and mutants that ship with replcheck (a design file adds others); set below."""
 
 
 class RegistryError(ValueError):
@@ -48,6 +50,13 @@ def register(cls: type[Design]) -> type[Design]:
             )
         if not cls.bug:
             raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
+    existing = DESIGNS.get(cls.name)
+    if existing is not None and existing is not cls and not _same_definition(existing, cls):
+        where = "a built-in design" if cls.name in BUILTIN else f"{_origin(existing)}"
+        raise RegistryError(
+            f"{_origin(cls)}: {cls.__name__} is named {cls.name!r}, already the name of {where}; "
+            "choose another name"
+        )
     DESIGNS[cls.name] = cls
     return cls
 
@@ -66,8 +75,20 @@ for _cls in (
 ):
     register(_cls)
 
-BUILTIN: frozenset[str] = frozenset(DESIGNS)
-"""The designs and mutants that ship with replcheck (a design file adds others)."""
+BUILTIN = frozenset(DESIGNS)
+
+
+def _origin(cls: type[Design]) -> str:
+    """Where a design class was defined: its file, or its module."""
+    try:
+        return inspect.getsourcefile(cls) or cls.__module__
+    except TypeError:
+        return cls.__module__
+
+
+def _same_definition(a: type[Design], b: type[Design]) -> bool:
+    """The same class from the same file, loaded again (one design file named twice)."""
+    return a.__module__ == b.__module__ and a.__qualname__ == b.__qualname__
 
 
 def get_design(name: str) -> Design:
@@ -101,6 +122,11 @@ def load_design_file(path: str | Path) -> list[str]:
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # exiting would end the command with nothing checked
+        raise RegistryError(
+            f"{path}: the design file exits (SystemExit({exc.code!r})) while it is loaded; "
+            "a design file may only define designs"
+        ) from None
     except Exception as exc:  # a reviewer's file: report it in one line
         line = ""
         tb = exc.__traceback__

@@ -198,22 +198,12 @@ class TableCommon(SinkOutages, Design):
 
     def canonical(self, cfg: Config, st: TState) -> TState:
         """Symmetry reduction over region servers (``table_symmetry``)."""
-        perms = self._perms.get(cfg.servers)
-        if perms is None:
-            perms = self._perms[cfg.servers] = table_symmetry.all_perms(cfg)
-        return table_symmetry.canonical(cfg, st, perms)
+        return table_symmetry.canonical(cfg, st)
 
-    _perms: dict[int, list] = {}  # noqa: RUF012 - a cache shared by all instances
-
-    def enabled(self, cfg: Config, st: TState):
-        """Every enabled action; those that need ``hbase:replication`` wait until its region is
-        open (only a bootstrap configuration starts with it closed)."""
-        if st.table_online:
-            yield from super().enabled(cfg, st)
-            return
-        for action in super().enabled(cfg, st):
-            if action.name not in STORAGE_KINDS:
-                yield action
+    def kind_ready(self, st: TState, name: str) -> bool:
+        """Actions that need ``hbase:replication`` wait until its region is open (only a
+        bootstrap configuration starts with it closed)."""
+        return st.table_online or name not in STORAGE_KINDS
 
     # --- initial state ---------------------------------------------------------------------------
 

@@ -4,9 +4,8 @@ as the least of its renamings among those that order servers by a rename-invaria
 
 from __future__ import annotations
 
-from itertools import pairwise, permutations
-
 from .config import Config
+from .model import least_renaming
 from .state import Shipper, Sink
 from .table_state import NO_SOURCE, Child, Row, SyncUp, TServer, TState, row_key
 
@@ -37,27 +36,9 @@ def _sig(cfg: Config, st: TState, s: int) -> tuple:
     )
 
 
-def canonical(cfg: Config, st: TState, perms: list[tuple[int, ...]]) -> TState:
+def canonical(cfg: Config, st: TState) -> TState:
     sig = [_sig(cfg, st, s) for s in range(cfg.servers)]
-    order = sorted(range(len(sig)), key=sig.__getitem__)
-    ranked = [sig[i] for i in order]
-    if all(a != b for a, b in pairwise(ranked)):
-        perm = [0] * len(order)
-        for new, old in enumerate(order):
-            perm[old] = new
-        return st if perm == sorted(perm) else rename(cfg, st, tuple(perm))
-    best = None
-    for perm in perms:
-        if any(sig[old] != ranked[perm[old]] for old in range(len(perm))):
-            continue
-        other = st if list(perm) == sorted(perm) else rename(cfg, st, perm)
-        if best is None or other < best:
-            best = other
-    return best
-
-
-def all_perms(cfg: Config) -> list[tuple[int, ...]]:
-    return list(permutations(range(cfg.servers)))
+    return least_renaming(st, sig, lambda perm: rename(cfg, st, perm))
 
 
 def rename(cfg: Config, st: TState, perm: tuple[int, ...]) -> TState:
@@ -168,4 +149,4 @@ def rename(cfg: Config, st: TState, perm: tuple[int, ...]) -> TState:
     )
 
 
-__all__ = ["TServer", "all_perms", "canonical", "rename"]
+__all__ = ["TServer", "canonical", "rename"]

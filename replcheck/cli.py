@@ -60,8 +60,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import os
+import random
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -72,6 +74,7 @@ from replcheck.matrix import (
     CHECKERS,
     DEFAULT_CHECKERS,
     call_fuzz,
+    check_fits,
     design_configs,
     load_fuzz,
     manifest_expected_failures,
@@ -105,6 +108,10 @@ from replcheck.report import (
 )
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_PARTIAL, EXIT_INTERRUPTED = 4, 130
+CI_SEED = 0
+"""The seed ``fuzz --profile ci`` uses unless given one: the ci profile runs the same examples
+every time."""
 
 T = TypeVar("T")
 
@@ -154,6 +161,13 @@ def _max_states(text: str) -> int:
     return n
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("replcheck")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="replcheck",
@@ -161,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok, 1 a property failed / the gate is red, 2 bad input, "
         "3 a checker raised.",
     )
+    parser.add_argument("--version", action="version", version=f"replcheck {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -206,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-symmetry", action="store_true", help="no symmetry reduction")
     p.add_argument("--max-states", type=_max_states, metavar="N", help="stop after N states")
     p.add_argument("--no-liveness", action="store_true", help="skip the liveness properties")
+    p.add_argument(
+        "--max-memory",
+        type=_max_states,
+        metavar="MIB",
+        help="stop when the process's resident memory passes MIB (a partial verdict)",
+    )
     p.set_defaults(func=cmd_explore)
 
     p = sub.add_parser("fuzz", help="Hypothesis stateful testing of one design")
@@ -295,6 +316,7 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, Config]]:
     pairs = []
     for name in names:
         for cfg in configs or [resolve_config(design_configs(name)[0])]:
+            check_fits(name, cfg)
             pairs.append((name, cfg))
     return pairs
 
@@ -407,16 +429,58 @@ def cmd_explore(args: argparse.Namespace) -> int:
                 max_states=args.max_states,
                 progress=progress,
                 liveness=not args.no_liveness,
+                max_memory=args.max_memory,
             ),
         )
         progress.done()
         results.append((result, model))
+        if result.stats.get("stopped") == "interrupted":
+            break
     progress.close()
     if args.json:
         _print(to_json(results_dict(results)))
     else:
         _print("\n\n".join(render_result(r, m) for r, m in results))
-    return EXIT_FAIL if any(r.violated for r, _m in results) else EXIT_OK
+    return _verdict(
+        [r for r, _m in results], len(pairs), "undecided properties are not a pass", args.json
+    )
+
+
+def _verdict(
+    results: list,
+    asked: int,
+    why: str,
+    quiet_line: bool = False,
+    ignore: frozenset[str] = frozenset(),
+    passed: str = "PASS: every property decided, none fails",
+) -> int:
+    """The exit status of ``explore``/``fuzz``, and unless ``quiet_line`` (JSON on stdout) the
+    last line saying it: a failure is 1; an interrupted run 130; a run that left some property
+    undecided is partial (4), never a pass."""
+    failed = [f"{r.design}@{r.config}" for r in results if r.violated]
+    stopped = {str(r.stats.get("stopped")) for r in results if r.stats.get("stopped")}
+    undecided = sum(
+        1
+        for r in results
+        for p, v in r.verdicts.items()
+        if v not in ("pass", "fail") and p not in ignore
+    )
+    if failed:
+        line, code = f"FAIL: some property fails in {', '.join(failed)}", EXIT_FAIL
+    elif "interrupted" in stopped or len(results) < asked:
+        line = f"INTERRUPTED (not a pass): {undecided} verdict(s) undecided"
+        code = EXIT_INTERRUPTED
+    elif undecided:
+        how = f" (stopped at the {', '.join(sorted(stopped))})" if stopped else ""
+        line, code = f"PARTIAL: {undecided} verdict(s) undecided{how}; {why}", EXIT_PARTIAL
+    else:
+        line, code = passed, EXIT_OK
+    if quiet_line:
+        if code not in (EXIT_OK, EXIT_FAIL):
+            sys.stderr.write(f"replcheck: {line}\n")
+    else:
+        _print(line)
+    return code
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -426,13 +490,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError(why)
     results = []
     progress = _progress(args)
+    # Always a seed, printed with the result, so that a failure can be repeated with --seed:
+    # ci's fixed one (the same examples every run), or a fresh one for dev and thorough.
+    seed = args.seed
+    if seed is None:
+        seed = CI_SEED if args.profile == "ci" else random.SystemRandom().getrandbits(32)
     for name, cfg in pairs:
         model = Model(get_design(name), cfg)
-        progress.task(f"{name}@{cfg.name} fuzz ({args.profile})")
+        progress.task(f"{name}@{cfg.name} fuzz ({args.profile}, seed {seed})")
         try:
             result = _guard(
                 f"fuzz {name}@{cfg.name}",
-                lambda model=model: call_fuzz(fn, model, args.profile, args.seed),
+                lambda model=model: call_fuzz(fn, model, args.profile, seed),
             )
         except InternalError as exc:
             if "does not take a seed" in str(exc):
@@ -462,7 +531,16 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 text += "\n" + render_counterexample(model, cex)
             blocks.append(text)
         _print("\n\n".join(blocks))
-    return EXIT_FAIL if any(r.violated for r, _m in results) else EXIT_OK
+    liveness = frozenset(p.name for _r, m in results for p in m.liveness)
+    return _verdict(
+        [r for r, _m in results],
+        len(pairs),
+        "fuzzing stopped",
+        args.json,
+        ignore=liveness,
+        passed=f"PASS: no safety property failed (seed {seed}; evidence, not proof: fuzzing "
+        "does not check liveness)",
+    )
 
 
 def _violations(model: Model, st: State) -> list[str]:
@@ -552,11 +630,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    _load_files(args)
+    loaded = _load_files(args)
     from replcheck.model import DESIGNS
 
+    wanted = set(_names(args, loaded if args.design_file else [], None))
+    _configs(args)  # an unknown configuration is bad input here too
     rows = []
     for name in [*designs(), *mutants()]:
+        if wanted and name not in wanted:
+            continue
         cls = DESIGNS[name]
         rows.append(
             {
@@ -614,10 +696,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
         return int(args.func(args))
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except SystemExit as exc:  # a design's code exited: nothing after it was decided
+        sys.stderr.write(
+            f"replcheck: internal error: SystemExit({exc.code!r}) raised inside the command "
+            "(by a design file?); the run was not finished\n"
+        )
+        return EXIT_INTERNAL
     except (UsageError, RegistryError, ValueError) as exc:
         sys.stderr.write(f"replcheck: error: {_one_line(exc)}\n")
         return EXIT_USAGE

@@ -77,6 +77,14 @@ SHORT_NAMES: dict[str, str] = {
 
 DEFAULT_CONFIG = "std"
 
+NOT_APPLICABLE = "n/a"
+"""The verdict of a column that is no question for a row (another era's property, a liveness
+property its configuration skips)."""
+
+EXIT_PARTIAL = 4
+"""Exit status when nothing failed but something asked was left undecided: never a pass."""
+EXIT_INTERRUPTED = 130
+
 ExpectedFailures = Mapping[tuple[str, str], Iterable[str]]
 
 
@@ -201,6 +209,14 @@ def manifest_expected_failures() -> dict[tuple[str, str], frozenset[str]]:
     return out
 
 
+def check_fits(name: str, cfg: Config) -> None:
+    """Raise ``ValueError`` (one line) when ``cfg`` does not apply to the design ``name``: it sets
+    a bound only the other era's designs read, so a run would check nothing it was asked."""
+    why = cfg.misfit(type(get_design(name)).era)
+    if why:
+        raise ValueError(f"{name}: {why}")
+
+
 def design_configs(name: str) -> tuple[str, ...]:
     """The configurations a design or mutant lists (``std`` if it lists none)."""
     cls = type(get_design(name))
@@ -310,27 +326,46 @@ class Row:
         names = sorted(self.results, key=lambda c: (*CHECKERS, c).index(c))
         return [c for c in names if self.results[c].verdicts.get(prop) == FAIL]
 
+    def applies(self, prop: str) -> bool:
+        """Is ``prop`` a question for this row: one of its model's properties (the
+        configuration's skipped liveness properties are not), or a column a checker answered?"""
+        if any(p.name == prop for p in self.model.properties):
+            return True
+        return any(prop in r.verdicts for r in self.results.values())
+
     def verdict(self, prop: str) -> str:
-        """``fail`` if any checker failed it, ``pass`` if one passed it, else ``unknown``."""
+        """``fail`` if any checker failed it, ``pass`` if one passed it, ``n/a`` if it is no
+        question for this row, else ``unknown``."""
         if self.failed_by(prop):
             return FAIL
         if any(r.verdicts.get(prop) == PASS for r in self.results.values()):
             return PASS
-        return "unknown"
+        return "unknown" if self.applies(prop) else NOT_APPLICABLE
 
     def cell(self, prop: str) -> str:
         found = self.failed_by(prop)
         if found:
             letters = ",".join(LETTERS.get(c, c[:1]) for c in found)
             return f"FAIL({letters})" + ("*" if prop in self.expected else "")
-        return "ok" if self.verdict(prop) == PASS else "?"
+        verdict = self.verdict(prop)
+        return {PASS: "ok", NOT_APPLICABLE: "-"}.get(verdict, "?")
+
+    @property
+    def questions(self) -> list[str]:
+        """Every property this row was asked: the model's, then the columns checkers added."""
+        props = [p.name for p in self.model.properties]
+        extra = {p for r in self.results.values() for p in r.verdicts} - set(props)
+        return [*props, *sorted(extra)]
 
     @property
     def failures(self) -> list[str]:
         """Every property some checker found failing."""
-        props = [p.name for p in self.model.properties]
-        extra = {p for r in self.results.values() for p in r.verdicts} - set(props)
-        return [p for p in (*props, *sorted(extra)) if self.failed_by(p)]
+        return [p for p in self.questions if self.failed_by(p)]
+
+    @property
+    def undecided(self) -> list[str]:
+        """Properties no checker decided: a correct design is not green while any is left."""
+        return [p for p in self.questions if self.verdict(p) == "unknown"]
 
     @property
     def unexpected(self) -> list[str]:
@@ -343,18 +378,29 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        """Does the row meet its expectation?"""
+        """Does the row meet its expectation, every verdict it needs decided?"""
         if self.is_mutant:
             return self.caught
-        return not self.unexpected and not self.errors
+        return not self.unexpected and not self.errors and not self.undecided
+
+    @property
+    def failed(self) -> bool:
+        """Does the row break its expectation (not merely leave it undecided)?"""
+        if self.is_mutant:
+            return not self.caught and (bool(self.errors) or not self.undecided)
+        return bool(self.unexpected or self.errors)
 
     @property
     def status(self) -> str:
         if self.is_mutant:
-            return "caught" if self.caught else ("ERROR" if self.errors else "MISSED")
+            if self.caught:
+                return "caught"
+            return "ERROR" if self.errors else ("UNDECIDED" if self.undecided else "MISSED")
         if self.errors and not self.unexpected:
             return "ERROR"
-        return "green" if self.ok else "RED"
+        if self.unexpected:
+            return "RED"
+        return "UNDECIDED" if self.undecided else "green"
 
     @property
     def states(self) -> int | None:
@@ -380,13 +426,31 @@ class Matrix:
     def mutants(self) -> list[Row]:
         return [r for r in self.rows if r.is_mutant]
 
+    interrupted: bool = False
+    """Stopped by the user before every row ran: the verdict is partial."""
+
     @property
     def ok(self) -> bool:
-        return all(r.ok for r in self.rows)
+        return bool(self.rows) and not self.interrupted and all(r.ok for r in self.rows)
+
+    @property
+    def failed(self) -> bool:
+        return any(r.failed for r in self.rows)
+
+    @property
+    def partial(self) -> bool:
+        """Nothing failed, but something asked was left undecided (or never ran)."""
+        return not self.ok and not self.failed
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        """0 every expectation met and decided; 1 one broken; 4 nothing broken but something
+        left undecided (``EXIT_PARTIAL``); 130 interrupted."""
+        if self.interrupted and not self.failed:
+            return EXIT_INTERRUPTED
+        if self.failed:
+            return 1
+        return 0 if self.ok else EXIT_PARTIAL
 
     def summary(self) -> str:
         """One line: are the correct designs green, is every mutant caught."""
@@ -401,8 +465,20 @@ class Matrix:
         errors = sum(bool(r.errors) for r in self.rows)
         if errors:
             parts.append(f"checker errors: {errors}")
-        verdict = "PASS" if self.ok else "FAIL"
-        return f"{verdict}: " + ("; ".join(parts) if parts else "nothing was checked")
+        undecided = [r for r in self.rows if r.status == "UNDECIDED"]
+        if undecided:
+            parts.append(f"undecided: {len(undecided)} row(s)")
+        if self.interrupted:
+            parts.append("interrupted before every row ran")
+        if not self.rows:
+            return "PARTIAL: nothing was checked"
+        if self.ok:
+            verdict = "PASS"
+        elif self.failed:
+            verdict = "FAIL"
+        else:
+            verdict = "PARTIAL (not a pass)"
+        return f"{verdict}: " + "; ".join(parts)
 
     def render(self) -> str:
         """The table, its legend, notes and the summary line."""
@@ -426,7 +502,10 @@ class Matrix:
             lines.append("  ".join(c.ljust(w) for c, w in zip(b, widths, strict=True)).rstrip())
         lines.append("")
         letters = ", ".join(f"{LETTERS.get(c, c[:1])} = {c}" for c in self.checkers)
-        lines.append(f"checkers: {letters or 'none'}; ? = undecided; * = pinned known finding")
+        lines.append(
+            f"checkers: {letters or 'none'}; ? = undecided; - = does not apply; "
+            "* = pinned known finding"
+        )
         legend = [f"{SHORT_NAMES[p]} = {p}" for p in self.properties if p in SHORT_NAMES]
         if legend:
             lines.append("columns: " + ", ".join(legend))
@@ -466,6 +545,7 @@ def run_matrix(
 
     progress = progress or quiet()
     expected = normalize_expected(expected_failures)
+    explicit = names is not None
     if names is None:
         names = [*designs(), *mutants()]
     extra = dict(extra_checkers or {})
@@ -474,13 +554,26 @@ def run_matrix(
             raise ValueError(f"unknown checker {c!r}; known: {', '.join([*CHECKERS, *extra])}")
     override = [resolve_config(c) for c in configs] if configs else None
 
+    notes: list[str] = []
     plan: list[tuple[str, Config]] = []
     for name in dict.fromkeys(names):
         get_design(name)  # raises RegistryError for an unknown name
         for cfg in override or [resolve_config(c) for c in design_configs(name)]:
+            if explicit:
+                check_fits(name, cfg)
+            elif cfg.misfit(type(get_design(name)).era):
+                continue  # every design was asked for: this one is no question for cfg
             plan.append((name, cfg))
+    if override and not explicit:
+        skipped = len(names) - len({n for n, _c in plan})
+        if skipped:
+            notes.append(
+                f"{skipped} design(s) of the other era skipped: the configuration "
+                "does not apply to them"
+            )
+    if not plan:
+        raise ValueError("no design to which the configuration applies")
 
-    notes: list[str] = []
     runners: dict[str, Checker] = {}
     for c in checkers:
         if c == "explore":
@@ -510,10 +603,19 @@ def run_matrix(
         return _run_parallel(plan, runners, notes, expected, progress, jobs)
 
     rows = [_row_for(name, cfg, expected) for name, cfg in plan]
-    for i, row in enumerate(rows, start=1):
-        _run_row(row, runners, progress, f"[{i}/{len(plan)}] ")
+    done: list[Row] = []
+    interrupted = False
+    try:
+        for i, row in enumerate(rows, start=1):
+            _run_row(row, runners, progress, f"[{i}/{len(plan)}] ")
+            done.append(row)
+    except KeyboardInterrupt:  # a partial matrix of the rows that finished
+        interrupted = True
+        notes.append(f"interrupted after {len(done)} of {len(rows)} row(s)")
     progress.close()
-    return Matrix(rows, tuple(runners), _property_names(rows), notes, expected)
+    matrix = Matrix(done, tuple(runners), _property_names(done), notes, expected)
+    matrix.interrupted = interrupted
+    return matrix
 
 
 def _row_for(name: str, cfg: Config, expected: dict) -> Row:
@@ -548,7 +650,7 @@ def _run_row(row: Row, runners: Mapping[str, Checker], progress: Progress, prefi
         started = time.perf_counter()
         try:
             result = run(row.model, progress)
-        except Exception as exc:  # a checker or a design's step raised: record, go on
+        except (Exception, SystemExit) as exc:  # a checker or a design raised: record, go on
             row.errors[checker] = f"{type(exc).__name__}: {exc}"
             progress.done("error")
             continue

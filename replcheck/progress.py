@@ -3,7 +3,7 @@
 It is on when stderr is a terminal or when ``--progress`` is given, and silent otherwise (so tests
 and CI logs stay quiet). On a terminal it redraws one line::
 
-    [3/28] zk-multi@race explore  states 12,345  queued 2,000  depth 14  3,100 states/s
+    [3/28] zk-multi@race explore  states 12,345  queued 2,000  depth 14  3,100 states/s  210 MiB
 
 elsewhere (``--progress`` into a file or a pipe) it prints a line every few seconds instead.
 
@@ -58,7 +58,7 @@ class Progress:
         rate = states / elapsed
         self._draw(
             f"{self.label}  states {states:,}  queued {queued:,}  depth {depth}  "
-            f"{rate:,.0f} states/s"
+            f"{rate:,.0f} states/s  {_memory_mib():,} MiB"
         )
 
     def note(self, message: str) -> None:
@@ -96,6 +96,12 @@ class Progress:
         if self.tty and self._drawn:
             self.stream.write("\r\x1b[K")
             self._drawn = False
+
+
+def _memory_mib() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
 def quiet() -> Progress:

@@ -361,13 +361,14 @@ def results_dict(
 
 
 def row_dict(row: Row) -> dict[str, object]:
-    props = [p.name for p in row.model.properties]
+    props = row.questions
     return {
         "design": row.design,
         "config": row.config,
         "mutant_of": row.mutant_of,
         "status": row.status,
         "ok": row.ok,
+        "undecided": row.undecided,
         "cells": {p: row.cell(p) for p in props},
         "failed_by": {p: row.failed_by(p) for p in props if row.failed_by(p)},
         "expected_failures": sorted(row.expected),
@@ -386,6 +387,9 @@ def matrix_dict(matrix: Matrix) -> dict[str, object]:
         "rows": [row_dict(row) for row in matrix.rows],
         "notes": list(matrix.notes),
         "ok": matrix.ok,
+        "partial": matrix.partial,
+        "interrupted": matrix.interrupted,
+        "exit_code": matrix.exit_code,
         "summary": matrix.summary(),
     }
     return out

@@ -21,6 +21,14 @@ from replcheck.model import Action, Model, Property, State
 
 from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
+
+def memory_mib() -> int:
+    """The process's peak resident memory, in MiB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
 Progress = Callable[[int, int, int], None]
 """Called now and then with (distinct states, queued states, depth)."""
 
@@ -38,6 +46,9 @@ class Exploration:
     first_violation: dict[str, int] = field(default_factory=dict)
     step_violation: dict[str, tuple[int, Action, State]] = field(default_factory=dict)
     complete: bool = False
+    stopped: str = ""
+    """Why the search stopped before it was complete: ``state limit``, ``memory limit``,
+    ``depth limit`` or ``interrupted`` (empty when it ran to the end)."""
     transitions: int = 0
     seconds: float = 0.0
 
@@ -62,9 +73,12 @@ def explore(
     max_states: int | None = None,
     progress: Progress | None = None,
     max_depth: int | None = None,
+    max_memory: int | None = None,
 ) -> Exploration:
     """Breadth-first search from the initial state; ``max_depth`` stops expanding states at that
-    depth (the exploration is then complete only if none of them had a successor)."""
+    depth (the exploration is then complete only if none of them had a successor);
+    ``max_memory`` (MiB of resident memory, the process's peak) and ``max_states`` stop it early.
+    Ctrl-C stops it too: what was explored is returned, ``stopped`` says why."""
     cfg = model.cfg
     invariants = model.invariants
     step_props = model.step_properties
@@ -92,36 +106,47 @@ def explore(
     frontier = deque([0])
     ticks = 0
     cut = False
-    while frontier:
-        if max_states is not None and len(ex.states) >= max_states:
-            break
-        u = frontier.popleft()
-        st = ex.states[u]
-        out = ex.succ[u]
-        if max_depth is not None and ex.depth[u] >= max_depth:
-            if model.enabled(st):
-                cut = True
-            continue
-        for action in model.enabled(st):
-            nxt = model.step(st, action)
-            ex.transitions += 1
-            for prop in step_props:
-                if prop.name not in ex.step_violation and not prop.check(cfg, st, nxt):
-                    ex.step_violation[prop.name] = (u, action, nxt)
-            v = raw.get(nxt)
-            if v is None:
-                key = canon(nxt)
-                v = index.get(key)
+    try:
+        while frontier:
+            if max_states is not None and len(ex.states) >= max_states:
+                ex.stopped = "state limit"
+                break
+            u = frontier.popleft()
+            st = ex.states[u]
+            out = ex.succ[u]
+            if max_depth is not None and ex.depth[u] >= max_depth:
+                if model.enabled(st):
+                    cut = True
+                continue
+            for action in model.enabled(st):
+                nxt = model.step(st, action)
+                ex.transitions += 1
+                for prop in step_props:
+                    if prop.name not in ex.step_violation and not prop.check(cfg, st, nxt):
+                        ex.step_violation[prop.name] = (u, action, nxt)
+                v = raw.get(nxt)
                 if v is None:
-                    v = add(nxt, u, action, ex.depth[u] + 1)
-                    index[key] = v
-                    frontier.append(v)
-                raw[nxt] = v
-            out.append((v, action.name))
-        ticks += 1
-        if progress is not None and ticks % 2000 == 0:
-            progress(len(ex.states), len(frontier), ex.depth[u])
-    ex.complete = not frontier and not cut
+                    key = canon(nxt)
+                    v = index.get(key)
+                    if v is None:
+                        v = add(nxt, u, action, ex.depth[u] + 1)
+                        index[key] = v
+                        frontier.append(v)
+                    raw[nxt] = v
+                out.append((v, action.name))
+            ticks += 1
+            if ticks % 256 == 0:
+                if progress is not None:
+                    progress(len(ex.states), len(frontier), ex.depth[u])
+                if max_memory is not None and memory_mib() > max_memory:
+                    ex.stopped = "memory limit"
+                    frontier.appendleft(u)  # not finished with: the search is incomplete
+                    break
+    except KeyboardInterrupt:
+        ex.stopped = "interrupted"
+    if cut and not ex.stopped:
+        ex.stopped = "depth limit"
+    ex.complete = not frontier and not cut and not ex.stopped
     ex.seconds = time.perf_counter() - started
     if progress is not None:
         progress(len(ex.states), len(frontier), ex.max_depth)
@@ -219,9 +244,13 @@ def check(
     max_states: int | None = None,
     progress: Progress | None = None,
     liveness: bool = True,
+    max_memory: int | None = None,
 ) -> CheckResult:
-    """Explore, then give a verdict for every property of the model."""
-    ex = explore(model, symmetry=symmetry, max_states=max_states, progress=progress)
+    """Explore, then give a verdict for every property of the model. A search stopped early
+    (a limit, Ctrl-C) leaves what it did not reach ``unknown``; ``stats["stopped"]`` says why."""
+    ex = explore(
+        model, symmetry=symmetry, max_states=max_states, progress=progress, max_memory=max_memory
+    )
     result = CheckResult("explore", model.design.name, model.cfg.name)
     for prop in model.invariants:
         v = ex.first_violation.get(prop.name)
@@ -240,10 +269,15 @@ def check(
         else:
             result.verdicts[prop.name] = PASS if ex.complete else UNKNOWN
     for prop in model.liveness:
-        if not liveness or not ex.complete:
+        if not liveness or not ex.complete or ex.stopped:
             result.verdicts[prop.name] = UNKNOWN
             continue
-        cex = liveness_counterexample(ex, prop)
+        try:
+            cex = liveness_counterexample(ex, prop)
+        except KeyboardInterrupt:
+            ex.stopped = "interrupted"
+            result.verdicts[prop.name] = UNKNOWN
+            continue
         result.verdicts[prop.name] = FAIL if cex else PASS
         if cex:
             result.counterexamples[prop.name] = cex
@@ -252,6 +286,7 @@ def check(
         "transitions": ex.transitions,
         "depth": ex.max_depth,
         "complete": ex.complete,
+        "stopped": ex.stopped or None,
         "symmetry": symmetry,
         "seconds": round(ex.seconds, 3),
     }

@@ -811,6 +811,37 @@ def proofs_for(cls: type[Design]) -> list[Proof]:
     return [p for p in PROOFS if applies_to(p, cls)]
 
 
+def unreadable_rules(proof: Proof, cls: type[Design]) -> list[str]:
+    """The rules of ``proof`` that a base of ``cls`` writes in dual form but ``cls`` overrides
+    with a plain method Z3 cannot read: the proof is about this design, and cannot judge it."""
+    if proof.era != "any" and proof.era != cls.era:
+        return []
+    return [
+        r
+        for r in proof.rules
+        if generic_of(cls, r) is None and any(generic_of(b, r) is not None for b in cls.__mro__)
+    ]
+
+
+def unjudged(proof: Proof, cls: type[Design]) -> ProofResult:
+    """The undecided result of a proof about a rule the design overrides in plain Python."""
+    rules = unreadable_rules(proof, cls)
+    return ProofResult(
+        proof=proof.name,
+        design=cls.name,
+        title=proof.title,
+        meaning=proof.meaning,
+        expect=proof.expect,
+        verdict=UNKNOWN,
+        seconds=0.0,
+        counterexample={},
+        rules=proof.rules,
+        bound=proof.bound,
+        reason=f"cannot judge: {cls.name} overrides {', '.join(rules)} with a plain method; write "
+        "it in dual form (model.logic.dual) so that Z3 can read it",
+    )
+
+
 def rule_level(cls: type[Design]) -> bool:
     """Is a mutant rule-level: does it override a pure decision rule, in dual form?"""
     return bool(cls.overrides) and generic_of(cls, cls.overrides or "") is not None
@@ -929,8 +960,13 @@ def prove_design(
     cls = _cls(design)
     wanted = set(only)
     out = []
-    for proof in proofs_for(cls):
+    for proof in PROOFS:
         if wanted and proof.name not in wanted:
+            continue
+        if unreadable_rules(proof, cls):
+            out.append(unjudged(proof, cls))
+            continue
+        if not applies_to(proof, cls):
             continue
         result = run(proof, cls, timeout)
         if cls.is_mutant() and cls.overrides in proof.rules and result.verdict == REFUTED:
