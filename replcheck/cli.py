@@ -363,6 +363,21 @@ def _read_expected(path: str) -> dict[tuple[str, str], set[str]]:
     return out
 
 
+def _check_writable(path: str, flag: str) -> None:
+    """Refuse, before anything runs, an output file that could not be written afterwards."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag}: {path} is a directory")
+    existed = target.exists()
+    try:
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
+    if not existed:
+        target.unlink(missing_ok=True)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     loaded = _load_files(args)
     names = _names(args, loaded, None) or None
@@ -380,6 +395,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.expected_failures:
         for key, props in _read_expected(args.expected_failures).items():
             expected.setdefault(key, set()).update(props)
+    if args.junit:
+        _check_writable(args.junit, "--junit")
     matrix = run_matrix(
         names,
         configs,

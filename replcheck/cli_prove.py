@@ -49,6 +49,13 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--design", action="append", metavar="NAME", help="design or mutant name (repeatable)"
     )
+    p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="load designs/mutants from a Python file first (repeatable); without --design, "
+        "prove the designs it defines",
+    )
     p.add_argument("--all", action="store_true", help="every design and every mutant")
     p.add_argument("--proof", action="append", metavar="NAME", help="only this proof (repeatable)")
     p.add_argument(
@@ -74,10 +81,13 @@ def add_commands(sub: Any) -> None:
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.model import DESIGNS, designs, mutants
+    from replcheck.model import DESIGNS, designs, load_design_file, mutants
     from replcheck.specs import proofs
 
-    names = list(args.design or [])
+    loaded: list[str] = []
+    for path in args.design_file or []:
+        loaded.extend(load_design_file(path))
+    names = list(args.design or dict.fromkeys(loaded))
     if args.all:
         names = [*names, *designs(), *mutants()]
     for n in names:
@@ -98,16 +108,35 @@ def cmd_prove(args: argparse.Namespace) -> int:
     timeout = args.timeout if args.timeout is not None else proofs.DEFAULT_TIMEOUT
     results = proofs.prove(names or None, timeout=timeout, only=only)
     ok = all(d.ok for d in results)
+    code = 0 if ok else (EXIT_UNDECIDED if all(_undecided(d) for d in results if not d.ok) else 1)
     if args.json:
         data: dict[str, Any] = {
             "ok": ok,
+            "undecided": code == EXIT_UNDECIDED,
             "timeout": timeout,
             "designs": [d.to_dict() for d in results],
         }
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         sys.stdout.write(render(results) + "\n")
-    return 0 if ok else 1
+    return code
+
+
+EXIT_UNDECIDED = 4
+"""Nothing came out wrong, but something asked was left undecided: never a pass."""
+
+
+def _undecided(d: Any) -> bool:
+    """A design whose proofs did not all come out as expected only because some were undecided
+    (a time limit, a rule Z3 cannot read), none because a proof came out wrong."""
+    from replcheck.specs.proofs import UNKNOWN
+
+    wrong = [r for r in d.results if not r.ok and r.proof not in d.caught]
+    if d.mutant_of is not None and d.rule_level and not d.caught:
+        return any(r.verdict == UNKNOWN for r in d.results) and all(
+            r.verdict == UNKNOWN for r in wrong
+        )
+    return bool(wrong) and all(r.verdict == UNKNOWN for r in wrong)
 
 
 def render(results: list[Any]) -> str:
@@ -131,7 +160,13 @@ def render(results: list[Any]) -> str:
             if r.reason:
                 lines.append(f"        undecided: {r.reason}")
     good = sum(d.ok for d in results)
-    verdict = "PASS" if good == len(results) else "FAIL"
+    open_ = [d for d in results if not d.ok and _undecided(d)]
+    if good == len(results):
+        verdict = "PASS"
+    elif len(open_) == len(results) - good:
+        verdict = f"UNDECIDED (not a pass; {len(open_)} left undecided)"
+    else:
+        verdict = "FAIL"
     lines.append(f"{verdict}: {good}/{len(results)} designs and mutants as expected")
     return "\n".join(lines)
 

@@ -312,6 +312,8 @@ class Row:
     expected: frozenset[str] = frozenset()
     """Properties pinned to fail here (for a mutant: those pinned on its base design)."""
     seconds: float = 0.0
+    times: dict[str, float] = field(default_factory=dict)
+    """Seconds each checker took on this row."""
 
     @property
     def label(self) -> str:
@@ -655,7 +657,9 @@ def _run_row(row: Row, runners: Mapping[str, Checker], progress: Progress, prefi
             progress.done("error")
             continue
         finally:
-            row.seconds += time.perf_counter() - started
+            took = time.perf_counter() - started
+            row.seconds += took
+            row.times[checker] = row.times.get(checker, 0.0) + took
         row.results[checker] = result
         progress.done(", ".join(result.violated) or "no failure")
 
@@ -664,11 +668,11 @@ _WORKER_RUNNERS: Mapping[str, Checker] = {}
 """The parent's checkers, inherited by forked workers (closures cannot be pickled)."""
 
 
-def _run_job(job: tuple[str, Config]) -> tuple[dict, dict, float]:
-    """One row in a worker process: (results, errors, seconds)."""
+def _run_job(job: tuple[str, Config]) -> tuple[dict, dict, float, dict]:
+    """One row in a worker process: (results, errors, seconds, seconds per checker)."""
     row = _row_for(*job, {})
     _run_row(row, _WORKER_RUNNERS, quiet(), "")
-    return row.results, row.errors, row.seconds
+    return row.results, row.errors, row.seconds, row.times
 
 
 def _run_parallel(plan, runners, notes, expected, progress, jobs):
@@ -681,10 +685,11 @@ def _run_parallel(plan, runners, notes, expected, progress, jobs):
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         done = zip(rows, pool.map(_run_job, plan), strict=True)
-        for i, (row, (results, errors, seconds)) in enumerate(done, start=1):
+        for i, (row, (results, errors, seconds, times)) in enumerate(done, start=1):
             row.results.update(results)
             row.errors.update(errors)
             row.seconds = seconds
+            row.times.update(times)
             progress.task(f"[{i}/{len(plan)}] {row.label}")
             found = sorted({p for r in results.values() for p in r.violated})
             progress.done(", ".join(found) or "no failure")

@@ -54,13 +54,19 @@ Keys are only ever added to this schema, never renamed or removed, within versio
 
 JUnit XML
 ---------
-``render_junit(matrix)``: one ``testsuite`` per design or mutant, one ``testcase`` per (design,
-config, property) with ``classname="<design>@<config>"``. For a correct design a testcase fails
-(``<failure>`` carrying the counterexample text) when some checker found the property failing and
-it is not a pinned known finding; undecided properties are ``<skipped>``. A mutant is expected to
-fail: its testcases pass when the mutant is caught in that configuration (the catching property's
-testcase carries the counterexample in ``<system-out>``), and all fail when it is not. A checker
-that raised adds a testcase with an ``<error>``.
+``render_junit(matrix)``: one ``testsuite`` per design or mutant, ``classname="<design>@<config>"``,
+one ``testcase`` per expected verdict per checker, each with that checker's own time (a checker's
+time on a row is shared among the verdicts it decided there, so the times add up to the run's).
+
+* A correct design: ``<property> [<checker>]`` for every property the checker decided; it fails
+  (``<failure>`` with the counterexample) when the checker found the property failing and it is
+  not a pinned known finding. A property no checker decided is a ``<property> [undecided]`` case
+  that fails with ``type="undecided"``: undecided is never a pass.
+* A mutant: ``caught by <checker>`` per checker (``<skipped>`` when that checker did not catch it,
+  the counterexample in ``<system-out>`` when it did), and one verdict case ``caught`` that fails
+  once when no checker caught it (``mutant-missed``, or ``undecided`` when verdicts were left
+  open).
+* A checker that raised adds ``<checker> run`` with an ``<error>``.
 """
 
 from __future__ import annotations
@@ -402,23 +408,6 @@ def to_json(data: dict[str, object]) -> str:
 # --- JUnit XML ------------------------------------------------------------------------------------
 
 
-def _cex_text(row: Row, prop: str) -> str:
-    parts = []
-    for checker in row.failed_by(prop):
-        cex = row.results[checker].counterexamples.get(prop)
-        if cex is None:
-            parts.append(f"{checker}: {prop} fails (no counterexample recorded)")
-            continue
-        try:
-            text = render_counterexample(row.model, cex)
-        except Exception as exc:  # a drawing must never hide the verdict
-            text = f"(could not draw the counterexample: {exc!r}) actions: " + "; ".join(
-                map(str, cex.actions())
-            )
-        parts.append(f"found by {checker}:\n{text}")
-    return "\n\n".join(parts)
-
-
 def render_junit(matrix: Matrix) -> str:
     """The matrix as JUnit XML (see the module docstring for what passes)."""
     root = ET.Element("testsuites", name="replcheck")
@@ -438,58 +427,105 @@ def render_junit(matrix: Matrix) -> str:
             suites[suite_name], "testcase", classname=classname, name=name, time=f"{seconds:.3f}"
         )
 
-    for row in matrix.rows:
-        props = [p.name for p in row.model.properties]
-        each = row.seconds / max(len(props), 1)
-        bug = getattr(type(row.model.design), "bug", "")
-        for prop in props:
-            case = add_case(row.design, row.label, prop, each)
-            found = row.failed_by(prop)
-            if row.is_mutant:
-                if not row.caught:
-                    msg = f"mutant {row.design} not caught in {row.config}: no property fails"
-                    el = ET.SubElement(case, "failure", message=msg, type="mutant-missed")
-                    el.text = bug
-                    counts[row.design]["failures"] += 1
-                elif found:
-                    out = ET.SubElement(case, "system-out")
-                    pinned = " (pinned on the base design too)" if prop in row.expected else ""
-                    out.text = f"caught{pinned}\n\n" + _cex_text(row, prop)
-                continue
-            if found and prop not in row.expected:
-                by = ",".join(found)
-                el = ET.SubElement(
-                    case, "failure", message=f"{prop} fails ({by})", type="property-failed"
-                )
-                el.text = _cex_text(row, prop)
-                counts[row.design]["failures"] += 1
-            elif found:
-                out = ET.SubElement(case, "system-out")
-                out.text = "pinned known finding\n\n" + _cex_text(row, prop)
-            elif row.verdict(prop) != PASS:
-                ET.SubElement(case, "skipped", message="undecided: no checker reached a verdict")
-                counts[row.design]["skipped"] += 1
-        for checker, err in row.errors.items():
-            case = add_case(row.design, row.label, f"{checker} run", 0.0)
-            el = ET.SubElement(case, "error", message=err, type="checker-error")
-            el.text = err
-            counts[row.design]["errors"] += 1
+    def mark(case: ET.Element, suite: str, kind: str, message: str, type_: str, text: str) -> None:
+        el = ET.SubElement(case, kind, message=message, type=type_)
+        if text:
+            el.text = text
+        counts[suite][{"failure": "failures", "error": "errors"}[kind]] += 1
 
-    for name, suite in suites.items():
+    for row in matrix.rows:
+        suite = row.design
+        for checker, result in row.results.items():
+            decided = [p for p, v in result.verdicts.items() if v in (PASS, FAIL)]
+            if row.is_mutant:
+                # One case per checker: did this checker catch the mutant? The verdict itself
+                # is the single ``caught`` case below.
+                case = add_case(suite, row.label, f"caught by {checker}", row.times.get(checker, 0))
+                mine = [p for p in result.violated if p not in row.expected]
+                if mine:
+                    out = ET.SubElement(case, "system-out")
+                    out.text = f"caught: {', '.join(mine)}\n\n" + "\n\n".join(
+                        _cex_text_by(row, p, checker) for p in mine
+                    )
+                else:
+                    ET.SubElement(case, "skipped", message=f"{checker} did not catch it")
+                    counts[suite]["skipped"] += 1
+                continue
+            each = row.times.get(checker, 0.0) / max(len(decided), 1)
+            for prop in decided:
+                case = add_case(suite, row.label, f"{prop} [{checker}]", each)
+                if result.verdicts[prop] != FAIL:
+                    continue
+                if prop in row.expected:
+                    out = ET.SubElement(case, "system-out")
+                    out.text = "pinned known finding\n\n" + _cex_text_by(row, prop, checker)
+                else:
+                    mark(
+                        case,
+                        suite,
+                        "failure",
+                        f"{prop} fails ({checker})",
+                        "property-failed",
+                        _cex_text_by(row, prop, checker),
+                    )
+        if row.is_mutant:
+            case = add_case(suite, row.label, "caught", 0.0)
+            if not row.caught and not row.errors:
+                bug = getattr(type(row.model.design), "bug", "")
+                if row.undecided:
+                    msg = (
+                        f"mutant {row.design} not caught in {row.config}, and "
+                        f"{len(row.undecided)} propert(ies) undecided: {', '.join(row.undecided)}"
+                    )
+                    mark(case, suite, "failure", msg, "undecided", bug)
+                else:
+                    msg = f"mutant {row.design} not caught in {row.config}: no property fails"
+                    mark(case, suite, "failure", msg, "mutant-missed", bug)
+        else:
+            for prop in row.undecided:
+                case = add_case(suite, row.label, f"{prop} [undecided]", 0.0)
+                mark(
+                    case,
+                    suite,
+                    "failure",
+                    f"{prop}: no checker reached a verdict (undecided is not a pass)",
+                    "undecided",
+                    "",
+                )
+        for checker, err in row.errors.items():
+            case = add_case(suite, row.label, f"{checker} run", row.times.get(checker, 0.0))
+            mark(case, suite, "error", err, "checker-error", err)
+
+    for name, suite_el in suites.items():
         for key, value in counts[name].items():
-            suite.set(key, str(value))
+            suite_el.set(key, str(value))
             totals[key] += value
-        suite.set("time", f"{times[name]:.3f}")
+        suite_el.set("time", f"{times[name]:.3f}")
     for key, value in totals.items():
         root.set(key, str(value))
-    if matrix.notes:
+    notes = list(matrix.notes)
+    if matrix.interrupted:
+        notes.append("interrupted: the matrix is partial")
+    if notes:
         props_el = ET.Element("properties")
-        for i, note in enumerate(matrix.notes):
+        for i, note in enumerate(notes):
             ET.SubElement(props_el, "property", name=f"note{i}", value=note)
-        for suite in suites.values():
-            suite.insert(0, _copy(props_el))
+        for suite_el in suites.values():
+            suite_el.insert(0, _copy(props_el))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _cex_text_by(row: Row, prop: str, checker: str) -> str:
+    cex = row.results[checker].counterexamples.get(prop)
+    if cex is None:
+        return f"{checker}: {prop} fails (no counterexample recorded)"
+    try:
+        return render_counterexample(row.model, cex)
+    except Exception as exc:  # a drawing must never hide the verdict
+        return f"(could not draw the counterexample: {exc!r}) actions: " + "; ".join(
+            map(str, cex.actions())
+        )
 
 
 def _copy(el: ET.Element) -> ET.Element:

@@ -139,13 +139,21 @@ def test_matrix_junit_and_json() -> None:
     suites = {s.get("name"): s for s in root.iter("testsuite")}
     assert set(suites) == {"zk-lock", MUTANT, "zk-lock/no-loop-prevention"}
     caught = suites[MUTANT].findall("testcase")
-    assert caught and all(tc.find("failure") is None for tc in caught)
-    scope = next(tc for tc in caught if tc.get("name") == "only_global_non_catalog")
-    assert "caught" in scope.find("system-out").text
+    assert [tc.get("name") for tc in caught] == ["caught by explore", "caught"]
+    assert all(tc.find("failure") is None for tc in caught)
+    assert "caught: only_global_non_catalog" in caught[0].find("system-out").text
     assert all(tc.get("classname") == f"{MUTANT}@filtering" for tc in caught)
+    # one missed mutant is one failure, not one per property
     missed = suites["zk-lock/no-loop-prevention"].findall("testcase")
-    assert missed and all(tc.find("failure") is not None for tc in missed)
+    failed = [tc for tc in missed if tc.find("failure") is not None]
+    assert [tc.get("name") for tc in failed] == ["caught"]
+    assert failed[0].find("failure").get("type") == "mutant-missed"
     assert all(tc.find("failure") is None for tc in suites["zk-lock"].findall("testcase"))
+    # the times add up to the run's, not to one row's time per property
+    for row in matrix.rows:
+        suite = suites[row.design]
+        total = sum(float(tc.get("time")) for tc in suite.findall("testcase"))
+        assert total == pytest.approx(row.seconds, abs=0.01)
 
     data = json.loads(json.dumps(matrix_dict(matrix)))
     assert data["schema"] == SCHEMA
@@ -162,7 +170,7 @@ def test_correct_design_failure_and_known_findings(leaky: str) -> None:
     assert red.rows[0].status == "RED"
     root = ET.fromstring(render_junit(red))
     failures = [tc for tc in root.iter("testcase") if tc.find("failure") is not None]
-    assert [tc.get("name") for tc in failures] == ["only_global_non_catalog"]
+    assert [tc.get("name") for tc in failures] == ["only_global_non_catalog [explore]"]
     assert "/hbase/replication/rs/" in failures[0].find("failure").text
 
     pinned = {(leaky, "filtering"): {"only_global_non_catalog"}}
@@ -180,7 +188,8 @@ def test_unknown_verdicts_with_a_state_limit() -> None:
     assert matrix.exit_code == 4  # undecided is not a failure, and not a pass either
     assert matrix.summary().startswith("PARTIAL")
     root = ET.fromstring(render_junit(matrix))
-    assert any(tc.find("skipped") is not None for tc in root.iter("testcase"))
+    undecided = [tc for tc in root.iter("testcase") if tc.get("name").endswith("[undecided]")]
+    assert undecided and all(tc.find("failure").get("type") == "undecided" for tc in undecided)
 
 
 def test_checker_error_is_an_error_not_a_crash() -> None:

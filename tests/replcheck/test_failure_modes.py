@@ -1,0 +1,313 @@
+"""The gate's failure modes, tried as a new user and as a CI owner trying to break it: every way
+the command line could report success without having checked anything, hang, or give a traceback.
+
+Each case is a command line, what it must exit with, and what its output must say. Exit status:
+0 pass, 1 fail, 2 bad input, 3 a checker raised, 4 partial (something asked was left undecided),
+130 interrupted. See docs/gate.md.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from replcheck.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "my_mutant.py"
+
+EXITS = """\
+import sys
+
+sys.exit(0)
+"""
+
+RAISES_EXIT = """\
+from replcheck.model.zk_multi import ZkMulti
+
+
+class Quitter(ZkMulti):
+    name = "zk-multi/quitter"
+    mutant_of = "zk-multi"
+    overrides = "rule_ships"
+    configs = ("std",)
+    bug = "exits from inside a rule"
+
+    def rule_ships(self, *args, **kwargs):
+        raise SystemExit(0)
+"""
+
+COLLIDES = """\
+from replcheck.model.zk_multi import ZkMulti
+
+
+class Fake12865(ZkMulti):
+    name = "zk-multi/HBASE-12865"
+    mutant_of = "zk-multi"
+    overrides = "rule_ships"
+    configs = ("std",)
+    bug = "not the real one"
+
+    def rule_ships(self, *args, **kwargs):
+        return True
+"""
+
+COLLIDES_DESIGN = """\
+from replcheck.model.zk_multi import ZkMulti
+
+
+class NotZkLock(ZkMulti):
+    name = "zk-lock"
+"""
+
+SHIPS_ALL = """\
+from replcheck.model.zk_multi import ZkMulti
+
+
+class ShipsAll(ZkMulti):
+    name = "ships-all"
+    summary = "ships every edit"
+
+    def rule_ships(self, *args, **kwargs):
+        return True
+"""
+
+
+@dataclass
+class Case:
+    """One failure mode: a command line (``{tmp}`` is a fresh folder, ``{file}`` the design file
+    written from ``design_file``), the exit status it must give and what its output must say."""
+
+    argv: list[str]
+    code: int
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+    last_line: str = ""
+    """The start of the last line of stdout (the verdict)."""
+    design_file: str = ""
+    seconds: float = 60.0
+
+
+CASES: dict[str, Case] = {
+    # --- reviewers' design files ---
+    "design file calls sys.exit(0): check": Case(
+        ["check", "--design-file", "{file}"],
+        2,
+        stderr=["exits", "SystemExit(0)"],
+        design_file=EXITS,
+    ),
+    "design file calls sys.exit(0): list": Case(
+        ["list", "--design-file", "{file}"], 2, stderr=["exits"], design_file=EXITS
+    ),
+    "design file calls sys.exit(0): explore": Case(
+        ["explore", "--design-file", "{file}"], 2, stderr=["exits"], design_file=EXITS
+    ),
+    "design raises SystemExit while checked: explore": Case(
+        ["explore", "--design-file", "{file}", "--design", "zk-multi/quitter"],
+        3,
+        stderr=["internal error", "SystemExit"],
+        design_file=RAISES_EXIT,
+    ),
+    "design raises SystemExit while checked: check": Case(
+        ["check", "--design-file", "{file}", "--checkers", "explore", "--jobs", "1"],
+        1,
+        stdout=["ERROR", "SystemExit"],
+        last_line="FAIL",
+        design_file=RAISES_EXIT,
+    ),
+    "design file replaces a built-in mutant": Case(
+        ["check", "--design-file", "{file}", "--design", "zk-multi/HBASE-12865"],
+        2,
+        stderr=["'zk-multi/HBASE-12865'", "already the name of a built-in design"],
+        design_file=COLLIDES,
+    ),
+    "design file replaces a built-in design": Case(
+        ["list", "--design-file", "{file}"],
+        2,
+        stderr=["'zk-lock'", "already the name"],
+        design_file=COLLIDES_DESIGN,
+    ),
+    "overridden plain rule: proofs cannot judge it": Case(
+        ["check", "--design-file", "{file}", "--checkers", "proofs", "--jobs", "1"],
+        4,
+        last_line="PARTIAL",
+        design_file=SHIPS_ALL,
+    ),
+    "overridden plain rule: prove says undecided": Case(
+        ["prove", "--design-file", "{file}", "--design", "ships-all"],
+        4,
+        stdout=["cannot judge", "rule_ships"],
+        last_line="UNDECIDED",
+        design_file=SHIPS_ALL,
+    ),
+    # --- verdicts that mean nothing ---
+    "check with a state limit is partial, not PASS": Case(
+        ["check", "--design", "zk-multi", "--checkers", "explore", "--max-states", "1000"],
+        4,
+        stdout=["UNDECIDED"],
+        last_line="PARTIAL",
+    ),
+    "explore with a state limit is partial": Case(
+        ["explore", "--design", "zk-multi", "--max-states", "1000"], 4, last_line="PARTIAL"
+    ),
+    "ZooKeeper-era design with a table-era configuration": Case(
+        ["explore", "--design", "zk-multi", "--config", "t-migrate"],
+        2,
+        stderr=["does not apply", "migration"],
+    ),
+    "table-era design with a ZooKeeper-era configuration": Case(
+        ["check", "--design", "table", "--config", "master-master"],
+        2,
+        stderr=["does not apply", "topology"],
+    ),
+    "negative budget": Case(
+        ["explore", "--config", "std:cleaner_runs=-1"], 2, stderr=["must not be negative"]
+    ),
+    "negative foreign edits": Case(
+        ["show", "--config", "std:foreign_edits=-3"], 2, stderr=["must not be negative"]
+    ),
+    "fuzz without --seed prints the seed it used": Case(
+        ["fuzz", "--design", "zk-lock", "--config", "std:wals_per_server=1"],
+        0,
+        stdout=["seed 0"],
+        last_line="PASS",
+    ),
+    # --- scale ---
+    "50 servers: show does not hang": Case(
+        ["show", "--config", "std:servers=50"], 0, stdout=["== initial state =="], seconds=20
+    ),
+    "10 servers: explore reaches its state limit quickly": Case(
+        ["explore", "--config", "std:servers=10", "--max-states", "300"],
+        4,
+        last_line="PARTIAL",
+        seconds=30,
+    ),
+    "an absurd number of servers is refused, naming the limit": Case(
+        ["show", "--config", "std:servers=99999999999999999999"], 2, stderr=["above 64"]
+    ),
+    "a memory limit stops exploration with a partial verdict": Case(
+        ["explore", "--design", "zk-multi", "--max-memory", "1"],
+        4,
+        stdout=["memory limit"],
+        last_line="PARTIAL",
+    ),
+    # --- CI output and small things ---
+    "--junit to a directory fails before the run": Case(
+        ["check", "--junit", "{tmp}"], 2, stderr=["is a directory"], seconds=10
+    ),
+    "--junit to an unwritable path fails before the run": Case(
+        ["check", "--junit", "{tmp}/no/such/dir/gate.xml"],
+        2,
+        stderr=["cannot write"],
+        seconds=10,
+    ),
+    "list --design with an unknown name": Case(
+        ["list", "--design", "nope"], 2, stderr=["unknown design 'nope'"]
+    ),
+    "--version": Case(["--version"], 0, stdout=["replcheck "]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_failure_mode(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = CASES[name]
+    path = tmp_path / "design.py"
+    if case.design_file:
+        path.write_text(case.design_file)
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(path)) for a in case.argv]
+    started = time.monotonic()
+    code = main(argv)
+    took = time.monotonic() - started
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert code == case.code, f"exit {code}\nstdout:\n{out[-2000:]}\nstderr:\n{err[-2000:]}"
+    for needle in case.stdout:
+        assert needle in out, out[-3000:]
+    for needle in case.stderr:
+        assert needle in err, err
+    if case.code == 2:
+        assert len(err.strip().splitlines()) == 1 and err.startswith("replcheck: error: "), err
+    if case.last_line:
+        assert out.strip().splitlines()[-1].startswith(case.last_line), out[-2000:]
+    assert took < case.seconds
+
+
+def test_check_never_prints_pass_when_a_verdict_is_undecided(capsys) -> None:
+    """The gate passes only when every expected verdict was decided."""
+    code = main(["check", "--design", "zk-lock", "--config", "filtering", "--checkers", "fuzz"])
+    out, _err = capsys.readouterr()
+    last = out.strip().splitlines()[-1]
+    assert code == 4 and last.startswith("PARTIAL"), out
+    assert "PASS" not in last
+
+
+def test_full_matrix_marks_cells_that_do_not_apply(capsys) -> None:
+    """A property of the other era is not a question for a row: ``-``, not ``?``."""
+    from replcheck.matrix import run_matrix
+
+    matrix = run_matrix(["zk-lock", "table"], ["std:wals_per_server=1"], ("explore",))
+    zk, table = matrix.rows
+    assert zk.cell("one_queue_per_source") == "-"
+    assert table.cell("single_owner") == "-"
+    assert zk.cell("single_owner") == "ok"
+    assert "- = does not apply" in matrix.render()
+    assert matrix.exit_code == 0
+
+
+def test_junit_one_case_per_expected_verdict_per_checker(tmp_path, capsys) -> None:
+    """Proofs and fuzzing get test cases of their own; times add up to the run's."""
+    junit = tmp_path / "gate.xml"
+    argv = ["check", "--design", "zk-lock", "--config", "filtering", "--junit", str(junit)]
+    code = main([*argv, "--checkers", "explore,fuzz,proofs", "--jobs", "1"])
+    capsys.readouterr()
+    assert code == 0
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
+    names = {tc.get("name") for tc in cases}
+    assert "no_lost_edit [explore]" in names and "no_lost_edit [fuzz]" in names
+    assert "rule_proofs [proofs]" in names
+    assert "edits_delivered [fuzz]" not in names  # fuzzing does not decide liveness
+
+
+def test_a_design_file_named_twice_is_loaded_once(tmp_path, capsys) -> None:
+    code = main(["list", "--design-file", str(EXAMPLE), "--design-file", str(EXAMPLE)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "zk-multi/drop-unread-wal" in out
+
+
+def test_ctrl_c_stops_explore_within_a_second_with_a_partial_report(tmp_path) -> None:
+    """SIGINT during a long exploration: a partial report and exit 130, within a second."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replcheck", "explore", "--config", "std:servers=6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    time.sleep(4.0)
+    assert proc.poll() is None, "the exploration should still be running"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.5
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "stopped interrupted" in out
+    assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
+
+
+def test_explore_json_reports_why_it_stopped(capsys) -> None:
+    code = main(["explore", "--design", "zk-multi", "--max-states", "500", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 4
+    (result,) = json.loads(out)["results"]
+    assert result["stats"]["stopped"] == "state limit"
+    assert "PARTIAL" in err
