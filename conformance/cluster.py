@@ -33,6 +33,7 @@ from kazoo.exceptions import ConnectionLoss, OperationTimeoutError
 from . import endstate, schema, trace, wire
 from . import wal as walfile
 from .common import ADMIN, LIVE, PEERS, trace_dir, wal_dir
+from .lifeline import tethered
 from .steps import Steps, peer_id, server_index, server_name
 
 logging.getLogger("kazoo").setLevel(logging.ERROR)  # reconnects during faults are expected
@@ -77,6 +78,8 @@ class RunResult:
     seconds: float = 0.0
     drained: bool = False
     unexpected_exits: list[str] = field(default_factory=list)
+    torn_lines: list[str] = field(default_factory=list)
+    """Trace lines cut short: the trace is incomplete, so its verdict is not a clean one."""
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -88,6 +91,7 @@ class RunResult:
             "seconds": round(self.seconds, 1),
             "drained": self.drained,
             "unexpected_exits": len(self.unexpected_exits),
+            "torn_lines": len(self.torn_lines),
         }
 
 
@@ -98,8 +102,9 @@ class Proc:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.name = name
         self.log = open(log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed in stop()
+        # Tethered: the process dies with the driver, even a SIGKILLed one (``lifeline``).
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", f"replcheck.conformance.{module}", *args],
+            tethered([sys.executable, "-m", f"replcheck.conformance.{module}", *args]),
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -456,7 +461,8 @@ class Cluster:
     def finish(self, t0: float, drained: bool) -> RunResult:
         self.stop_all()
         self.trace.close()
-        events = trace.merge(trace_dir(self.run_dir), self.run_dir / "trace.jsonl")
+        torn: list[str] = []
+        events = trace.merge(trace_dir(self.run_dir), self.run_dir / "trace.jsonl", torn)
         verdict = endstate.check_run(self.run_dir, events, 3)
         problems = schema.validate_file(self.run_dir / "trace.jsonl")
         result = RunResult(
@@ -470,6 +476,7 @@ class Cluster:
         )
         result.seconds = time.monotonic() - t0
         result.unexpected_exits = list(self.unexpected_exits)
+        result.torn_lines = torn
         (self.run_dir / "verdict.json").write_text(
             json.dumps(
                 {
@@ -479,6 +486,7 @@ class Cluster:
                     "run": result.summary(),
                     "schema_problems": problems[:50],
                     "order_problems": trace.check_order(events)[:50],
+                    "torn_lines": torn,
                     "verdict": verdict.to_json(),
                 },
                 indent=2,

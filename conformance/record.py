@@ -39,14 +39,28 @@ def check_design(name: str) -> None:
     Steps(name)
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived while recording (a ``BaseException``, like ``KeyboardInterrupt``, so that
+    no ``except Exception`` swallows it on the way out)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class OutputNotEmpty(ValueError):
+    """The output folder already holds files: a run must never read another run's files."""
+
+
 @contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """While recording, turn SIGTERM into ``SystemExit`` so that every ``finally`` runs and stops
-    the processes and the ZooKeeper a run started. (A SIGKILLed driver cannot clean up: its
-    region servers exit when their sessions end, its ZooKeeper needs ``replcheck zk stop``.)"""
+    """While recording, turn SIGTERM into ``Terminated`` so that every ``finally`` runs and stops
+    the processes and the ZooKeeper a run started. (A SIGKILLed driver cannot clean up: every
+    child is tethered to it and dies with it, see ``lifeline``; ``replcheck zk stop --dir OUT``
+    clears what a driver left where that is not available.)"""
 
     def handler(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
+        raise Terminated(signum)
 
     try:
         previous = signal.signal(signal.SIGTERM, handler)
@@ -68,19 +82,54 @@ def record(
 ) -> list[RunResult]:
     """Record ``runs`` runs, seeds ``spec.seed``, ``spec.seed + 1``, ...; write
     ``out/summary.json``. With ``keep_going`` a run that cannot finish (ZooKeeper or a process
-    failing to start) is reported and skipped instead of ending the whole recording."""
+    failing to start) is reported and skipped instead of ending the whole recording.
+
+    ``out`` must be new or empty (``OutputNotEmpty`` otherwise): a recording never reads, merges
+    or overwrites another's files. Interrupted (Ctrl-C, SIGTERM), the summary of the runs that
+    finished is still written, marked ``interrupted`` and ``complete: false``, and the
+    interruption is raised again."""
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    check_out(out)
+    out = out.resolve()  # the children's command lines name it: ``lifeline.leftovers`` finds them
     out.mkdir(parents=True, exist_ok=True)
-    results = []
+    results: list[RunResult] = []
     errors: list[str] = []
+    interrupted: str | None = None
+    stopped: str | None = None
     try:
         with stop_on_sigterm():
             _record_runs(spec, runs, out, say, keep_going, results, errors)
+    except KeyboardInterrupt:
+        interrupted = "SIGINT"
+        raise
+    except Terminated as exc:
+        interrupted = signal.Signals(exc.signum).name
+        raise
+    except BaseException as exc:
+        stopped = f"{type(exc).__name__}: {exc}"
+        raise
     finally:  # also when interrupted: the runs that finished are summed up
         summary = summarize(spec, results)
-        summary["errors"] = errors
+        summary["errors"] = errors + ([stopped] if stopped else [])
+        summary["runs_requested"] = runs
+        summary["interrupted"] = interrupted
+        summary["complete"] = interrupted is None and stopped is None and not errors
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return results
+
+
+def check_out(out: Path) -> None:
+    """Raise ``OutputNotEmpty`` unless ``out`` is new or an empty folder (``ValueError`` when
+    it is not a folder at all)."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ValueError(f"--out: {out} exists and is not a directory")
+    if any(out.iterdir()):
+        raise OutputNotEmpty(
+            f"--out: {out} is not empty (an earlier recording?); a recording never reads "
+            "another's files: give a new or empty folder"
+        )
 
 
 def _record_runs(
@@ -131,6 +180,7 @@ def summarize(spec: RunSpec, results: list[RunResult]) -> dict[str, Any]:
         "design": spec.design,
         "runs": len(results),
         "failed_runs": sum(1 for r in results if not r.verdict.ok),
+        "incomplete_traces": sum(1 for r in results if r.torn_lines),
         "faults": dict(faults),
         "faults_skipped": dict(sum((r.skipped for r in results), Counter())),
         "totals": dict(totals),

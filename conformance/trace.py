@@ -98,21 +98,35 @@ class TraceError(Exception):
     """A trace file that cannot be read; the message names the file and line."""
 
 
-def load(path: Path, *, tolerate_torn_tail: bool = True) -> list[dict[str, Any]]:
-    """The events of one process file. A last line cut short by a kill is dropped; any other bad
-    line is an error naming the file and line."""
+def load(
+    path: Path, *, tolerate_torn_tail: bool = True, torn: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The events of one process file. A last line cut short (no newline at its end, or not
+    JSON) is dropped when ``tolerate_torn_tail``, and said in ``torn`` (``file:line: ...``) when
+    a list is given, so that a caller can flag the trace incomplete; otherwise, and for any
+    other bad line, ``TraceError`` naming the file and line."""
     events: list[dict[str, Any]] = []
-    lines = path.read_text(encoding="utf-8").split("\n")
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
     for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        last = all(not rest.strip() for rest in lines[i:])
+        unfinished = last and i == len(lines)  # no newline after it: the write was cut
         try:
-            events.append(json.loads(line))
+            event = json.loads(line)
         except ValueError as exc:
-            last = all(not rest.strip() for rest in lines[i:])
             if last and tolerate_torn_tail:
+                if torn is not None:
+                    torn.append(f"{path}:{i}: torn last line ({len(line)} bytes): {exc}")
                 break
             raise TraceError(f"{path}:{i}: not a JSON event: {exc}") from None
+        if unfinished:
+            if not tolerate_torn_tail:
+                raise TraceError(f"{path}:{i}: the last line has no newline: the trace was cut")
+            if torn is not None:
+                torn.append(f"{path}:{i}: the last line has no newline: the trace was cut")
+        events.append(event)
     return events
 
 
@@ -147,12 +161,13 @@ def merge_streams(streams: Iterable[list[dict[str, Any]]]) -> list[dict[str, Any
     return out
 
 
-def merge(trace_dir: Path, out: Path) -> list[dict[str, Any]]:
+def merge(trace_dir: Path, out: Path, torn: list[str] | None = None) -> list[dict[str, Any]]:
     """Merge every ``*.jsonl`` under ``trace_dir`` into ``out`` (one event per line, each given its
-    position ``order``); returns the merged events."""
+    position ``order``); returns the merged events. Torn last lines of the process files are
+    dropped and said in ``torn`` (see ``load``)."""
     streams = []
     for path in sorted(trace_dir.glob("*.jsonl")):
-        events = load(path)
+        events = load(path, torn=torn)
         events.sort(key=lambda e: e["seq"])
         streams.append(events)
     merged = merge_streams(streams)

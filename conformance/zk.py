@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
+from .lifeline import tethered
+
 __all__ = [
     "MAIN_CLASS",
     "SERVING_MODES",
@@ -533,8 +535,10 @@ class Ensemble:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             log.write(f"--- replcheck: starting server {server_id} at {stamp}\n".encode())
             log.flush()
+            # An attached server dies with the process that started it (a SIGKILLed driver
+            # leaves no ZooKeeper behind); a detached one is meant to outlive it.
             proc = subprocess.Popen(
-                command,
+                command if self.detached else tethered(command),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

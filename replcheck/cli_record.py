@@ -4,15 +4,24 @@ traces (``replcheck.conformance``).
     replcheck record [--design NAME] [--runs N] [--faults kill,pause,...] [--seed S] [--out DIR]
                      [--servers N] [--edits N] [--rate R] [--no-master-master] [--json]
 
+``--out`` must be a new or empty folder: a recording never reads, merges or overwrites an earlier
+one's files (reusing a folder is refused before anything starts). Every process a run starts is
+tethered to the command: killed with it even by SIGKILL (``replcheck.conformance.lifeline``);
+``replcheck zk stop --dir OUT`` clears whatever a dead recording left where that is not available.
+
 Exit status: 0 every run's end state is correct; 1 some run lost an edit, shipped a LOCAL or
 catalog edit, looped an edit back to its origin, or deleted a WAL a queue still needed (as a mutant
-should); 2 bad input (one line on stderr); 3 the cluster could not run (one line on stderr).
+should); 2 bad input (one line on stderr); 3 the cluster could not run (one line on stderr);
+4 no violation, but some run's trace was cut (a torn line): partial, not a pass; 130 (SIGINT) or
+143 (SIGTERM) interrupted: ``summary.json`` sums up the runs that finished and says
+``"interrupted"`` and ``"complete": false``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,8 +69,10 @@ def add_commands(sub: Any) -> None:
         "the merged trace, the end-state verdict, the ZooKeeper transaction logs and the "
         "processes' logs.",
         epilog=f"Designs: {', '.join(DESIGNS)}; mutants: {', '.join(SUPPORTED_MUTANTS)}. "
-        f"Faults: {', '.join(FAULT_KINDS)}. Exit status: 0 every run correct, 1 a violation, "
-        "2 bad input, 3 the cluster could not run.",
+        f"Faults: {', '.join(FAULT_KINDS)}. The reference cluster implements only these "
+        "built-in designs, so record takes no --design-file. Exit status: 0 every run correct, "
+        "1 a violation, 2 bad input, 3 the cluster could not run, 4 a trace was cut (partial), "
+        "130/143 interrupted.",
     )
     p.add_argument("--design", default="zk-multi", metavar="NAME", help="default: zk-multi")
     p.add_argument("--runs", type=_positive, default=1, metavar="N", help="default: 1")
@@ -72,7 +83,12 @@ def add_commands(sub: Any) -> None:
         help=f"comma-separated, each once per run: {','.join(FAULT_KINDS)} (default: none)",
     )
     p.add_argument("--seed", type=_seed, default=0, metavar="S", help="first run's seed")
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"default: ./{DEFAULT_OUT}")
+    p.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"a new or empty folder (default: ./{DEFAULT_OUT}); a used one is refused",
+    )
     p.add_argument("--servers", type=_positive, default=3, metavar="N", help="region servers")
     p.add_argument(
         "--edits", type=_positive, default=40, metavar="N", help="edits per region server"
@@ -84,15 +100,35 @@ def add_commands(sub: Any) -> None:
         help="cluster 1 does not replicate back into cluster 0",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="does not apply: the reference cluster implements only the built-in designs and "
+        "mutants listed below (a design file is for check, explore, fuzz, show, dump, list and "
+        "prove)",
+    )
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
     from replcheck.conformance.cluster import RunSpec
-    from replcheck.conformance.record import check_design, parse_faults, record
+    from replcheck.conformance.record import (
+        Terminated,
+        check_design,
+        check_out,
+        parse_faults,
+        record,
+    )
     from replcheck.conformance.steps import DesignError
 
+    if args.design_file:
+        raise UsageError(
+            "--design-file does not apply to record: the reference cluster implements only its "
+            "built-in designs and mutants (see replcheck record --help); check, explore, fuzz, "
+            "show, dump, list and prove take design files"
+        )
     try:
         check_design(args.design)
         faults = parse_faults(args.faults)
@@ -101,8 +137,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.servers < 2 and any(f in faults for f in ("kill", "pause", "expire")):
         raise UsageError("--servers: a region-server fault needs at least 2 servers")
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out: {out} exists and is not a directory")
+    try:
+        check_out(out)  # before anything starts: never merge into an earlier recording
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     spec = RunSpec(
         design=args.design,
         seed=args.seed,
@@ -114,19 +152,27 @@ def _run(args: argparse.Namespace) -> int:
     )
     try:
         results = record(spec, args.runs, out)
-    except KeyboardInterrupt:
-        print("replcheck: interrupted", file=sys.stderr)
-        return 3
+    except (KeyboardInterrupt, Terminated) as exc:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        name = signal.Signals(signum).name
+        print(
+            f"replcheck: interrupted by {name}: a partial recording, not a verdict; the runs "
+            f"that finished are summed up in {out / 'summary.json'}",
+            file=sys.stderr,
+        )
+        return 128 + signum
     except Exception as exc:  # ZooKeeper or a process could not start: one line
         print(f"replcheck: error: cluster failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 3
     summary = json.loads((out / "summary.json").read_text())
+    t = summary["totals"]
+    incomplete = summary.get("incomplete_traces", 0)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        t = summary["totals"]
         print(
-            f"{args.design}: {len(results)} run(s), {summary['failed_runs']} with violations; "
+            f"{args.design}: {len(results)} run(s), {summary['failed_runs']} with violations, "
+            f"{incomplete} with an incomplete trace; "
             f"{t.get('edits_written', 0)} edits, {t.get('delivered', 0)}/"
             f"{t.get('owed_deliveries', 0)} owed deliveries, {t.get('lost', 0)} lost, "
             f"{t.get('duplicates', 0)} duplicates, {t.get('shipped_local', 0)} LOCAL/catalog "
@@ -134,4 +180,13 @@ def _run(args: argparse.Namespace) -> int:
             f"{t.get('premature_deletions', 0)} premature deletions; faults "
             f"{summary['faults']}; output in {out}"
         )
-    return 0 if summary["failed_runs"] == 0 else 1
+    if summary["failed_runs"]:
+        return 1
+    if incomplete:
+        print(
+            f"replcheck: PARTIAL: {incomplete} run(s) with a torn trace line: their verdict is "
+            "not a clean one (see torn_lines in verdict.json)",
+            file=sys.stderr,
+        )
+        return 4
+    return 0

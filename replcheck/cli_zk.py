@@ -6,7 +6,10 @@
 
 ``start`` launches the servers as processes of their own session, so they outlive the command,
 waits until they serve and prints the connect string; ``stop`` stops every server of the run in
-``DIR`` (default ``./zk-run``) by its pid; ``status`` prints one row per server. Exit status: 0
+``DIR`` (default ``./zk-run``) by its pid, and clears whatever a dead ``replcheck record`` left
+under ``DIR`` (give its ``--out`` folder): ZooKeeper servers and region servers (paused ones
+too), sinks and masters whose command line names a path under ``DIR``; ``status`` prints one row
+per server. Exit status: 0
 ok (``status``: the ensemble serves), 1 not serving (or failed to start), 2 bad input.
 """
 
@@ -90,6 +93,12 @@ def add_commands(sub: Any) -> None:
         help="start: how long to wait for the servers to serve (default: 60)",
     )
     p.add_argument("--json", action="store_true", help="status: print JSON")
+    p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="does not apply: zk runs ZooKeeper alone, no design",
+    )
     p.set_defaults(func=cmd_zk)
 
 
@@ -98,22 +107,47 @@ def cmd_zk(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
     from replcheck.conformance.zk import Ensemble, ZkError
 
+    if args.design_file:
+        raise UsageError("--design-file does not apply to zk: it runs ZooKeeper alone, no design")
     run_dir = Path(args.dir)
+    if args.action == "stop":
+        return _stop(run_dir)
     try:
         if args.action == "start":
             return _start(run_dir, args)
         ensemble = Ensemble.attach(run_dir)
     except ZkError as exc:
         raise UsageError(str(exc)) from None
-    if args.action == "stop":
-        try:
-            ensemble.stop()
-        except ZkError as exc:
+    return _status(ensemble, as_json=args.json)
+
+
+def _stop(run_dir: Path) -> int:
+    """Stop the ZooKeeper of ``run_dir``, then clear every process a dead run left under it (a
+    ``replcheck record --out`` folder or one run's folder: its ZooKeeper, region servers, paused
+    ones included, sinks and master), each by its pid."""
+    from replcheck.cli import UsageError
+    from replcheck.conformance.lifeline import clear
+    from replcheck.conformance.zk import Ensemble, ZkError
+
+    if not run_dir.is_dir():
+        raise UsageError(f"no ZooKeeper run in {run_dir}: no such folder")
+    stopped = False
+    try:
+        Ensemble.attach(run_dir).stop()
+        stopped = True
+    except ZkError as exc:
+        if "no ZooKeeper run" not in str(exc):
             sys.stderr.write(f"replcheck: error: {exc}\n")
             return EXIT_NOT_SERVING
+    cleared = clear(run_dir)
+    if stopped:
         print(f"stopped ZooKeeper in {run_dir}")
-        return EXIT_OK
-    return _status(ensemble, as_json=args.json)
+    if cleared:
+        pids = ", ".join(map(str, cleared))
+        print(f"cleared {len(cleared)} leftover process(es) of a dead run in {run_dir}: {pids}")
+    if not stopped and not cleared:
+        raise UsageError(f"no ZooKeeper run in {run_dir}, and no process left over under it")
+    return EXIT_OK
 
 
 def _start(run_dir: Path, args: argparse.Namespace) -> int:

@@ -1,0 +1,94 @@
+"""Children that do not outlive their driver, and clearing the leftovers of a driver that died.
+
+``tethered(command)`` is the command line to start ``command`` with instead: a tiny launcher that
+asks the kernel to SIGKILL the process when its parent dies (Linux ``PR_SET_PDEATHSIG``, which
+survives ``exec``) and then becomes the command. A SIGKILLed ``replcheck record`` so takes its
+region servers (paused ones too: SIGKILL ends a stopped process), sinks, master and ZooKeeper with
+it. The launcher is this file run as a script, with Python's ``-I -S`` so that it starts quickly
+and imports nothing of replcheck.
+
+``leftovers(folder)`` finds processes a dead run left behind: live processes of the reference
+cluster or ZooKeeper whose command line names a path under ``folder`` (every child is started
+with its run folder on its command line); ``clear(folder)`` kills them by pid (SIGCONT, then
+SIGKILL). ``replcheck zk stop --dir FOLDER`` calls it, so it works where the parent-death signal
+is not available.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+MARKERS = ("replcheck.conformance.", "org.apache.zookeeper.server")
+"""What the command line of a process of the reference cluster or of its ZooKeeper contains."""
+
+
+def tethered(command: list[str]) -> list[str]:
+    """``command`` started so that it dies with this process (where the platform allows)."""
+    if not sys.platform.startswith("linux"):
+        return command
+    return [sys.executable, "-I", "-S", __file__, str(os.getpid()), "--", *command]
+
+
+def leftovers(folder: Path) -> list[int]:
+    """Pids of live processes of the reference cluster or ZooKeeper whose command line names a
+    path under ``folder`` (empty where there is no ``/proc``)."""
+    root = str(Path(folder).resolve())
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    me = os.getpid()
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state in ("Z", "X"):
+            continue
+        line = " ".join(args)
+        if not any(m in line for m in MARKERS):
+            continue
+        if any(a == root or a.startswith(root + os.sep) for a in args):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def clear(folder: Path, wait: float = 5.0) -> list[int]:
+    """Kill every leftover under ``folder`` (a paused one is continued first); return their
+    pids."""
+    pids = leftovers(folder)
+    for pid in pids:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                break
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and set(pids) & set(leftovers(folder)):
+        time.sleep(0.1)
+    return pids
+
+
+def _launch(argv: list[str]) -> None:  # pragma: no cover - runs in the child, then execs
+    import ctypes
+
+    parent = int(argv[0])
+    command = argv[2:]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the driver died before the signal was armed
+        os._exit(1)
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _launch(sys.argv[1:])
