@@ -28,7 +28,7 @@ from typing import Any
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
-from replcheck.model.state import DELETED, WalKey
+from replcheck.model.state import DELETED, LOCAL, WalKey
 from replcheck.model.table_state import NO_SOURCE
 
 from .steps import Steps, server_index
@@ -42,10 +42,20 @@ CONTEXT: dict[str, str] = {
     "fault": "the driver's record of a fault; its effect is the crash, sink_down or restart step",
     "note": "a remark for the reader (admin schedule, retries, sends of claim requests)",
     "run_end": "the driver's end of run",
-    "unacked_put": "a client write whose acknowledgement did not arrive; its WAL entry is a put",
     "wal_truncated": "a torn tail cut off while splitting; the model's WALs hold whole entries",
 }
 """Meta events that state nothing the model has a notion of, each with the reason."""
+
+UNRECORDED: dict[str, str] = {
+    "claim_redeliver": "a restarted master's claim child is sent again without an event",
+}
+"""The model steps the reference cluster takes without recording an event, with the reason. Every
+other step of a design is either recorded by an event or never taken by the cluster (the
+replication state toggle, sink re-selection, the bootstrap, SyncUp, the migration)."""
+
+ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commit",)}
+"""Events the model splits by circumstance: a claim mutation landing after its claimer died is
+``zombie_claim_commit``."""
 
 FAULT_NOTES = {"master-restart": "master_restart"}
 """``fault`` events whose effect is a model step the cluster records nowhere else."""
@@ -65,12 +75,20 @@ WRITER = frozenset({"put", "roll", "archive", "unacked_put"})
 home are written by the thread that serves the other cluster's replication (``sink_apply``)."""
 
 
+SINK_LANES = {"sink_apply": "apply", "foreign_put": "writer", "relay_home": "relay"}
+
+
 def lane(e: Event) -> tuple[str, ...]:
     """The thread of its process that wrote an event. A region server runs its WAL writer, one
     thread per source, and a control thread (peers, claims) side by side; each writes events in
     its own order, but the order of two threads' lines in the process's file says nothing. Events
-    keep the order of their lane only (a source is named by its number in the process)."""
+    keep the order of their lane only (a source is named by its number in the process). A sink
+    cluster's threads are lanes too."""
     proc = e["proc"]
+    if proc.startswith("sink-"):
+        # A sink cluster serves our sources, writes its own client edits and relays them to
+        # us, each on a thread of its own.
+        return (proc, SINK_LANES.get(e["name"], "main"))
     if not proc.startswith("rs-"):
         return (proc,)
     shipper = (e.get("args") or {}).get("shipper")
@@ -81,6 +99,12 @@ def lane(e: Event) -> tuple[str, ...]:
     if e["name"] == "sink_apply":
         return (proc, "relay")
     return (proc, "control")
+
+
+def local_foreign(e: Event) -> bool:
+    """A client edit at another cluster in a LOCAL-scoped family: it never leaves that cluster, so
+    ours never sees it (the model's edits at other clusters are all GLOBAL)."""
+    return e["name"] == "foreign_put" and (e.get("detail") or {}).get("scope") == LOCAL
 
 
 class Resolver:
@@ -96,31 +120,22 @@ class Resolver:
         counts: dict[WalKey, int] = {}
         numbers: dict[tuple[str, int, int], str] = {}
         pending: list[tuple[int, tuple[str, int, int]]] = []
-        logs: dict[int, list[str]] = {}
         puts: list[tuple[str, WalKey]] = []
-        relays: list[tuple[int, int, str]] = []
-        self.repeat: dict[int, int] = {}
-        """Event index -> how many model steps the event is (see ``COMPOSED``)."""
+        foreign: dict[int, int] = {}
+        """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
             d = e.get("detail") or {}
-            if (
-                e["kind"] == "action"
-                and e["name"] == "put"
-                or (e["name"] == "sink_apply" and e["proc"].startswith("rs-") and "wal" in d)
+            if e["name"] in ("put", "unacked_put") or (
+                e["name"] == "sink_apply" and e["proc"].startswith("rs-") and "wal" in d
             ):
                 key = self.wal_key(d["wal"])
                 counts[key] = counts.get(key, 0) + 1
-                if e["name"] == "put":
+                if e["name"] in ("put", "unacked_put"):
                     puts.append((d["uid"], key))
-            for uid in [d.get("uid"), *(d.get("uids") or [])]:
-                if isinstance(uid, str) and uid not in self.uids:
-                    parts = uid.split(".")
-                    if len(parts) == 2 and all(p.isdigit() for p in parts):
-                        self.uids[uid] = (int(parts[0]), int(parts[1]))
-            if e["name"] == "foreign_put":
-                logs.setdefault(e["args"]["cluster"], []).append(d.get("uid"))
-            if e["name"] == "relay_home":
-                relays.append((n, e["args"]["cluster"], d.get("uid")))
+            if e["name"] == "foreign_put" and not local_foreign(e):
+                c = e["args"]["cluster"]
+                self.uids.setdefault(d.get("uid"), (c, foreign.get(c, 0)))
+                foreign[c] = foreign.get(c, 0) + 1
             if "shipper" in e.get("args", {}):
                 num = (e["proc"], e["pid"], e["args"]["shipper"])
                 q = d.get("queue") or d.get("row")
@@ -135,14 +150,6 @@ class Resolver:
         self.max_entries = max(counts.values(), default=0)
         for uid, key in puts:
             self.uids.setdefault(uid, self.put_uid(uid, key, counts))
-        shipped: dict[int, int] = {}
-        for n, c, uid in relays:
-            log = logs.get(c, [])
-            if uid in log:
-                at = log.index(uid)
-                self.repeat[n] = at + 1 - shipped.get(c, 0)
-                shipped[c] = at + 1
-
     @staticmethod
     def put_uid(uid: str, key: WalKey, counts: dict[WalKey, int]) -> tuple[int, ...]:
         """The model's identity of a client edit. The cluster names it
@@ -179,17 +186,17 @@ class Mapping:
         self.steps = Steps.for_model(design)
         self.resolver = Resolver(self.steps, cfg, events)
         self.kinds = {k.name: k for k in design.kinds}
-        self.recorded = {e["name"] for e in events if e["kind"] == "action"}
-        self.hidden = tuple(k.name for k in design.kinds if k.fair and k.name not in self.recorded)
-        """Model steps no event records, tried between events (fair, in-memory or storage)."""
-        self.faults = tuple(
-            k.name for k in design.kinds if not k.fair and k.name not in self.recorded
-        )
-        """Environment steps no event records, tried only when nothing else matches."""
+        unrecorded = [k for k in design.kinds if k.name in UNRECORDED]
+        self.hidden = tuple(k.name for k in unrecorded if k.fair)
+        """Model steps the cluster takes without an event, tried between events."""
+        self.faults = tuple(k.name for k in unrecorded if not k.fair)
+        """Environment steps the cluster takes without an event, tried after everything else."""
 
     # --- roles ---------------------------------------------------------------------------------
 
     def role(self, e: Event) -> str:
+        if local_foreign(e):
+            return "context"
         if e["kind"] == "action":
             return "action"
         name = e["name"]
@@ -201,6 +208,8 @@ class Mapping:
             return "observation"
         if name == "claim_failed":
             return "action"
+        if name == "unacked_put":
+            return "action" if (e.get("detail") or {}).get("ids") == [0] else "unmodelled"
         return "context"
 
     def why_unmodelled(self, e: Event) -> str:
@@ -220,6 +229,12 @@ class Mapping:
                 yield Candidate((Action(FAULT_NOTES[e["detail"]["fault"]], ()),))
             elif name == "claim_failed":
                 yield from self.claim_failed(e, st)
+            elif name == "unacked_put":
+                # A fenced writer's append: a put the client was never told about.
+                d = e["detail"]
+                s = server_index(e["proc"][3:])
+                args = (s, 0, int(d.get("kind", 0)))
+                yield Candidate((Action("put", args),), _bind(_put_uid, self, n, e, args))
             return
         kind = self.kinds[name]
         args = e["args"]
@@ -234,13 +249,17 @@ class Mapping:
         for p in kind.params:
             values = resolved.get(p) or [_arg(args[p])]
             combos = [(*c, v) for c in combos for v in values]
-        repeat = self.resolver.repeat.get(n) or COMPOSED.get(name, lambda e: 1)(e)
+        repeat = COMPOSED[name](self, e, st) if name in COMPOSED else 1
+        if not repeat:
+            return
         expect = EXPECT.get(name)
+        names = (name, *(a for a in ALTERNATIVES.get(name, ()) if a in self.kinds))
         for combo in combos:
             check = None
             if expect is not None:
                 check = _bind(expect, self, n, e, combo)
-            yield Candidate((Action(name, combo),) * repeat, check)
+            for kind_name in names:
+                yield Candidate((Action(kind_name, combo),) * repeat, check)
 
     def claim_failed(self, e: Event, st: Any) -> Iterator[Candidate]:
         """A claim whose ``multi`` failed: the claimer's ``claim_commit``, which must claim
@@ -340,14 +359,31 @@ RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
 }
 """Parameters the cluster names by a real name, found in the model's state."""
 
-COMPOSED: dict[str, Callable[[Event], int]] = {
-    "ship": lambda e: max(1, int((e.get("detail") or {}).get("read", 1))),
+def _relay_steps(m: Mapping, e: Event, st: Any) -> int:
+    """How many model ``relay_home`` steps bring the edit the event names home: the other
+    cluster's log holds, before it, edits it does not ship to us (ours, which loop prevention
+    keeps from coming back), and the model steps over each of them."""
+    c = e["args"]["cluster"]
+    relay = st.relays[c]
+    want = m.resolver.uids.get((e.get("detail") or {}).get("uid"))
+    if not relay or want is None:
+        return 0
+    j = m.cfg.outbound(c).index(0)
+    done = relay.shipped[j]
+    for i in range(done, len(relay.log)):
+        if relay.log[i].uid == want:
+            return i + 1 - done
+    return 0
+
+
+COMPOSED: dict[str, Callable[[Mapping, Event, Any], int]] = {
+    "ship": lambda m, e, st: max(1, int((e.get("detail") or {}).get("read", 1))),
+    "relay_home": _relay_steps,
 }
-"""Events that are several model steps: a shipped batch of ``read`` entries is that many model
-``ship`` steps of one entry each (the model's batch is one entry). Also an edit relayed home
-(``relay_home``) is as many model steps as the other cluster's log holds edits since the last one
-it relayed: the model's relay steps over the edits it does not ship (LOCAL ones), the cluster's
-records only those it ships (``Resolver.repeat``)."""
+"""Events that are several model steps of one kind. A shipped batch of ``read`` entries is that
+many model ``ship`` steps of one entry each (the model's batch is one entry). An edit relayed
+home is as many model ``relay_home`` steps as it takes the other cluster to reach it
+(``_relay_steps``)."""
 
 
 # --- what an action event says about its outcome ------------------------------------------

@@ -134,12 +134,15 @@ class RegionServer(ZkProcess):
 
     # --- the fence on client writes -------------------------------------------------------------
 
-    def check_fence(self) -> None:
+    def fence_holds(self) -> bool:
         """Before an edit counts as written, the server must still hold its session: the
         ephemeral znode exists and is ours. (HBase fences a zombie's WAL with HDFS lease recovery;
         here the session is the lease.)"""
         stat = self.retry(lambda: self.zk.exists(self.live_path))
-        if stat is None or stat.ephemeralOwner != self.session_id:
+        return stat is not None and stat.ephemeralOwner == self.session_id
+
+    def check_fence(self) -> None:
+        if not self.fence_holds():
             self.abort("ephemeral znode gone: not acknowledging the edit")
 
     # --- workload ---------------------------------------------------------------------------------
@@ -171,15 +174,23 @@ class RegionServer(ZkProcess):
             uid = uid or f"0.{self.index}.{self.seq}.{self.edits_written}"
             edit = {**edit, "uid": uid}
             self.writer.append(edit)
+            at = time.time()
             self.edits_written += 1
             wal = self.current_wal
             known = sorted(p for p, info in self.peers.items() if info.get("source"))
-        self.check_fence()
+        if not self.fence_holds():
+            # The entry is in the WAL, but the writer is fenced: record the append (the client
+            # gets no acknowledgement, so nothing is owed), then abort.
+            self.trace.meta(
+                "unacked_put", uid=uid, wal=wal, ids=edit["ids"], kind=edit["kind"], at=at
+            )
+            self.abort("ephemeral znode gone: not acknowledging the edit")
         owed = [p for p in known if rules.replicable(edit["kind"], tuple(edit["ids"]), p + 1)]
         if edit["ids"] == [0]:
             self.trace.emit(
                 "put",
                 {"server": self.index, "group": 0, "kind": edit["kind"]},
+                at=at,
                 uid=uid,
                 wal=wal,
                 owed=owed,
@@ -188,7 +199,9 @@ class RegionServer(ZkProcess):
                 op=edit["op"],
             )
         else:
-            self.trace.meta("sink_apply", uids=[uid], wal=wal, owed=owed, ids=edit["ids"])
+            self.trace.emit(
+                "sink_apply", kind="meta", at=at, uids=[uid], wal=wal, owed=owed, ids=edit["ids"]
+            )
 
     def roll(self) -> None:
         """Seed 001: "the new file is added to the queue of each slave cluster znode just before

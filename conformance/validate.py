@@ -43,6 +43,8 @@ from .steps import MAX_SERVERS, Steps
 
 DEFAULT_HIDDEN_DEPTH = 3
 DEFAULT_MAX_NODES = 2_000_000
+DEFAULT_SLACK = 1.0
+"""Seconds by which an event may be matched before another process's earlier-written event."""
 FRONTIER_SAMPLES = 3
 
 
@@ -165,6 +167,10 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
 # --- the search -------------------------------------------------------------------------------
 
 
+Move = tuple[int | None, tuple[Action, ...]]
+"""A step of the search: (the event matched, or None for a hidden step; the model actions)."""
+
+
 class _Node:
     __slots__ = ("consumed", "cursors", "h", "k", "parent", "st", "step")
 
@@ -175,8 +181,7 @@ class _Node:
         self.h: int = h
         self.consumed: int = consumed
         self.parent: _Node | None = parent
-        self.step: tuple[int | None, tuple[Action, ...]] = step
-        """(event index or None for a hidden step, the model actions taken)."""
+        self.step: Move = step
 
 
 class Validator:
@@ -189,6 +194,7 @@ class Validator:
         *,
         hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
         max_nodes: int = DEFAULT_MAX_NODES,
+        slack: float = DEFAULT_SLACK,
         cfg: Config | None = None,
     ) -> None:
         self.events = events
@@ -209,6 +215,8 @@ class Validator:
             for n in idx:
                 self.proc_of[n] = p
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
+        self.slack = slack
+        self.times = [float(e.get("t", 0.0)) for e in events]
         self.nodes = 0
         self.best: list[_Node] = []
         self.best_consumed = -1
@@ -218,16 +226,23 @@ class Validator:
     # --- readiness ----------------------------------------------------------------------------
 
     def ready(self, node: _Node) -> Iterator[int]:
-        """Events that may be matched next, in file order."""
-        out = []
-        nxt_storage = self.storage[node.k] if node.k < len(self.storage) else None
+        """Events that may be matched next, in file order: the head of a lane, if it is not a
+        storage event or it is the next storage event, and it was written no more than ``slack``
+        seconds after the earliest unmatched event (the processes share one clock)."""
+        heads = []
         for p, idx in enumerate(self.proc_events):
             c = node.cursors[p]
-            if c >= len(idx):
-                continue
-            n = idx[c]
-            if self.events[n]["zxid"] is None or n == nxt_storage:
-                out.append(n)
+            if c < len(idx):
+                heads.append(idx[c])
+        if not heads:
+            return iter(())
+        nxt_storage = self.storage[node.k] if node.k < len(self.storage) else None
+        horizon = min(self.times[n] for n in heads) + self.slack
+        out = [
+            n
+            for n in heads
+            if (self.events[n]["zxid"] is None or n == nxt_storage) and self.times[n] <= horizon
+        ]
         out.sort()
         return iter(out)
 
@@ -261,6 +276,7 @@ class Validator:
         return st, None, None, None
 
     def children(self, node: _Node) -> Iterator[_Node]:
+        """The search's successors of a node."""
         ready = list(self.ready(node))
         # Events that change nothing in the model go at once: context, unmodelled, and
         # observations that hold (matching them first never blocks another event).
@@ -274,15 +290,26 @@ class Validator:
                     cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())
                 )
                 return
+        for move, st in self.moves(node, ready):
+            n = move[0]
+            if n is None:
+                yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move)
+            else:
+                cursors, k = self.advance(node, n)
+                yield _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, move)
+
+    def moves(self, node: _Node, ready: list[int]) -> Iterator[tuple[Move, Any]]:
+        """The moves possible from a node, with the states they reach: ready action events in
+        file order, then hidden steps, then unrecorded faults."""
         for n in ready:
             if self.roles[n] != "action":
                 continue
             fitted = False
             for cand in self.mapping.candidates(n, self.events[n], node.st):
-                child = self.take(node, n, cand)
-                if child is not None:
+                st = self.take(node, n, cand)
+                if st is not None:
                     fitted = True
-                    yield child
+                    yield (n, cand.actions), st
             if not fitted:
                 self.misfits[n] = self.misfits.get(n, 0) + 1
         if node.h <= 0:
@@ -295,11 +322,10 @@ class Validator:
                     if broken:
                         self.violations.append((None, broken, before, st, (bad,), node))
                         continue
-                    yield _Node(
-                        node.cursors, node.k, st, node.h - 1, node.consumed, node, (None, (a,))
-                    )
+                    yield (None, (a,)), st
 
-    def take(self, node: _Node, n: int, cand: Candidate) -> _Node | None:
+    def take(self, node: _Node, n: int, cand: Candidate) -> Any:
+        """The state after matching event ``n`` with ``cand``, or None."""
         st, broken, before, bad = self.apply(node.st, cand.actions)
         if st is None:
             return None
@@ -308,8 +334,7 @@ class Validator:
             return None
         if cand.expect is not None and cand.expect(node.st, st) is not None:
             return None
-        cursors, k = self.advance(node, n)
-        return _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, (n, cand.actions))
+        return st
 
     def observe(self, n: int, st: Any) -> str | None:
         e = self.events[n]
@@ -395,6 +420,7 @@ def validate_events(
     path: str = "",
     hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
+    slack: float = DEFAULT_SLACK,
     cfg: Config | None = None,
     seconds: float | None = None,
 ) -> Verdict:
@@ -403,7 +429,9 @@ def validate_events(
     actions = sum(1 for e in events if e["kind"] == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
     try:
-        val = Validator(events, design, hidden_depth=hidden_depth, max_nodes=max_nodes, cfg=cfg)
+        val = Validator(
+            events, design, hidden_depth=hidden_depth, max_nodes=max_nodes, slack=slack, cfg=cfg
+        )
     except TraceFault as exc:
         v.status, v.reason = "bad-input", str(exc)
         return v
@@ -540,7 +568,15 @@ def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
     wanted = []
     for cand in val.mapping.candidates(n, e, node.st):
         wanted.append(" ; ".join(str(a) for a in cand.actions))
-        missing = next((a for a in cand.actions if not val.enabled(node.st, a)), None)
+        missing = None
+        st = node.st
+        for a in cand.actions:
+            if not val.enabled(st, a):
+                missing = a
+                break
+            st = val.model.step(st, a)
+        if missing is None and cand.expect is not None:
+            out.setdefault("disagrees", cand.expect(node.st, st))
         if missing is not None:
             same = [str(a) for a in val.model.enabled(node.st) if a.name == missing.name]
             out.setdefault("closest", same[:10])
@@ -569,6 +605,7 @@ def validate_path(
     design: str | None = None,
     hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
+    slack: float = DEFAULT_SLACK,
     seconds: float | None = None,
 ) -> Verdict:
     """Read and validate one trace file or run folder. Bad input is a ``bad-input`` verdict
@@ -592,6 +629,7 @@ def validate_path(
         path=str(trace.path),
         hidden_depth=hidden_depth,
         max_nodes=max_nodes,
+        slack=slack,
         seconds=seconds,
     )
     if trace.fault is not None:
