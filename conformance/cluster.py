@@ -310,17 +310,21 @@ class Cluster:
             proc = self.rs[i]
             self.faulted.add(proc.pid)
             self.trace.meta("fault", fault=kind, server=server_name(i), pid=proc.pid)
+            # ``crash`` is recorded when the server stops being one: at the kill, when a paused
+            # server's session has expired, or at the forced expiry.
             if kind == "kill":
                 proc.signal(signal.SIGKILL)
+                self.trace.emit("crash", {"server": i})
                 proc.popen.wait(5)
                 self.tear_tail(i)
             elif kind == "pause":
                 proc.signal(signal.SIGSTOP)
                 time.sleep(self.spec.session_timeout + 2.0)
+                self.trace.emit("crash", {"server": i})
                 proc.signal(signal.SIGCONT)
             else:
                 self.expire(i)
-            self.trace.emit("crash", {"server": i})
+                self.trace.emit("crash", {"server": i})
             j = self.start_rs()  # a replacement, so the cluster keeps its size
             self.wait_for(
                 "the replacement region server", lambda: server_name(j) in self.live_servers()
