@@ -13,7 +13,13 @@ came out as expected and every rule-level mutant was refuted, 1 otherwise, 2 for
 ZooKeeper-era design or mutant under a small configuration (a mutant's first, else ``std``, or
 ``--config``), depth 0 to N, reporting the first depth at which each property breaks, side by side
 with exhaustive exploration's; ``--timeout`` bounds each design's search in seconds. Exit status 1
-when the two engines disagree, or a correct design breaks a property it is not pinned to break.
+when the two engines disagree, or a correct design breaks a property it is not pinned to break;
+4 when a search stopped at the time limit agreeing up to the depth it reached (``TIMEOUT``: its
+own verdict, undecided beyond that depth, never a pass).
+
+Any mode: exit status 4 (``UNDECIDED``/``TIMEOUT`` on the last line) when nothing came out wrong
+but something was left undecided: a Z3 time limit, or a rule a design overrides in plain Python
+that Z3 cannot read.
 
 ``--induction``: induction for each invariant of ``zk-multi`` and ``zk-lock`` under ``std`` with
 the named strengthening lemmas of ``specs/lemmas_zk.py``, and of ``table`` and ``table-doc`` under
@@ -63,7 +69,10 @@ def add_commands(sub: Any) -> None:
         type=_positive(float),
         default=None,
         metavar="S",
-        help="seconds per Z3 query (default 30)",
+        help="rule proofs: seconds per Z3 query (default 30); with --depth: seconds for each "
+        "design's whole bounded search, which then reports the depth it reached (default: no "
+        "limit); with --induction: seconds per Z3 query of each invariant's induction step "
+        "(default 120). A time limit gives an undecided verdict (exit 4), never a pass",
     )
     p.add_argument(
         "--depth",
@@ -173,7 +182,7 @@ def render(results: list[Any]) -> str:
 
 def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
-    from replcheck.matrix import manifest_expected_failures
+    from replcheck.matrix import check_fits, manifest_expected_failures
     from replcheck.model import STANDARD, designs, get_design
     from replcheck.specs.crosscheck import cross_check
     from replcheck.specs.flat_zk import FlatError
@@ -188,6 +197,8 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     if args.all:  # every design that has a flat form
         names = [n for n in names if _has_flat_form(n)]
     for n in names:
+        if cfg is not None:
+            check_fits(n, cfg)  # ValueError: a configuration of the other era
         try:
             flat_class(n, cfg)
         except FlatError as exc:
@@ -207,14 +218,35 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         cls = type(get_design(n))
         allowed = pinned.get((n, cc.config), frozenset())
         broken = set(cc.bounded) - set(allowed)
-        if not cc.agree or (not cls.is_mutant() and broken):
+        if bmc_status(cc) == "disagree" or (not cls.is_mutant() and broken):
             ok = False
+    timed_out = [r for r in results if bmc_status(r) == "timeout"]
+    code = 1 if not ok else (EXIT_UNDECIDED if timed_out else 0)
     if args.json:
-        data = {"ok": ok, "depth": args.depth, "results": [r.to_dict() for r in results]}
+        data = {
+            "ok": code == 0,
+            "undecided": code == EXIT_UNDECIDED,
+            "depth": args.depth,
+            "results": [{**r.to_dict(), "status": bmc_status(r)} for r in results],
+        }
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        sys.stdout.write(render_bmc(results) + "\n")
-    return 0 if ok else 1
+        sys.stdout.write(render_bmc(results, failed=not ok) + "\n")
+    return code
+
+
+def bmc_status(r: Any) -> str:
+    """``agree``: both engines found the same first depths to the full depth; ``timeout``: the
+    bounded search stopped at the time limit, agreeing up to the depth it reached (undecided
+    beyond it); ``disagree``: the engines differ."""
+    if r.agree:
+        return "agree"
+    reached = r.bmc.reached
+    explored = {p: d for p, d in r.explored.items() if d <= reached}
+    bounded = {p: d for p, d in r.bounded.items() if d <= reached}
+    if r.bmc.timed_out and explored == bounded and all(r.bmc.replayed.values()):
+        return "timeout"
+    return "disagree"
 
 
 def _has_flat_form(name: str) -> bool:
@@ -229,7 +261,7 @@ def _has_flat_form(name: str) -> bool:
     return True
 
 
-def render_bmc(results: list[Any]) -> str:
+def render_bmc(results: list[Any], failed: bool | None = None) -> str:
     lines = []
     for r in results:
         reached = r.bmc.reached
@@ -249,9 +281,19 @@ def render_bmc(results: list[Any]) -> str:
         for note in r.notes:
             lines.append(f"  note: {note}")
         if r.bmc.timed_out:
-            lines.append("  note: stopped at the time limit")
+            lines.append(
+                f"  note: stopped at the time limit at depth {r.bmc.reached} of {r.depth}: "
+                "undecided beyond it"
+            )
     good = sum(r.agree for r in results)
-    verdict = "PASS" if good == len(results) else "FAIL"
+    timed_out = sum(bmc_status(r) == "timeout" for r in results)
+    disagree = any(bmc_status(r) == "disagree" for r in results)
+    if failed or (failed is None and disagree):
+        verdict = "FAIL"
+    elif timed_out:
+        verdict = f"TIMEOUT (not a pass; {timed_out} stopped at the time limit, agreeing so far)"
+    else:
+        verdict = "PASS"
     lines.append(f"{verdict}: the engines agree on {good}/{len(results)}")
     return "\n".join(lines)
 
@@ -273,12 +315,18 @@ def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
     timeout = args.timeout or 120.0
     results = [r for n in names for r in by_design[n](timeout=timeout, design=n)]
     ok = all(r.verdict == "inductive" for r in results)
+    wrong = [r for r in results if r.verdict not in ("inductive", "unknown")]
+    code = 0 if ok else (1 if wrong else EXIT_UNDECIDED)
     if args.json:
-        data = {"ok": ok, "results": [r.to_dict() for r in results]}
+        data = {
+            "ok": ok,
+            "undecided": code == EXIT_UNDECIDED,
+            "results": [r.to_dict() for r in results],
+        }
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
     else:
         sys.stdout.write(render_induction(results) + "\n")
-    return 0 if ok else 1
+    return code
 
 
 def render_induction(results: list[Any]) -> str:
@@ -295,5 +343,7 @@ def render_induction(results: list[Any]) -> str:
         lines.append(f"{design}: lemmas assumed, each proved inductive with the rest:")
         lines.append(f"  {', '.join(lemmas)}")
     good = sum(r.verdict == "inductive" for r in results)
-    lines.append(f"{'PASS' if good == len(results) else 'FAIL'}: {good}/{len(results)} inductive")
+    wrong = any(r.verdict not in ("inductive", "unknown") for r in results)
+    verdict = "PASS" if good == len(results) else ("FAIL" if wrong else "UNDECIDED (not a pass)")
+    lines.append(f"{verdict}: {good}/{len(results)} inductive")
     return "\n".join(lines)

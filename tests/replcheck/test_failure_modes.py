@@ -180,6 +180,23 @@ CASES: dict[str, Case] = {
         stdout=["seed 0"],
         last_line="PASS",
     ),
+    "prove --depth at its time limit is a timeout, not FAIL and not PASS": Case(
+        ["prove", "--depth", "8", "--design", "zk-lock", "--timeout", "0.5"],
+        4,
+        stdout=["stopped at the time limit"],
+        last_line="TIMEOUT",
+    ),
+    "prove --depth with a configuration of the other era": Case(
+        ["prove", "--depth", "2", "--design", "zk-lock", "--config", "t-migrate"],
+        2,
+        stderr=["does not apply"],
+    ),
+    "prove proves the worked example from its design file": Case(
+        ["prove", "--design-file", str(EXAMPLE)],
+        0,
+        stdout=["zk-multi/drop-unread-wal", "refuted by zk-wal-done"],
+        last_line="PASS",
+    ),
     # --- scale ---
     "50 servers: show does not hang": Case(
         ["show", "--config", "std:servers=50"], 0, stdout=["== initial state =="], seconds=20

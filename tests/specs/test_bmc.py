@@ -136,7 +136,7 @@ def test_prove_depth_reports_both_engines(capsys: pytest.CaptureFixture[str]) ->
     [
         (
             ["prove", "--depth", "2", "--design", "table", "--config", "zk-faults"],
-            "ZooKeeper faults",
+            "does not apply to a table-era design",
         ),
         (["prove", "--depth", "0"], "must be positive"),
         (["prove", "--depth", "2", "--induction"], "ask for one"),
