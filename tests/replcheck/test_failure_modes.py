@@ -328,3 +328,18 @@ def test_explore_json_reports_why_it_stopped(capsys) -> None:
     (result,) = json.loads(out)["results"]
     assert result["stats"]["stopped"] == "state limit"
     assert "PARTIAL" in err
+
+
+def test_scripts_run_resolves_relative_paths_in_the_callers_folder(tmp_path) -> None:
+    """``scripts/run`` must not change folder before the command: a relative --design-file is
+    the caller's."""
+    (tmp_path / "mine.py").write_text(EXAMPLE.read_text())
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "run"), "list", "--design-file", "mine.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "zk-multi/drop-unread-wal" in proc.stdout
