@@ -194,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-states", type=_max_states, metavar="N", help="bound each exploration")
     p.add_argument(
+        "--max-memory",
+        type=_max_states,
+        metavar="MIB",
+        help="stop an exploration when its process's memory passes MIB (its row is then "
+        "undecided: a partial verdict)",
+    )
+    p.add_argument(
         "--jobs",
         type=_max_states,
         default=os.cpu_count() or 1,
@@ -277,6 +284,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_zk",
     "replcheck.cli_record",
     "replcheck.cli_prove",
+    "replcheck.cli_validate",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""
@@ -404,6 +412,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         _progress(args),
         expected_failures=expected,
         max_states=args.max_states,
+        max_memory=args.max_memory,
         symmetry=not args.no_symmetry,
         profile=args.profile,
         jobs=args.jobs,

@@ -32,11 +32,13 @@ Configurations are named as in ``replcheck.model.STANDARD``, or derived with ove
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
 from replcheck.model.state import KIND_NAMES
@@ -473,11 +475,13 @@ class Matrix:
         if self.interrupted:
             parts.append("interrupted before every row ran")
         if not self.rows:
-            return "PARTIAL: nothing was checked"
+            return ("INTERRUPTED" if self.interrupted else "PARTIAL") + ": nothing was checked"
         if self.ok:
             verdict = "PASS"
         elif self.failed:
             verdict = "FAIL"
+        elif self.interrupted:
+            verdict = "INTERRUPTED (not a pass)"
         else:
             verdict = "PARTIAL (not a pass)"
         return f"{verdict}: " + "; ".join(parts)
@@ -531,6 +535,7 @@ def run_matrix(
     *,
     expected_failures: ExpectedFailures | None = None,
     max_states: int | None = None,
+    max_memory: int | None = None,
     symmetry: bool = True,
     profile: str = "ci",
     extra_checkers: Mapping[str, Checker] | None = None,
@@ -579,7 +584,9 @@ def run_matrix(
     runners: dict[str, Checker] = {}
     for c in checkers:
         if c == "explore":
-            runners[c] = lambda m, p: check(m, symmetry=symmetry, max_states=max_states, progress=p)
+            runners[c] = lambda m, p: check(
+                m, symmetry=symmetry, max_states=max_states, progress=p, max_memory=max_memory
+            )
         elif c == "fuzz":
             fn, why = load_fuzz()
             if fn is None:
@@ -675,6 +682,34 @@ def _run_job(job: tuple[str, Config]) -> tuple[dict, dict, float, dict]:
     return row.results, row.errors, row.seconds, row.times
 
 
+def _stop_pool(pool: Any) -> None:
+    """Stop a pool at once: no new rows; the workers' rows are interrupted (SIGINT, which
+    exploration turns into a partial result) and a worker that does not finish within a second
+    is killed. The pool's manager thread then reports the pool broken: that is expected here, so
+    it is kept quiet rather than printed as a traceback."""
+    import os
+    import signal
+    import threading
+
+    workers = list(getattr(pool, "_processes", {}).values())
+    previous = threading.excepthook
+    threading.excepthook = lambda _args: None
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        with contextlib.suppress(ProcessLookupError, TypeError):
+            os.kill(proc.pid, signal.SIGINT)
+    deadline = time.monotonic() + 1.0
+    for proc in workers:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(2.0)
+    threading.excepthook = previous
+
+
 def _run_parallel(plan, runners, notes, expected, progress, jobs):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -683,15 +718,27 @@ def _run_parallel(plan, runners, notes, expected, progress, jobs):
     _WORKER_RUNNERS = runners
     rows = [_row_for(name, cfg, expected) for name, cfg in plan]
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        done = zip(rows, pool.map(_run_job, plan), strict=True)
+    finished: list[Row] = []
+    interrupted = False
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
+        done = zip(rows, pool.map(_run_job, plan), strict=False)
         for i, (row, (results, errors, seconds, times)) in enumerate(done, start=1):
             row.results.update(results)
             row.errors.update(errors)
             row.seconds = seconds
             row.times.update(times)
+            finished.append(row)
             progress.task(f"[{i}/{len(plan)}] {row.label}")
             found = sorted({p for r in results.values() for p in r.violated})
             progress.done(", ".join(found) or "no failure")
+    except KeyboardInterrupt:  # the rows that came back make a partial matrix
+        interrupted = True
+        notes.append(f"interrupted after {len(finished)} of {len(rows)} row(s)")
+        _stop_pool(pool)
+    else:
+        pool.shutdown()
     progress.close()
-    return Matrix(rows, tuple(runners), _property_names(rows), notes, expected)
+    matrix = Matrix(finished, tuple(runners), _property_names(finished), notes, expected)
+    matrix.interrupted = interrupted
+    return matrix

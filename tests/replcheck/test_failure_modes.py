@@ -343,3 +343,44 @@ def test_scripts_run_resolves_relative_paths_in_the_callers_folder(tmp_path) -> 
     )
     assert proc.returncode == 0, proc.stderr
     assert "zk-multi/drop-unread-wal" in proc.stdout
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if text in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_ctrl_c_stops_a_parallel_check_with_a_partial_matrix(tmp_path) -> None:
+    """SIGINT to ``check --jobs 2``: the rows that finished, marked interrupted, exit 130, within
+    a second or so, and no worker left behind."""
+    marker = tmp_path / "no-findings.json"
+    marker.write_text("{}")
+    argv = ["check", "--design", "zk-multi", "--design", "zk-lock", "--checkers", "explore"]
+    argv += ["--jobs", "2", "--expected-failures", str(marker)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replcheck", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(5.0)
+    assert proc.poll() is None, "the check should still be running"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 3.0
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
+    assert "interrupted after" in out
+    time.sleep(0.5)
+    assert _processes_mentioning(str(marker)) == []
