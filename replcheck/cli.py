@@ -23,10 +23,13 @@ read from ``hbase:replication``, or ``--distributed``; ``--tree`` draws the whol
 ZooKeeper-era design gets the 2.x tool's output read from the znodes); ``list`` names the designs,
 mutants and configurations.
 
-Every subcommand takes ``--design NAME`` (repeatable), ``--config SPEC`` (repeatable),
-``--design-file PATH`` (repeatable: a reviewer's Python file of designs/mutants, loaded before names
-are resolved; when given without ``--design``, only the designs it defines are run), ``--json``
-and ``--progress`` (progress on stderr even when it is not a terminal).
+These subcommands, and ``prove``, take ``--design NAME`` (repeatable), ``--design-file PATH``
+(repeatable: a reviewer's Python file of designs/mutants, loaded before names are resolved; when
+given without ``--design``, only the designs it defines are run; a file that exits while loaded, or
+names a design like one already registered, is refused); all but ``dump`` take ``--config SPEC``
+(repeatable), ``--json`` and ``--progress`` (progress on stderr even when it is not a terminal:
+states, queued, depth, states/s and memory). ``record`` and ``zk`` refuse ``--design-file``: the
+reference cluster runs only its built-in designs, and ZooKeeper none.
 
 Without ``--design``: ``check`` runs everything; ``explore``, ``fuzz`` and ``show`` use the first
 correct design. Without ``--config``: ``check`` uses each design's own configurations; the others
@@ -46,14 +49,23 @@ actions and a tuple argument in parentheses or brackets: ``crash(0), arqp_claim(
 
 Exit status:
 
-* 0: ``check``: every correct design passes (modulo pinned known findings) and every mutant is
-  caught; ``explore``/``fuzz``: no property failed (undecided ones are reported, not failed);
+* 0: ``check``: every correct design passes (modulo pinned known findings) with every property
+  decided, and every mutant is caught; ``explore``: every property decided, none fails;
+  ``fuzz``: no safety property failed (evidence, not proof; fuzzing does not check liveness);
   ``show``/``list``: done;
 * 1: ``check``: the gate is red; ``explore``/``fuzz``: some property failed (as it must for a
   mutant);
-* 2: bad input (unknown design or configuration, bad flag, malformed actions, a missing or broken
-  design file), reported as one line ``replcheck: error: ...`` on stderr, or fuzzing unavailable;
-* 3: a checker or a design's step raised (one line; set ``REPLCHECK_TRACEBACK=1`` to see it).
+* 2: bad input (unknown design or configuration, a configuration that does not apply to the
+  design, a bound out of range, bad flag, malformed actions, a missing, broken or exiting design
+  file, a design name already taken, an output file that cannot be written), reported as one line
+  ``replcheck: error: ...`` on stderr before anything runs, or fuzzing unavailable;
+* 3: a checker or a design's step raised (one line; set ``REPLCHECK_TRACEBACK=1`` to see it);
+* 4: partial: nothing failed, but something asked was left undecided (a state, memory or time
+  limit, a checker that cannot judge a design); the last line says ``PARTIAL``. Never a pass;
+* 130: interrupted (Ctrl-C); what was done is reported, the last line says ``INTERRUPTED``.
+
+Undecided is never green: ``check`` prints ``PASS`` and exits 0 only when every verdict it was asked
+for was decided. See ``docs/gate.md``.
 """
 
 from __future__ import annotations
@@ -173,7 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="replcheck",
         description="Check designs of HBase replication queue tracking against their invariants.",
         epilog="Exit status: 0 ok, 1 a property failed / the gate is red, 2 bad input, "
-        "3 a checker raised.",
+        "3 a checker raised, 4 partial (something asked was left undecided: never a pass), "
+        "130 interrupted. See docs/gate.md.",
     )
     parser.add_argument("--version", action="version", version=f"replcheck {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

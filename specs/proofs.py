@@ -1052,13 +1052,13 @@ _REASONS = {
 def non_rule_level_reason(cls: type[Design]) -> str:
     """Why a mutant is not rule-level (it is caught by exploration, not by these proofs)."""
     over = cls.overrides or ""
-    if any(generic_of(b, over) is not None for b in cls.__mro__[1:]):
+    if over in _REASONS:
+        return f"{over} {_REASONS[over]}"
+    if any(unreadable_rules(p, cls) for p in PROOFS):
         return (
             f"overrides the dual-form rule {over} with a plain method that Z3 cannot read: the "
             "proofs about it cannot judge it (write it with model.logic.dual)"
         )
-    if over in _REASONS:
-        return f"{over} {_REASONS[over]}"
     if over.startswith(("do_", "en_")):
         return f"overrides the protocol step {over}: a transition, not a decision rule"
     if over.startswith("rule_"):
