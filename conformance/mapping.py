@@ -36,7 +36,7 @@ from .steps import Steps, server_index
 Event = dict[str, Any]
 
 CONTEXT: dict[str, str] = {
-    "process_start": "a process started; a region server's start is its first event's business",
+    "process_start": "a process started (a region server that joins a running cluster: ``join``)",
     "process_exit": "a process ended; a region server's death is the crash the driver records",
     "session": "a ZooKeeper session id, for the fault injector",
     "fault": "the driver's record of a fault; its effect is the crash, sink_down or restart step",
@@ -58,6 +58,12 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commi
 ``zombie_claim_commit``."""
 
 FAULT_NOTES = {"master-restart": "master_restart"}
+
+STATELESS_MASTER = {
+    "zk-lock": "its master keeps nothing in memory the model has: the cleaner decides per WAL "
+    "in one step and the lock cleaner reads what it needs each time",
+}
+"""Designs where a master restart changes nothing the model has (so the fault is context)."""
 """``fault`` events whose effect is a model step the cluster records nowhere else."""
 
 
@@ -150,6 +156,7 @@ class Resolver:
         self.max_entries = max(counts.values(), default=0)
         for uid, key in puts:
             self.uids.setdefault(uid, self.put_uid(uid, key, counts))
+
     @staticmethod
     def put_uid(uid: str, key: WalKey, counts: dict[WalKey, int]) -> tuple[int, ...]:
         """The model's identity of a client edit. The cluster names it
@@ -203,14 +210,28 @@ class Mapping:
         if name == "unmodelled":
             return "unmodelled"
         if name == "fault" and (e.get("detail") or {}).get("fault") in FAULT_NOTES:
-            return "action" if FAULT_NOTES[e["detail"]["fault"]] in self.kinds else "unmodelled"
+            if FAULT_NOTES[e["detail"]["fault"]] in self.kinds:
+                return "action"
+            return "context" if self.steps.base in STATELESS_MASTER else "unmodelled"
         if name in OBSERVATIONS:
             return "observation"
         if name == "claim_failed":
             return "action"
+        if name == "process_start" and self.joins(e):
+            return "action"
         if name == "unacked_put":
             return "action" if (e.get("detail") or {}).get("ids") == [0] else "unmodelled"
         return "context"
+
+    def joins(self, e: Event) -> bool:
+        """Is this the start of a region server that joins the running cluster?"""
+        i = (e.get("detail") or {}).get("index")
+        return (
+            e["proc"].startswith("rs-")
+            and "join" in self.kinds
+            and isinstance(i, int)
+            and i >= self.cfg.servers - self.cfg.joins
+        )
 
     def why_unmodelled(self, e: Event) -> str:
         d = e.get("detail") or {}
@@ -229,6 +250,8 @@ class Mapping:
                 yield Candidate((Action(FAULT_NOTES[e["detail"]["fault"]], ()),))
             elif name == "claim_failed":
                 yield from self.claim_failed(e, st)
+            elif name == "process_start":
+                yield Candidate((Action("join", (e["detail"]["index"],)),))
             elif name == "unacked_put":
                 # A fenced writer's append: a put the client was never told about.
                 d = e["detail"]
@@ -238,6 +261,9 @@ class Mapping:
             return
         kind = self.kinds[name]
         args = e["args"]
+        if name in ALREADY and ALREADY[name](self, e, st):
+            yield Candidate(())
+            return
         resolved: dict[str, list[int]] = {}
         for p in kind.params:
             if p in RESOLVED:
@@ -254,12 +280,13 @@ class Mapping:
             return
         expect = EXPECT.get(name)
         names = (name, *(a for a in ALTERNATIVES.get(name, ()) if a in self.kinds))
+        before = PREFIX[name](self, e, st) if name in PREFIX else ()
         for combo in combos:
             check = None
             if expect is not None:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
-                yield Candidate((Action(kind_name, combo),) * repeat, check)
+                yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
 
     def claim_failed(self, e: Event, st: Any) -> Iterator[Candidate]:
         """A claim whose ``multi`` failed: the claimer's ``claim_commit``, which must claim
@@ -359,6 +386,7 @@ RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
 }
 """Parameters the cluster names by a real name, found in the model's state."""
 
+
 def _relay_steps(m: Mapping, e: Event, st: Any) -> int:
     """How many model ``relay_home`` steps bring the edit the event names home: the other
     cluster's log holds, before it, edits it does not ship to us (ours, which loop prevention
@@ -384,6 +412,38 @@ COMPOSED: dict[str, Callable[[Mapping, Event, Any], int]] = {
 many model ``ship`` steps of one entry each (the model's batch is one entry). An edit relayed
 home is as many model ``relay_home`` steps as it takes the other cluster to reach it
 (``_relay_steps``)."""
+
+
+def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
+    """The cleaner lists ``/rs`` and reads the znodes it finds; the model reads every server's
+    slot, an absent znode adding nothing. Before the real cleaner's decision, the model reads the
+    absent ones it has not read."""
+    c = st.cleaner
+    return tuple(
+        Action("cleaner_read", (s,))
+        for s in range(m.cfg.servers)
+        if not st.rs[s] and not c.read >> s & 1
+    )
+
+
+def _scp_done(m: Mapping, e: Event, st: Any) -> bool:
+    """zk-multi: the claim that moves a dead server's last queue also deletes its znode and ends
+    its SCP in the model (``do_claim_commit``); the cluster's master does that in a transaction of
+    its own, which then changes nothing the model has."""
+    d = e["args"]["dead"]
+    return hasattr(st, "failover") and not st.failover >> d & 1 and not st.rs[d]
+
+
+ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {"scp_finish": _scp_done}
+"""Events whose step the model took as part of an earlier one: matched by no model step when
+the state shows it done."""
+
+
+PREFIX: dict[str, Callable[[Mapping, Event, Any], tuple[Action, ...]]] = {
+    "cleaner_finish": _absent_reads,
+}
+"""Events before which the model takes steps the cluster has no event for, by design of the
+abstraction (each function says why)."""
 
 
 # --- what an action event says about its outcome ------------------------------------------
@@ -420,7 +480,23 @@ def _ship_uids(m: Mapping, n: int, e: Event, args: tuple, before: Any, after: An
     return None if got == want else f"the model's batch ships {got}, the event {d['uids']}"
 
 
-EXPECT: dict[str, Callable[..., str | None]] = {"put": _put_uid, "ship": _ship_uids}
+def _cleaner_candidates(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """The log cleaner's run considers exactly the archived WALs the event lists."""
+    d = e.get("detail") or {}
+    if "wals" not in d or not hasattr(after.cleaner, "candidates"):
+        return None
+    want = sorted(m.resolver.wal_key(w) for w in d["wals"])
+    got = sorted(after.cleaner.candidates)
+    return None if got == want else f"the model's cleaner lists {got}, the event {want}"
+
+
+EXPECT: dict[str, Callable[..., str | None]] = {
+    "put": _put_uid,
+    "ship": _ship_uids,
+    "cleaner_start": _cleaner_candidates,
+}
 """Action events whose detail says what the step did, checked against the model's step."""
 
 

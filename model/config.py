@@ -55,6 +55,9 @@ class Config:
     """Runs of the log cleaner that takes a snapshot over several reads (``zk-multi``)."""
     hyphen_hosts: bool = False
     """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
+    joins: int = 0
+    """Region servers (the last ones) that are not running at first and start while the cluster
+    runs, each a new incarnation (a replacement after a crash): ``join``."""
     # --- the table era ---
     spare_servers: int = 0
     """Region servers (the last ones) that have not joined yet: they start during an upgrade."""
@@ -177,7 +180,6 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
     "table": (
         "spare_servers",
         "sync_peers",
-        "master_restarts",
         "restarts",
         "migration",
         "syncup",

@@ -74,6 +74,7 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     K("roll_zk_fail", ("server", "group"), False, "the ZooKeeper write of a roll fails"),
     K("register_wal", ("server", "group", "seq"), True, "queue a WAL that is already in use"),
     K("crash", ("server",), False, "a region server dies (its ZooKeeper session expires)"),
+    K("join", ("server",), False, "a new region server starts: its rs znode and first WAL"),
     K("archive", ("server", "group", "seq"), False, "a closed WAL is moved to oldWALs"),
     K("ship", ("server", "shipper", "sink"), True, "read a batch, filter it, ship it to a sink"),
     K("persist", ("server", "shipper"), True, "write the shipped position to the WAL's znode"),
@@ -108,17 +109,22 @@ class ZkCommon(SinkOutages, Design):
 
     def init(self, cfg: Config) -> State:
         wals: list = [()] * cfg.wal_slots
-        for s in range(cfg.servers):
+        running = cfg.servers - cfg.joins
+        for s in range(running):
             for g in range(cfg.wal_groups):
                 wals[cfg.slot((s, g, 0))] = Wal((s, g, 0), (), False, LIVE_DIR)
         initial = tuple(range(cfg.initial_peers))
         known = sum(1 << p for p in initial)
         servers, rs = [], []
+        full = (1 << cfg.sink_subset) - 1
         for s in range(cfg.servers):
             current = (0,) * cfg.wal_groups
+            if s >= running:
+                rs.append(())
+                servers.append(Server(False, current, 0, 0, (), (full,) * cfg.peers, (), ()))
+                continue
             rs.append(RsNode(NO_LOCK, tuple(self.new_queue(cfg, s, p, current) for p in initial)))
             shippers = tuple(sh for p in initial for sh in self.new_shippers(cfg, s, p, current))
-            full = (1 << cfg.sink_subset) - 1
             servers.append(Server(True, current, known, 0, shippers, (full,) * cfg.peers, (), ()))
         relays = tuple(
             Relay((), (0,) * len(cfg.outbound(c))) if c and cfg.outbound(c) else ()
@@ -426,6 +432,19 @@ class ZkCommon(SinkOutages, Design):
         st = st._replace(budget=st.budget._replace(crashes=st.budget.crashes - 1))
         return self.kill(cfg, st, s)
 
+    def en_join(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for s in range(cfg.servers - cfg.joins, cfg.servers):
+            if not st.servers[s].alive and not st.wals[cfg.slot((s, 0, 0))]:
+                yield (s,)
+
+    def do_join(self, cfg: Config, st: State, s: int) -> State:
+        """A region server that was not running starts: it registers (its ``rs`` znode) and opens
+        its first WAL; it learns the peers afterwards (``peer_sync``)."""
+        for g in range(cfg.wal_groups):
+            st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
+        st = self.with_rs(st, s, RsNode(NO_LOCK, ()))
+        return self.with_server(st, s, st.servers[s]._replace(alive=True))
+
     def kill(self, cfg: Config, st: State, s: int) -> State:
         """The server's ephemeral znode goes; its memory is lost; its WALs stay where they are."""
         srv = st.servers[s]
@@ -463,9 +482,16 @@ class ZkCommon(SinkOutages, Design):
                     continue
                 if not self.rule_locate(cfg, st, s, sh, wal.key):
                     continue
-                down = st.sinks[sh.peer + 1].down
+                down = st.sinks[sh.peer + 1].down if self.batch_keeps(cfg, wal, sh) else 0
                 for k in bits(srv.sinks[sh.peer] & ~down):
                     yield (s, i, k)
+
+    def batch_keeps(self, cfg: Config, wal: Wal, sh: Shipper) -> bool:
+        """Does the next batch hold an edit the filter keeps? One that keeps nothing moves the
+        position without contacting a sink (HBase's shipper sends no empty batch), so a sink
+        that is down does not hold it back."""
+        batch = wal.entries[sh.pos : sh.pos + cfg.batch]
+        return any(self.rule_ships(e, sh.peer + 1) for e in batch)
 
     def do_ship(self, cfg: Config, st: State, s: int, i: int, k: int) -> State:
         """Seed 003: the source reads a batch, keeps only the replicable edits, and sends it to a

@@ -39,6 +39,7 @@ class ZkMulti(ZkCommon):
         K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
         K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
         K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else delete"),
+        K("master_restart", (), False, "the master restarts: a cleaner run in progress is lost"),
     )
 
     def on_death(self, cfg: Config, st: State, s: int) -> State:
@@ -152,6 +153,15 @@ class ZkMulti(ZkCommon):
     def en_cleaner_finish(self, cfg: Config, st: State) -> Iterator[tuple]:
         if st.cleaner.phase == READING and st.cleaner.read == (1 << cfg.servers) - 1:
             yield ()
+
+    def en_master_restart(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if cfg.master_restarts:
+            yield ()
+
+    def do_master_restart(self, cfg: Config, st: State) -> State:
+        """The active master restarts. Its ServerCrashProcedures are persisted and go on; the log
+        cleaner's snapshot was in memory: a run in progress is abandoned (it deleted nothing)."""
+        return st._replace(cleaner=IDLE_CLEANER)
 
     def do_cleaner_finish(self, cfg: Config, st: State) -> State:
         """``getAllWALs``: if the cversion of ``/rs`` moved while reading, read everything again;

@@ -183,7 +183,22 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
                 get(("peer", p)) == ENABLED,
                 self.readable(ops, get, w),
                 get(("shpos", *sk)) < get(("wn", w)),
-                ops.not_(get(("down", target, k))),
+                ops.or_(ops.not_(get(("down", target, k))), ops.not_(keeps(ops, get))),
+            )
+
+        def keeps(ops: Any, get: Any) -> Any:
+            """``batch_keeps``: the batch holds an edit the filter keeps."""
+            pos, n = get(("shpos", *sk)), get(("wn", w))
+            return ops.or_(
+                *(
+                    ops.and_(
+                        pos <= j,
+                        j < pos + batch,
+                        j < n,
+                        self.shipper_ok(ops, get(("wkind", w, j)), target),
+                    )
+                    for j in range(self.E)
+                )
             )
 
         def apply(ops: Any, tx: Tx) -> None:

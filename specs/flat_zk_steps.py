@@ -426,7 +426,25 @@ class ZkFlat(ZkLayout):
                 get(("shpos", *sk)) < get(("wn", hw)),
                 self.locate(ops, get, s, p, ci, hw),
                 get(("snk", s, p, k)),
-                ops.not_(get(("down", target, k))),
+                ops.or_(ops.not_(get(("down", target, k))), ops.not_(keeps(ops, get))),
+            )
+
+        def keeps(ops: Any, get: Any) -> Any:
+            """``batch_keeps``: the batch holds an edit the filter keeps."""
+            pos, n = get(("shpos", *sk)), get(("wn", hw))
+            rule = self.rule["rule_ships"]
+            return ops.or_(
+                *(
+                    ops.and_(
+                        pos <= j,
+                        j < pos + batch,
+                        j < n,
+                        self.replicable(
+                            ops, rule, get(("wkind", hw, j)), get(("wids", hw, j)), target
+                        ),
+                    )
+                    for j in range(self.E)
+                )
             )
 
         def apply(ops: Any, tx: Tx) -> None:

@@ -1,0 +1,262 @@
+"""``replcheck validate``: replay recorded traces through the model (``conformance.validate``).
+
+    replcheck validate PATH... [--design NAME] [--hidden-depth N] [--slack S] [--max-nodes N]
+                       [--json] [--junit FILE] [--full]
+
+Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. Every trace gets one
+verdict: ``accepted``; ``rejected: divergence at event N``; ``rejected: <property> at event N``;
+``undecided: ...`` (the search's node budget ran out, the trace has no action event, or some of
+its events have no model counterpart); or ``bad input: <file>:<line>: ...``.
+
+Exit status: 0 every trace accepted; 1 some trace rejected or undecided (undecided is never a
+pass); 2 bad input (a malformed or torn line, an unknown event or design, zxids going backwards,
+a missing file), with the valid prefix still reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_BAD = 0, 1, 2
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {n}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not x >= 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+    return x
+
+
+def add_commands(sub: Any) -> None:
+    from replcheck.conformance.validate import (
+        DEFAULT_HIDDEN_DEPTH,
+        DEFAULT_MAX_NODES,
+        DEFAULT_SLACK,
+    )
+
+    p = sub.add_parser(
+        "validate",
+        help="replay recorded traces through the model: accepted, rejected, or undecided",
+        description="Search, for each trace, a behaviour of the model that matches every event "
+        "(docs/validate.md): storage events in zxid order, other events in the order of their "
+        "process's thread, hidden model steps between events, every invariant and step property "
+        "checked on the way.",
+        epilog="Exit status: 0 every trace accepted; 1 some trace rejected or undecided; "
+        "2 bad input.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="trace files or run folders")
+    p.add_argument(
+        "--design",
+        metavar="NAME",
+        help="read the traces as this design (default: the design the events name)",
+    )
+    p.add_argument(
+        "--hidden-depth",
+        type=_count,
+        default=DEFAULT_HIDDEN_DEPTH,
+        metavar="N",
+        help=f"model steps no event records, at most this many between two events "
+        f"(default: {DEFAULT_HIDDEN_DEPTH})",
+    )
+    p.add_argument(
+        "--slack",
+        type=_seconds,
+        default=DEFAULT_SLACK,
+        metavar="S",
+        help="an event may be matched before another process's event written up to S seconds "
+        f"earlier (default: {DEFAULT_SLACK})",
+    )
+    p.add_argument(
+        "--max-nodes",
+        type=_count,
+        default=DEFAULT_MAX_NODES,
+        metavar="N",
+        help=f"the search's budget per trace; past it the trace is undecided "
+        f"(default: {DEFAULT_MAX_NODES})",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")
+    p.add_argument("--full", action="store_true", help="draw the states of a rejection in full")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.conformance.validate import validate_path
+    from replcheck.model import DESIGNS
+
+    if args.design and args.design not in DESIGNS:
+        raise UsageError(f"unknown design {args.design!r} (replcheck list names them)")
+    if args.junit:
+        _check_writable(Path(args.junit))
+    verdicts = []
+    for text in args.paths:
+        v = validate_path(
+            Path(text),
+            design=args.design,
+            hidden_depth=args.hidden_depth,
+            max_nodes=args.max_nodes,
+            slack=args.slack,
+        )
+        verdicts.append(v)
+        if not args.json:
+            sys.stdout.write(render_text(v, full=args.full) + "\n")
+            sys.stdout.flush()
+    if args.json:
+        sys.stdout.write(json.dumps([as_json(v) for v in verdicts], indent=2) + "\n")
+    if args.junit:
+        Path(args.junit).write_text(render_junit(verdicts), encoding="utf-8")
+    counts = {s: sum(1 for v in verdicts if v.status == s) for s in STATUSES}
+    summary = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s] or s == "accepted")
+    if counts["bad-input"]:
+        status = EXIT_BAD
+    elif counts["rejected"] or counts["undecided"]:
+        status = EXIT_FAIL
+    else:
+        status = EXIT_OK
+    word = {EXIT_OK: "PASS", EXIT_FAIL: "FAIL", EXIT_BAD: "BAD INPUT"}[status]
+    if counts["undecided"] and status != EXIT_BAD:
+        word += " (undecided is not a pass)"
+    sys.stderr.write(f"validate: {word}: {len(verdicts)} traces: {summary}\n")
+    return status
+
+
+STATUSES = ("accepted", "rejected", "undecided", "bad-input")
+
+
+def _check_writable(path: Path) -> None:
+    from replcheck.cli import UsageError
+
+    if path.is_dir():
+        raise UsageError(f"--junit {path}: is a folder")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--junit {path}: no folder {parent}")
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--junit {path}: cannot write: {exc.strerror}") from None
+
+
+def as_json(v: Any) -> dict[str, Any]:
+    return {
+        "path": v.path,
+        "design": v.design,
+        "verdict": v.headline(),
+        "status": v.status,
+        "reason": v.reason,
+        "event": v.event,
+        "matched": v.matched,
+        "events": v.events,
+        "actions": v.actions,
+        "hidden_steps": v.hidden,
+        "search_nodes": v.nodes,
+        "seconds": round(v.seconds, 3),
+        "unmodelled": v.unmodelled,
+        "detail": v.detail,
+    }
+
+
+def render_text(v: Any, *, full: bool = False) -> str:
+    """One line for an accepted trace; a rejection's report otherwise (docs/validate.md)."""
+    stats = (
+        f"{v.events} events, {v.actions} actions, {v.hidden} hidden steps, "
+        f"{v.nodes} search nodes, {v.seconds:.1f} s"
+    )
+    head = f"{v.path}: {v.headline()}"
+    if v.status == "accepted":
+        return f"{head} ({stats})"
+    lines = [head]
+    d = v.detail
+    if v.status == "bad-input":
+        if "prefix" in d:
+            lines.append(f"  {d['prefix']}")
+        return "\n".join(lines)
+    lines.append(f"  ({stats})")
+    if v.unmodelled:
+        lines.append(f"  {len(v.unmodelled)} events have no model counterpart, e.g.:")
+        for u in v.unmodelled[:5]:
+            lines.append(f"    line {u['line']}: {u['why']}")
+    last = d.get("last_matched")
+    if last:
+        z = f", zxid {last['zxid']:#x}" if last.get("zxid") is not None else ""
+        lines.append(
+            f"  matched: every event up to line {last['line']} ({last['proc']}{z}): {last['text']}"
+        )
+    if "event_text" in d:
+        lines.append(f"  did not fit: line {d['event_line']}: {d['event_text']}")
+    if "action" in d:
+        hidden = " (a hidden step)" if d.get("hidden") else ""
+        lines.append(f"  the step that breaks {v.reason}: {d['action']}{hidden}")
+    if "frontier" in d:
+        lines.append(f"  frontier: {d['frontier']} candidate states of the model")
+        for i, s in enumerate(d.get("samples", []), 1):
+            lines.append(f"  candidate {i}:")
+            if s.get("observation"):
+                lines.append(f"    the model disagrees: {s['observation']}")
+            if s.get("wanted"):
+                lines.append(f"    the event maps to: {'; or '.join(s['wanted'])}")
+            if s.get("disagrees"):
+                lines.append(f"    the model's step disagrees with the event: {s['disagrees']}")
+            if s.get("not_enabled"):
+                lines.append(f"    not enabled: {s['not_enabled']}; {s.get('guard', '')}")
+            if s.get("closest"):
+                lines.append(f"    closest enabled: {', '.join(s['closest'])}")
+            shown = ", ".join(s.get("enabled", [])[:12])
+            more = s.get("enabled_count", 0) - min(12, len(s.get("enabled", [])))
+            lines.append(f"    the model allows: {shown}{f' (+{more} more)' if more > 0 else ''}")
+    if "diff" in d:
+        lines.append("  what the step changed:")
+        lines.extend("    " + x for x in d["diff"].splitlines())
+    if "before" in d:
+        state = d["before"].splitlines()
+        limit = None if full else 40
+        lines.append("  the state before it:" if "diff" in d else "  the state reached:")
+        lines.extend("    " + x for x in state[:limit])
+        if limit is not None and len(state) > limit:
+            lines.append(f"    ... ({len(state) - limit} more lines; --full draws them)")
+    return "\n".join(lines)
+
+
+def render_junit(verdicts: list[Any]) -> str:
+    suite = ET.Element(
+        "testsuite",
+        name="replcheck validate",
+        tests=str(len(verdicts)),
+        failures=str(sum(1 for v in verdicts if v.status in ("rejected", "undecided"))),
+        errors=str(sum(1 for v in verdicts if v.status == "bad-input")),
+        time=f"{sum(v.seconds for v in verdicts):.3f}",
+    )
+    for v in verdicts:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"validate.{v.design}",
+            name=v.path,
+            time=f"{v.seconds:.3f}",
+        )
+        if v.status == "bad-input":
+            ET.SubElement(case, "error", message=v.headline())
+        elif v.status != "accepted":
+            fail = ET.SubElement(case, "failure", message=v.headline())
+            fail.text = render_text(v)
+    return ET.tostring(suite, encoding="unicode") + "\n"
