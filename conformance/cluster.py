@@ -319,8 +319,12 @@ class Cluster:
                 self.tear_tail(i)
             elif kind == "pause":
                 proc.signal(signal.SIGSTOP)
-                time.sleep(self.spec.session_timeout + 2.0)
+                resume = time.monotonic() + self.spec.session_timeout + 2.0
+                name = server_name(i)
+                while name in self.live_servers() and time.monotonic() < resume:
+                    time.sleep(0.05)  # its session expires: ZooKeeper deletes its live znode
                 self.trace.emit("crash", {"server": i})
+                time.sleep(max(0.0, resume - time.monotonic()))
                 proc.signal(signal.SIGCONT)
             else:
                 self.expire(i)
