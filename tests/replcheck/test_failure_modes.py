@@ -197,7 +197,16 @@ CASES: dict[str, Case] = {
         stdout=["zk-multi/drop-unread-wal", "refuted by zk-wal-done"],
         last_line="PASS",
     ),
+    "prove --timeout says what it bounds for --depth and --induction": Case(
+        ["prove", "--help"], 0, stdout=["with --depth", "with --induction", "never a pass"]
+    ),
     # --- scale ---
+    "progress shows states, depth, states/s and memory": Case(
+        ["explore", "--design", "zk-lock", "--config", "std:wals_per_server=1", "--progress"],
+        0,
+        stderr=["states ", "depth ", "states/s", "MiB"],
+        last_line="PASS",
+    ),
     "50 servers: show does not hang": Case(
         ["show", "--config", "std:servers=50"], 0, stdout=["== initial state =="], seconds=20
     ),
