@@ -176,20 +176,29 @@ class ZkProcess:
         if not self._aborting.acquire(blocking=False):
             while True:
                 time.sleep(1.0)
+        self.before_abort()
         try:
             self.trace.meta("fenced", why=why)
             self.trace.meta("process_exit", code=1)
         finally:
             os._exit(1)
 
-    def retry(self, fn: Callable[[], Any], *, seconds: float = 60.0) -> Any:
+    def before_abort(self) -> None:
+        """What must be recorded before the process stops (a region server's WAL appends)."""
+
+    def retry(
+        self, fn: Callable[[], Any], *, seconds: float = 60.0, expire_aborts: bool = True
+    ) -> Any:
         """Run a ZooKeeper call, retrying while the connection is lost (a leader election);
-        an expired session means we are fenced."""
+        an expired session means we are fenced (abort, or raise ``SessionExpiredError`` for a
+        caller that records something first)."""
         deadline = time.monotonic() + seconds
         while True:
             try:
                 return fn()
             except SessionExpiredError:
+                if not expire_aborts:
+                    raise
                 self.abort("session expired")
             except (ConnectionLoss, OperationTimeoutError):
                 if time.monotonic() > deadline:

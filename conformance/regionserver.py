@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kazoo.exceptions import NodeExistsError, NoNodeError
+from kazoo.exceptions import NodeExistsError, NoNodeError, SessionExpiredError
 from replcheck.model import rules, table_rules
 from replcheck.model.table_state import NO_SOURCE
 
@@ -109,6 +109,9 @@ class RegionServer(ZkProcess):
         self.store = store_dir(self.run_dir, 0)
         self.store.mkdir(parents=True, exist_ok=True)
         self.edits_written = 0
+        self.appending = threading.Condition()
+        self.unrecorded = 0
+        """WAL appends not yet recorded in the trace (``before_abort`` waits for them)."""
         self.sink_server, port = wire.serve(0, self.on_request)
         self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, f"{CLAIMS}/{self.name}", REFRESH)
         self.live_path = f"{LIVE}/{self.name}"
@@ -138,7 +141,10 @@ class RegionServer(ZkProcess):
         """Before an edit counts as written, the server must still hold its session: the
         ephemeral znode exists and is ours. (HBase fences a zombie's WAL with HDFS lease recovery;
         here the session is the lease.)"""
-        stat = self.retry(lambda: self.zk.exists(self.live_path))
+        try:
+            stat = self.retry(lambda: self.zk.exists(self.live_path), expire_aborts=False)
+        except SessionExpiredError:
+            return False
         return stat is not None and stat.ephemeralOwner == self.session_id
 
     def check_fence(self) -> None:
@@ -173,18 +179,41 @@ class RegionServer(ZkProcess):
         with self.lock:
             uid = uid or f"0.{self.index}.{self.seq}.{self.edits_written}"
             edit = {**edit, "uid": uid}
+            with self.appending:
+                self.unrecorded += 1
             self.writer.append(edit)
             at = time.time()
             self.edits_written += 1
             wal = self.current_wal
             known = sorted(p for p, info in self.peers.items() if info.get("source"))
-        if not self.fence_holds():
+        fenced = not self.fence_holds()
+        try:
+            self.record_write(edit, uid, wal, known, at, fenced)
+        finally:
+            with self.appending:
+                self.unrecorded -= 1
+                self.appending.notify_all()
+        if fenced:
+            self.abort("ephemeral znode gone: not acknowledging the edit")
+
+    def before_abort(self) -> None:
+        """Every append is recorded (as a put, or as an unacknowledged one) before the process
+        stops, whichever thread stops it: a trace never misses an entry of a WAL."""
+        deadline = time.monotonic() + 5.0
+        with self.appending:
+            while self.unrecorded and time.monotonic() < deadline:
+                self.appending.wait(0.1)
+
+    def record_write(
+        self, edit: dict[str, Any], uid: str, wal: str, known: list[int], at: float, fenced: bool
+    ) -> None:
+        if fenced:
             # The entry is in the WAL, but the writer is fenced: record the append (the client
-            # gets no acknowledgement, so nothing is owed), then abort.
+            # gets no acknowledgement, so nothing is owed); the caller aborts.
             self.trace.meta(
                 "unacked_put", uid=uid, wal=wal, ids=edit["ids"], kind=edit["kind"], at=at
             )
-            self.abort("ephemeral znode gone: not acknowledging the edit")
+            return
         owed = [p for p in known if rules.replicable(edit["kind"], tuple(edit["ids"]), p + 1)]
         if edit["ids"] == [0]:
             self.trace.emit(
@@ -416,6 +445,10 @@ class RegionServer(ZkProcess):
             if scan.records:
                 edits = [r.edit for r in scan.records]
                 keep = [e for e in edits if self.steps.ships(e["kind"], e["ids"], target)]
+                # A source ships only while its server holds its session, as the model's dead
+                # server ships nothing (a zombie's in-flight batch is not modelled).
+                if keep and not self.fence_holds():
+                    self.abort("ephemeral znode gone: not shipping")
                 if not self.ship(src, keep):
                     continue
                 self.trace.emit(
