@@ -263,6 +263,10 @@ def proofs_result(model: Model) -> CheckResult:
     cls = type(model.design)
     dp = proofs.prove([cls.name])[0]
     refuted = dp.caught if dp.mutant_of else dp.refuted
+    if not dp.results:  # no proof is about this design's rules: no question, not a pass
+        result = CheckResult("proofs", cls.name, model.cfg.name, {})
+        result.stats = {"proofs": 0, "note": "no proof is about this design's rules"}
+        return result
     if refuted:
         verdict = FAIL
     elif any(r.verdict == proofs.UNKNOWN for r in dp.results):
