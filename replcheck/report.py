@@ -43,10 +43,12 @@ JSON (schema ``replcheck-results/1``)
       "matrix": {                         # only from `replcheck check`
         "checkers": ["explore", "fuzz"], "properties": ["no_lost_edit", ...],
         "rows": [{"design": ..., "config": ..., "mutant_of": ..., "status": "green" | "RED" |
-                  "caught" | "MISSED" | "ERROR", "ok": true, "cells": {"prop": "ok" |
-                  "FAIL(e,h)" | "?"}, "failed_by": {"prop": ["explore"]},
-                  "expected_failures": [...], "errors": {"fuzz": "..."}, "seconds": 1.2}],
-        "notes": [...], "ok": true, "summary": "PASS: ..."
+                  "UNDECIDED" | "caught" | "MISSED" | "ERROR", "ok": true,
+                  "undecided": ["prop", ...], "cells": {"prop": "ok" | "FAIL(e,h)" | "?" | "-"},
+                  "failed_by": {"prop": ["explore"]}, "expected_failures": [...],
+                  "errors": {"fuzz": "..."}, "seconds": 1.2}],
+        "notes": [...], "ok": true, "partial": false, "interrupted": false, "exit_code": 0,
+        "summary": "PASS: ..."
       }
     }
 
