@@ -427,12 +427,13 @@ home is as many model ``relay_home`` steps as it takes the other cluster to reac
 def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     """The cleaner lists ``/rs`` and reads the znodes it finds; the model reads every server's
     slot, an absent znode adding nothing. Before the real cleaner's decision, the model reads the
-    absent ones it has not read."""
+    absent ones it has not read; and when the cversion moved (a server's znode created after the
+    listing, say), every one it has not read: the run is read again, whatever it saw."""
     c = st.cleaner
     return tuple(
         Action("cleaner_read", (s,))
         for s in range(m.cfg.servers)
-        if not st.rs[s] and not c.read >> s & 1
+        if not c.read >> s & 1 and (not st.rs[s] or c.changed)
     )
 
 
@@ -502,7 +503,21 @@ def _cleaner_candidates(
     return None if got == want else f"the model's cleaner lists {got}, the event {want}"
 
 
+def _cleaner_retry(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """zk-multi's cleaner reads everything again exactly when the cversion of ``/rs`` moved."""
+    retry = (e.get("detail") or {}).get("retry")
+    if retry is None or not hasattr(before.cleaner, "changed"):
+        return None
+    if bool(retry) == before.cleaner.changed:
+        return None
+    moved = "moved" if before.cleaner.changed else "held"
+    return f"the event says retry={retry}, the model's cversion {moved}"
+
+
 EXPECT: dict[str, Callable[..., str | None]] = {
+    "cleaner_finish": _cleaner_retry,
     "put": _put_uid,
     "ship": _ship_uids,
     "cleaner_start": _cleaner_candidates,

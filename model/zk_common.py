@@ -442,8 +442,12 @@ class ZkCommon(SinkOutages, Design):
         its first WAL; it learns the peers afterwards (``peer_sync``)."""
         for g in range(cfg.wal_groups):
             st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
-        st = self.with_rs(st, s, RsNode(NO_LOCK, ()))
+        st = self.rs_child_created(self.with_rs(st, s, RsNode(NO_LOCK, ())))
         return self.with_server(st, s, st.servers[s]._replace(alive=True))
+
+    def rs_child_created(self, st: State) -> State:
+        """A znode was created under ``/hbase/replication/rs`` (its cversion moves)."""
+        return st
 
     def kill(self, cfg: Config, st: State, s: int) -> State:
         """The server's ephemeral znode goes; its memory is lost; its WALs stay where they are."""

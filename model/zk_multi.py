@@ -97,6 +97,9 @@ class ZkMulti(ZkCommon):
         """A failed multi claims nothing: no source is started (the fix of HBASE-8099)."""
         return st
 
+    def rs_child_created(self, st: State) -> State:
+        return self.bump_cversion(st)
+
     def bump_cversion(self, st: State) -> State:
         if st.cleaner.phase == READING:
             return st._replace(cleaner=st.cleaner._replace(changed=True))
