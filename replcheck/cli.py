@@ -71,15 +71,18 @@ for was decided. See ``docs/gate.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.metadata
 import json
 import os
 import random
+import signal
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import NoReturn, TypeVar
 
 from replcheck.matrix import (
@@ -469,6 +472,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
                 progress=progress,
                 liveness=not args.no_liveness,
                 max_memory=args.max_memory,
+                partial_on_interrupt=True,
             ),
         )
         progress.done()
@@ -734,6 +738,61 @@ def _one_line(message: object) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = build_parser()
+    with _watch_ctrl_c() as seen:
+        code = _main(parser, argv)
+    if seen and code not in (EXIT_INTERRUPTED, 128 + 15):
+        # Ctrl-C arrived but was swallowed on the way (Python ignores an exception raised in a
+        # finalizer, ``__del__``): whatever was printed is not the verdict of a whole run.
+        _print("INTERRUPTED (not a pass): Ctrl-C arrived during the run")
+        return EXIT_INTERRUPTED
+    return code
+
+
+@contextlib.contextmanager
+def _watch_ctrl_c() -> Iterator[list[bool]]:
+    """While the command runs, remember that SIGINT arrived (and raise ``KeyboardInterrupt``, as
+    Python does); the list holds ``True`` once it did."""
+    seen: list[bool] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT:
+            seen.append(True)
+        elif not seen:
+            return
+        if _in_finalizer(frame):
+            # Python would print and drop an exception raised inside ``__del__`` (Z3 frees its
+            # objects in finalizers all the time) and the run would go on: raise it again a
+            # moment later, outside the finalizer.
+            signal.setitimer(signal.ITIMER_REAL, 0.02)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+        previous_alarm = signal.signal(signal.SIGALRM, handler)
+    except ValueError:  # not the main thread
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGALRM, previous_alarm)
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Is ``frame``, or one of the few frames that called it, a ``__del__``?"""
+    for _ in range(8):
+        if frame is None:
+            return False
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         try:
             args = parser.parse_args(argv)

@@ -115,24 +115,38 @@ def cmd_prove(args: argparse.Namespace) -> int:
         if n not in proofs.BY_NAME:
             raise UsageError(f"unknown proof {n!r}; known: {', '.join(proofs.BY_NAME)}")
     timeout = args.timeout if args.timeout is not None else proofs.DEFAULT_TIMEOUT
-    results = proofs.prove(names or None, timeout=timeout, only=only)
-    ok = all(d.ok for d in results)
+    results = []
+    interrupted = False
+    try:
+        for name in names or designs():
+            results.extend(proofs.prove([name], timeout=timeout, only=only))
+    except KeyboardInterrupt:  # the designs proved so far, and no verdict
+        interrupted = True
+    ok = all(d.ok for d in results) and not interrupted
     code = 0 if ok else (EXIT_UNDECIDED if all(_undecided(d) for d in results if not d.ok) else 1)
+    if interrupted and code != 1:
+        code = EXIT_INTERRUPTED
     if args.json:
         data: dict[str, Any] = {
             "ok": ok,
             "undecided": code == EXIT_UNDECIDED,
+            "interrupted": interrupted,
             "timeout": timeout,
             "designs": [d.to_dict() for d in results],
         }
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        sys.stdout.write(render(results) + "\n")
+        text = render(results)
+        if interrupted:  # the verdict line of what ran would read as the whole run's
+            text = text.rpartition("\n")[0]
+            text += f"\nINTERRUPTED (not a pass): {len(results)} design(s) proved before Ctrl-C"
+        sys.stdout.write(text + "\n")
     return code
 
 
 EXIT_UNDECIDED = 4
 """Nothing came out wrong, but something asked was left undecided: never a pass."""
+EXIT_INTERRUPTED = 130
 
 
 def _undecided(d: Any) -> bool:
@@ -206,14 +220,20 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     pinned = manifest_expected_failures()
     results = []
     ok = True
+    interrupted = False
     for n in names:
 
         def progress(k: int, seconds: float, n: str = n) -> None:
             sys.stderr.write(f"\rbmc {n}: depth {k}/{args.depth} done, {seconds:.1f}s")
             sys.stderr.flush()
 
-        cc = cross_check(n, cfg, args.depth, deadline=args.timeout, progress=progress)
-        sys.stderr.write("\n")
+        try:
+            cc = cross_check(n, cfg, args.depth, deadline=args.timeout, progress=progress)
+        except KeyboardInterrupt:  # the designs checked so far, and no verdict
+            interrupted = True
+            break
+        finally:
+            sys.stderr.write("\n")
         results.append(cc)
         cls = type(get_design(n))
         allowed = pinned.get((n, cc.config), frozenset())
@@ -222,16 +242,23 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
             ok = False
     timed_out = [r for r in results if bmc_status(r) == "timeout"]
     code = 1 if not ok else (EXIT_UNDECIDED if timed_out else 0)
+    if interrupted and code != 1:
+        code = EXIT_INTERRUPTED
     if args.json:
         data = {
             "ok": code == 0,
             "undecided": code == EXIT_UNDECIDED,
+            "interrupted": interrupted,
             "depth": args.depth,
             "results": [{**r.to_dict(), "status": bmc_status(r)} for r in results],
         }
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        sys.stdout.write(render_bmc(results, failed=not ok) + "\n")
+        text = render_bmc(results, failed=not ok)
+        if interrupted:  # the verdict line of what ran would read as the whole run's
+            text = text.rpartition("\n")[0]
+            text += f"\nINTERRUPTED (not a pass): {len(results)} design(s) checked before Ctrl-C"
+        sys.stdout.write(text + "\n")
     return code
 
 

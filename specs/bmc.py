@@ -28,6 +28,7 @@ from replcheck.model import Action, Model, State
 from .flat import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
 from .results import Counterexample
 from .z3ops import Z3Ops
+from .z3ops import check as z3_check
 
 Progress = Callable[[int, float], None]
 """Called after each depth with (depth done, seconds so far)."""
@@ -312,7 +313,7 @@ def bmc(
             held = [(p, _z(un.holds(p, k))) for p in todo]
             solver.push()
             solver.add(z3.Or([z3.Not(h) for _p, h in held]))
-            verdict = solver.check()
+            verdict = z3_check(solver)
             if verdict == z3.sat:
                 zm = solver.model()
                 frames, taken = un.read(zm, k)
@@ -423,7 +424,7 @@ def induct(
     un.extend()
     after = [(p, _z(un.holds(p, 1))) for p in conj]
     solver.add(z3.Not(z3.And([h for _p, h in after])))
-    verdict = solver.check()
+    verdict = z3_check(solver)
     elapsed = time.perf_counter() - started
     if verdict == z3.unsat:
         return InductionResult(fm.design, fm.config, prop, names, "inductive", elapsed)

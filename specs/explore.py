@@ -74,11 +74,13 @@ def explore(
     progress: Progress | None = None,
     max_depth: int | None = None,
     max_memory: int | None = None,
+    partial_on_interrupt: bool = False,
 ) -> Exploration:
     """Breadth-first search from the initial state; ``max_depth`` stops expanding states at that
     depth (the exploration is then complete only if none of them had a successor);
     ``max_memory`` (MiB of resident memory, the process's peak) and ``max_states`` stop it early.
-    Ctrl-C stops it too: what was explored is returned, ``stopped`` says why."""
+    With ``partial_on_interrupt``, Ctrl-C stops it too: what was explored is returned and
+    ``stopped`` says why (otherwise ``KeyboardInterrupt`` goes to the caller)."""
     cfg = model.cfg
     invariants = model.invariants
     step_props = model.step_properties
@@ -143,6 +145,8 @@ def explore(
                     frontier.appendleft(u)  # not finished with: the search is incomplete
                     break
     except KeyboardInterrupt:
+        if not partial_on_interrupt:
+            raise
         ex.stopped = "interrupted"
     if cut and not ex.stopped:
         ex.stopped = "depth limit"
@@ -245,11 +249,18 @@ def check(
     progress: Progress | None = None,
     liveness: bool = True,
     max_memory: int | None = None,
+    partial_on_interrupt: bool = False,
 ) -> CheckResult:
     """Explore, then give a verdict for every property of the model. A search stopped early
-    (a limit, Ctrl-C) leaves what it did not reach ``unknown``; ``stats["stopped"]`` says why."""
+    (a limit; Ctrl-C with ``partial_on_interrupt``) leaves what it did not reach ``unknown``;
+    ``stats["stopped"]`` says why."""
     ex = explore(
-        model, symmetry=symmetry, max_states=max_states, progress=progress, max_memory=max_memory
+        model,
+        symmetry=symmetry,
+        max_states=max_states,
+        progress=progress,
+        max_memory=max_memory,
+        partial_on_interrupt=partial_on_interrupt,
     )
     result = CheckResult("explore", model.design.name, model.cfg.name)
     for prop in model.invariants:
@@ -275,6 +286,8 @@ def check(
         try:
             cex = liveness_counterexample(ex, prop)
         except KeyboardInterrupt:
+            if not partial_on_interrupt:
+                raise
             ex.stopped = "interrupted"
             result.verdicts[prop.name] = UNKNOWN
             continue

@@ -40,6 +40,7 @@ from replcheck.model.table_rules import NO_TIMESTAMP, QueueView
 from replcheck.model.table_state import BARRIER_DISABLED, NOT_RUNNING, RUNNING
 
 from .z3ops import Z3Ops, ZStr, zstr_ok, zstr_read, zstr_var
+from .z3ops import check as z3_check
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
@@ -885,7 +886,7 @@ def _query(
     solver.add(*v.constraints, *ops.side)
     solver.add(z3.BoolVal(True) if assume is True else assume)
     solver.add(z3.Not(claim) if not isinstance(claim, bool) else z3.BoolVal(not claim))
-    answer = solver.check()
+    answer = z3_check(solver)
     if answer == z3.sat:
         values = v.values(solver.model())
         if len(proof.cases) > 1:

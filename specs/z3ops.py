@@ -252,3 +252,13 @@ def _ranges(chars: frozenset[str]) -> list[tuple[int, int]]:
         else:
             out.append((c, c))
     return out
+
+
+def check(solver: z3.Solver) -> Any:
+    """``solver.check()``, except that Ctrl-C raises ``KeyboardInterrupt``. Z3 catches SIGINT
+    itself while it solves and returns ``unknown`` ("interrupted from keyboard"), which a caller
+    would take for a time limit and carry on; this turns it back into the interruption it was."""
+    answer = solver.check()
+    if answer == z3.unknown and "interrupted" in solver.reason_unknown():
+        raise KeyboardInterrupt
+    return answer

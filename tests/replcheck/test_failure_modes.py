@@ -393,3 +393,29 @@ def test_ctrl_c_stops_a_parallel_check_with_a_partial_matrix(tmp_path) -> None:
     assert "interrupted after" in out
     time.sleep(0.5)
     assert _processes_mentioning(str(marker)) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["prove", "--all"], ["prove", "--depth", "12", "--design", "zk-multi"]],
+    ids=["rule proofs", "bounded model checking"],
+)
+def test_ctrl_c_stops_prove_at_once_not_as_a_time_limit(argv: list[str], tmp_path) -> None:
+    """Z3 catches SIGINT itself and answers ``unknown``: that must not read as a time limit
+    (``UNDECIDED``/``TIMEOUT``, going on to the next query), but stop the command."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replcheck", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    time.sleep(6.0)
+    assert proc.poll() is None, "the proofs should still be running"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == 130, (out[-500:], err[-500:])
+    assert "Traceback" not in err
+    assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
