@@ -511,7 +511,10 @@ def _verdict(
     if failed:
         line, code = f"FAIL: some property fails in {', '.join(failed)}", EXIT_FAIL
     elif "interrupted" in stopped or len(results) < asked:
-        line = f"INTERRUPTED (not a pass): {undecided} verdict(s) undecided"
+        line = (
+            f"INTERRUPTED (not a pass): {len(results)} of {asked} run(s) finished, "
+            f"{undecided} verdict(s) undecided"
+        )
         code = EXIT_INTERRUPTED
     elif undecided:
         how = f" (stopped at the {', '.join(sorted(stopped))})" if stopped else ""
@@ -550,6 +553,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             if "does not take a seed" in str(exc):
                 raise UsageError("--seed: this fuzzer does not take a seed") from None
             raise
+        except KeyboardInterrupt:  # the designs fuzzed so far, then the verdict says why
+            progress.close()
+            sys.stderr.write(f"replcheck: fuzzing {name}@{cfg.name} interrupted (seed {seed})\n")
+            break
         progress.done()
         results.append((result, model))
     progress.close()

@@ -419,3 +419,33 @@ def test_ctrl_c_stops_prove_at_once_not_as_a_time_limit(argv: list[str], tmp_pat
     assert proc.returncode == 130, (out[-500:], err[-500:])
     assert "Traceback" not in err
     assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
+
+
+def test_ctrl_c_stops_fuzzing_with_its_seed(tmp_path) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "replcheck",
+            "fuzz",
+            "--design",
+            "zk-multi",
+            "--profile",
+            "thorough",
+            "--seed",
+            "7",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    time.sleep(5.0)
+    assert proc.poll() is None, "fuzzing should still be running"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert "seed 7" in err
+    assert out.strip().splitlines()[-1].startswith("INTERRUPTED (not a pass): 0 of 1 run(s)")
