@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import groupby, pairwise, permutations, product
+from itertools import groupby, permutations, product
 from math import factorial
 from typing import TypeVar
 
@@ -90,24 +90,33 @@ def least_renaming(st: S, sig: list, rename: Callable[[tuple[int, ...]], S]) -> 
     canonical); ``st`` itself when it is already in order.
 
     Never enumerates every ordering of the servers: servers are sorted by signature, and only
-    servers that tie are ordered every way. A tied group whose members can be swapped without
-    changing the state (every adjacent swap leaves it equal: the servers are interchangeable, as
+    servers that tie are ordered every way. A tied group whose members can be reordered without
+    changing the state (a swap and a rotation leave it equal: the servers are interchangeable, as
     all are in an initial state) needs one order only, since every order gives the same state.
     Past ``TIE_LIMIT`` remaining orders, ties keep their server order (see ``TIE_LIMIT``)."""
     n = len(sig)
     order = sorted(range(n), key=sig.__getitem__)
     groups = [list(g) for _k, g in groupby(order, key=sig.__getitem__)]
 
-    def swapped(a: int, b: int) -> tuple[int, ...]:
-        perm = list(range(n))
-        perm[a], perm[b] = b, a
-        return tuple(perm)
+    def interchangeable(g: list[int]) -> bool:
+        """Does every order of ``g`` leave the state as it is? It does when swapping the first
+        two and rotating them all does: those two generate every order."""
+        swap = list(range(n))
+        swap[g[0]], swap[g[1]] = g[1], g[0]
+        if rename(tuple(swap)) != st:
+            return False
+        if len(g) == 2:
+            return True
+        rotate = list(range(n))
+        for i, s in enumerate(g):
+            rotate[s] = g[(i + 1) % len(g)]
+        return rename(tuple(rotate)) == st
 
     count = 1
     choices: list[list[tuple[int, ...]]] = []
     for g in groups:
-        if len(g) > 1 and all(rename(swapped(a, b)) == st for a, b in pairwise(g)):
-            choices.append([tuple(g)])  # interchangeable: one order stands for all
+        if len(g) > 1 and interchangeable(g):
+            choices.append([tuple(g)])  # one order stands for all
             continue
         count *= factorial(len(g))
         choices.append(list(permutations(g)) if count <= TIE_LIMIT else [tuple(g)])
