@@ -64,7 +64,12 @@ def add_commands(sub: Any) -> None:
         "pyspark wheel ships: standalone, or an ensemble on loopback.",
         epilog="Exit status: 0 ok, 1 not serving, 2 bad input.",
     )
-    p.add_argument("action", choices=("start", "stop", "status"), help="what to do")
+    p.add_argument(
+        "action",
+        choices=("start", "stop", "status"),
+        help="what to do; stop also clears every process a dead `replcheck record` left under "
+        "--dir (its --out folder): ZooKeeper, region servers, paused ones too, sinks, master",
+    )
     p.add_argument(
         "--dir",
         default=DEFAULT_DIR,
