@@ -9,9 +9,9 @@ and imports nothing of replcheck.
 
 ``leftovers(folder)`` finds processes a dead run left behind: live processes of the reference
 cluster or ZooKeeper whose command line names a path under ``folder`` (every child is started
-with its run folder on its command line); ``clear(folder)`` kills them by pid (SIGCONT, then
-SIGKILL). ``replcheck zk stop --dir FOLDER`` calls it, so it works where the parent-death signal
-is not available.
+with its run folder on its command line) and whose parent is not a live ``replcheck record``;
+``clear(folder)`` kills them by pid (SIGCONT, then SIGKILL). ``replcheck zk stop --dir FOLDER``
+calls it, so it works where the parent-death signal is not available.
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ def tethered(command: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", __file__, str(os.getpid()), "--", *command]
 
 
-def leftovers(folder: Path) -> list[int]:
+def leftovers(folder: Path, *, include_live: bool = False) -> list[int]:
     """Pids of live processes of the reference cluster or ZooKeeper whose command line names a
-    path under ``folder`` (empty where there is no ``/proc``)."""
+    path under ``folder``, not those of a recording still running unless ``include_live``
+    (empty where there is no ``/proc``)."""
     root = str(Path(folder).resolve())
     proc = Path("/proc")
     if not proc.is_dir():
@@ -49,17 +50,30 @@ def leftovers(folder: Path) -> list[int]:
             continue
         try:
             args = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
-            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
-        except (OSError, IndexError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+            state, parent = fields[0], int(fields[1])
+        except (OSError, IndexError, ValueError):
             continue
         if state in ("Z", "X"):
             continue
         line = " ".join(args)
         if not any(m in line for m in MARKERS):
             continue
-        if any(a == root or a.startswith(root + os.sep) for a in args):
-            found.append(int(entry.name))
+        if not any(a == root or a.startswith(root + os.sep) for a in args):
+            continue
+        if not include_live and _live_recording(parent):
+            continue  # its driver is alive: not a leftover
+        found.append(int(entry.name))
     return sorted(found)
+
+
+def _live_recording(pid: int) -> bool:
+    """Is ``pid`` a live ``replcheck record`` driver?"""
+    try:
+        args = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"record" in args and any(b"replcheck" in a for a in args)
 
 
 def clear(folder: Path, wait: float = 5.0) -> list[int]:

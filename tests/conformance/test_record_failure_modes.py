@@ -37,9 +37,9 @@ def _wait_for(proc: subprocess.Popen[str], needle: str, timeout: float = 120) ->
 
 def _gone(folder: Path, timeout: float = 15) -> list[int]:
     deadline = time.monotonic() + timeout
-    while leftovers(folder) and time.monotonic() < deadline:
+    while leftovers(folder, include_live=True) and time.monotonic() < deadline:
         time.sleep(0.3)
-    return leftovers(folder)
+    return leftovers(folder, include_live=True)
 
 
 @pytest.mark.parametrize(
@@ -157,7 +157,9 @@ def test_no_child_outlives_a_killed_driver(tmp_path) -> None:
     proc = _record(out, "--faults", "pause", "--servers", "3")
     _wait_for(proc, "fault: pause")
     time.sleep(0.5)
-    assert len(leftovers(out)) >= 5  # zookeeper, master, sinks, region servers
+    running = leftovers(out, include_live=True)
+    assert len(running) >= 5  # zookeeper, master, sinks, region servers
+    assert leftovers(out) == []  # a live recording's processes are not leftovers
     proc.kill()
     proc.wait(timeout=10)
     assert _gone(out) == []
