@@ -92,15 +92,23 @@ def clear(folder: Path, wait: float = 5.0) -> list[int]:
     return pids
 
 
-def _launch(argv: list[str]) -> None:  # pragma: no cover - runs in the child, then execs
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux; elsewhere nothing).
+    For a process of our own, say a forked worker, from its initializer; ``parent`` is the pid
+    the parent had, to catch a parent that died before the signal was armed."""
+    if not sys.platform.startswith("linux"):
+        return
     import ctypes
 
-    parent = int(argv[0])
-    command = argv[2:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the driver died before the signal was armed
+    if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+def _launch(argv: list[str]) -> None:  # pragma: no cover - runs in the child, then execs
+    die_with_parent(int(argv[0]))
+    command = argv[2:]
     os.execvp(command[0], command)
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -691,7 +692,6 @@ def _stop_pool(pool: Any) -> None:
     exploration turns into a partial result) and a worker that does not finish within a second
     is killed. The pool's manager thread then reports the pool broken: that is expected here, so
     it is kept quiet rather than printed as a traceback."""
-    import os
     import signal
     import threading
 
@@ -724,7 +724,12 @@ def _run_parallel(plan, runners, notes, expected, progress, jobs):
     ctx = multiprocessing.get_context("fork")
     finished: list[Row] = []
     interrupted = False
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    from replcheck.conformance.lifeline import die_with_parent
+
+    # Workers die with the command, even a SIGKILLed one: none goes on exploring alone.
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
     try:
         done = zip(rows, pool.map(_run_job, plan), strict=False)
         for i, (row, (results, errors, seconds, times)) in enumerate(done, start=1):

@@ -449,3 +449,27 @@ def test_ctrl_c_stops_fuzzing_with_its_seed(tmp_path) -> None:
     assert proc.returncode == 130 and "Traceback" not in err
     assert "seed 7" in err
     assert out.strip().splitlines()[-1].startswith("INTERRUPTED (not a pass): 0 of 1 run(s)")
+
+
+def test_no_worker_outlives_a_killed_check(tmp_path) -> None:
+    """SIGKILL ``check --jobs 2``: its forked workers die with it, none goes on exploring."""
+    marker = tmp_path / "no-findings.json"
+    marker.write_text("{}")
+    argv = ["check", "--design", "zk-multi", "--checkers", "explore", "--jobs", "2"]
+    argv += ["--config", "std:servers=3", "--config", "race:servers=4"]  # minutes each
+    argv += ["--expected-failures", str(marker)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replcheck", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while len(_processes_mentioning(str(marker))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_processes_mentioning(str(marker))) >= 3  # the command and two workers
+    proc.kill()
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while _processes_mentioning(str(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_mentioning(str(marker)) == []
