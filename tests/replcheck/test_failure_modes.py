@@ -309,6 +309,7 @@ def test_a_design_file_named_twice_is_loaded_once(tmp_path, capsys) -> None:
     assert "zk-multi/drop-unread-wal" in out
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_explore_within_a_second_with_a_partial_report(tmp_path) -> None:
     """SIGINT during a long exploration: a partial report and exit 130, within a second."""
     proc = subprocess.Popen(
@@ -368,6 +369,7 @@ def _processes_mentioning(text: str) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_parallel_check_with_a_partial_matrix(tmp_path) -> None:
     """SIGINT to ``check --jobs 2``: the rows that finished, marked interrupted, exit 130, within
     a second or so, and no worker left behind."""
@@ -395,6 +397,7 @@ def test_ctrl_c_stops_a_parallel_check_with_a_partial_matrix(tmp_path) -> None:
     assert _processes_mentioning(str(marker)) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [["prove", "--all"], ["prove", "--depth", "12", "--design", "zk-multi"]],
@@ -421,6 +424,7 @@ def test_ctrl_c_stops_prove_at_once_not_as_a_time_limit(argv: list[str], tmp_pat
     assert out.strip().splitlines()[-1].startswith("INTERRUPTED")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_fuzzing_with_its_seed(tmp_path) -> None:
     proc = subprocess.Popen(
         [
