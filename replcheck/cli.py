@@ -440,9 +440,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror or exc}") from None
     if args.json:
         _print(to_json(matrix_dict(matrix)))
+        if matrix.exit_code not in (EXIT_OK, EXIT_FAIL):  # stdout is JSON: say it on stderr
+            sys.stderr.write(f"replcheck: {matrix.summary()}\n")
         return matrix.exit_code
     _print(matrix.render())
     if args.show_counterexamples:
+        shown = False
         for row in matrix.rows:
             for prop in row.failures:
                 for checker in row.failed_by(prop):
@@ -451,6 +454,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                         continue
                     _print(f"\n### {row.label} ({checker})")
                     _print(render_counterexample(row.model, cex))
+                    shown = True
+        if shown:  # the verdict is the last line, always
+            _print("\n" + matrix.summary())
     return matrix.exit_code
 
 

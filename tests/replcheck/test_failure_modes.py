@@ -226,6 +226,21 @@ CASES: dict[str, Case] = {
         last_line="PARTIAL",
     ),
     # --- CI output and small things ---
+    "the verdict is the last line even after drawn counterexamples": Case(
+        [
+            "check",
+            "--design",
+            "zk-lock/ships-local-scope",
+            "--checkers",
+            "explore",
+            "--show-counterexamples",
+            "--jobs",
+            "1",
+        ],
+        0,
+        stdout=["### zk-lock/ships-local-scope@filtering (explore)"],
+        last_line="PASS",
+    ),
     "--junit to a directory fails before the run": Case(
         ["check", "--junit", "{tmp}"], 2, stderr=["is a directory"], seconds=10
     ),
