@@ -9,11 +9,12 @@ every checker, with the gate's verdict.
 Rows are ``design@config``: a design is checked under the configurations its class lists in
 ``configs`` (a mutant lists those where it must be caught), unless ``configs`` overrides them.
 Columns are the model's properties. A cell is ``ok``, ``FAIL(e)``/``FAIL(h)``/``FAIL(e,h)`` (which
-checkers found the failure: ``e`` exhaustive exploration, ``h`` Hypothesis fuzzing) or ``?`` when no
-checker could decide. A failure pinned as a known finding is drawn ``FAIL(e)*``. The ``proofs``
-checker adds one column, ``proofs`` (``rule_proofs``): the Z3 proofs about the design's decision
-rules (``specs/proofs.py``), ``FAIL(z)`` when one is refuted — for a rule-level mutant, its broken
-rule.
+checkers found the failure: ``e`` exhaustive exploration, ``h`` Hypothesis fuzzing), ``?`` when no
+checker could decide, or ``-`` when the column is no question for the row (another era's property,
+a liveness property its configuration skips). A failure pinned as a known finding is drawn
+``FAIL(e)*``. The ``proofs`` checker adds one column, ``proofs`` (``rule_proofs``): the Z3 proofs
+about the design's decision rules (``specs/proofs.py``), ``FAIL(z)`` when one is refuted — for a
+rule-level mutant, its broken rule.
 
 The gate's rule:
 
@@ -22,9 +23,19 @@ The gate's rule:
 * a mutant must be caught by at least one checker: some property fails that its base design is
   not already pinned to fail in that configuration;
 * a checker that raises makes the row an error (the gate fails); a checker that is not available
-  (the fuzzing module is missing) is skipped with a note.
+  (the fuzzing module is missing) is skipped with a note;
+* undecided is never green: a correct design with a property no checker decided (a state or
+  memory limit, a proof Z3 could not decide or cannot read) is ``UNDECIDED``, not green; a mutant
+  no checker caught while some of its verdicts are undecided is ``UNDECIDED``, not ``MISSED``.
 
-``exit_code`` is 0 when every row meets its expectation, else 1.
+``exit_code`` is 0 when every row meets its expectation with its verdicts decided, 1 when some row
+breaks it, 4 (``EXIT_PARTIAL``) when none breaks it but some is undecided, 130 when the run was
+interrupted (the matrix then holds the rows that finished). The summary line says ``PASS``,
+``FAIL``, ``PARTIAL (not a pass)`` or ``INTERRUPTED (not a pass)``.
+
+A configuration that does not apply to a design (``Config.misfit``: it sets a bound only the
+other era's designs read) is refused for a design named explicitly, and skipped with a note when
+every design was asked for.
 
 Configurations are named as in ``replcheck.model.STANDARD``, or derived with overrides, see
 ``resolve_config``.
