@@ -117,9 +117,7 @@ def test_explore_mutant_exits_1_with_a_drawn_counterexample(capsys) -> None:
 
 
 def test_explore_max_states_leaves_verdicts_unknown(capsys) -> None:
-    code, out, err = run(
-        capsys, "explore", "--config", "filtering", "--max-states", "20", "--json"
-    )
+    code, out, err = run(capsys, "explore", "--config", "filtering", "--max-states", "20", "--json")
     assert code == 4  # partial: undecided is not a pass
     assert "PARTIAL" in err
     (result,) = json.loads(out)["results"]
