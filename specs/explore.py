@@ -152,7 +152,7 @@ def explore(
         ex.stopped = "depth limit"
     ex.complete = not frontier and not cut and not ex.stopped
     ex.seconds = time.perf_counter() - started
-    if progress is not None:
+    if progress is not None and ex.stopped != "interrupted":
         progress(len(ex.states), len(frontier), ex.max_depth)
     return ex
 
