@@ -61,3 +61,23 @@ def test_a_broken_design_file_names_the_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(RegistryError) as err:
         load_design_file(bad)
     assert f"{bad}:2" in str(err.value)
+
+
+def test_a_design_may_not_take_a_registered_name() -> None:
+    class Impostor(ZkLock):
+        name = "zk-lock"
+
+    with pytest.raises(RegistryError, match="already the name of a built-in design"):
+        register(Impostor)
+    assert DESIGNS["zk-lock"] is ZkLock
+
+
+def test_a_design_file_that_exits_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "quits.py"
+    path.write_text("raise SystemExit(0)\n")
+    with pytest.raises(RegistryError, match="exits"):
+        load_design_file(path)
+
+
+def test_the_same_design_file_twice_is_loaded_once() -> None:
+    assert load_design_file(EXAMPLE) == load_design_file(EXAMPLE)
