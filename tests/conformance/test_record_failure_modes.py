@@ -163,3 +163,29 @@ def test_no_child_outlives_a_killed_driver(tmp_path) -> None:
     proc.kill()
     proc.wait(timeout=10)
     assert _gone(out) == []
+
+
+@pytest.mark.zookeeper
+@pytest.mark.slow
+def test_a_run_whose_trace_was_cut_is_not_a_clean_verdict(tmp_path, capsys, monkeypatch) -> None:
+    """The driver's trace is cut in the middle of its last line (as a full disk or a kill in the
+    middle of a write would): the run is flagged incomplete and the command exits 4, not 0."""
+    original = trace.TraceWriter.close
+
+    def close_then_cut(self: trace.TraceWriter) -> None:
+        original(self)
+        if self.proc == "driver":
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write('{"v": 1, "proc": "driver", "se')
+
+    monkeypatch.setattr(trace.TraceWriter, "close", close_then_cut)
+    out = tmp_path / "runs"
+    code = main(["record", "--out", str(out), *SMALL, "--seed", "3"])
+    captured = capsys.readouterr()
+    assert code == 4, captured.err[-2000:]
+    assert "PARTIAL" in captured.err and "torn trace line" in captured.err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["incomplete_traces"] == 1
+    (run,) = out.glob("run-*")
+    verdict = json.loads((run / "verdict.json").read_text())
+    assert verdict["torn_lines"] and "driver" in verdict["torn_lines"][0]
