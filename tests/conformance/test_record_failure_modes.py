@@ -134,16 +134,18 @@ def test_zk_stop_clears_the_leftovers_of_a_dead_run(tmp_path, capsys) -> None:
 
 @pytest.mark.zookeeper
 @pytest.mark.slow
-def test_ctrl_c_exits_130_with_a_summary_marked_interrupted(tmp_path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_recording_says_so(sig: signal.Signals, tmp_path) -> None:
+    """Ctrl-C exits 130 (SIGTERM 143), and the summary is marked interrupted, not complete."""
     out = tmp_path / "runs"
     proc = _record(out, "--runs", "3")
     _wait_for(proc, "cluster up")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _out, err = proc.communicate(timeout=90)
-    assert proc.returncode == 130, err
-    assert "interrupted by SIGINT" in err and "Traceback" not in err
+    assert proc.returncode == 128 + sig, err
+    assert f"interrupted by {sig.name}" in err and "Traceback" not in err
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["interrupted"] == "SIGINT" and summary["complete"] is False
+    assert summary["interrupted"] == sig.name and summary["complete"] is False
     assert summary["runs_requested"] == 3
     assert _gone(out) == []
 
