@@ -61,17 +61,19 @@ DEFERRED: dict[str, str] = {
 }
 """Events the model may match by no step now and take the step later, with the reason."""
 
+DEFERRED_FAMILY: dict[str, tuple[str, ...]] = {
+    "disable_peer": ("add_peer", "remove_peer", "disable_peer", "enable_peer"),
+}
+"""The later step is owed while the latest matched event of its family, for the same peer, is
+the deferred one."""
+
 ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commit",)}
 """Events the model splits by circumstance: a claim mutation landing after its claimer died is
 ``zombie_claim_commit``."""
 
 FAULT_NOTES = {"master-restart": "master_restart"}
 
-STATELESS_MASTER = {
-    "zk-lock": "its master keeps nothing in memory the model has: the cleaner decides per WAL "
-    "in one step and the lock cleaner reads what it needs each time",
-}
-"""Designs where a master restart changes nothing the model has (so the fault is context)."""
+
 """``fault`` events whose effect is a model step the cluster records nowhere else."""
 
 
@@ -136,6 +138,7 @@ class Resolver:
         pending: list[tuple[int, tuple[str, int, int]]] = []
         puts: list[tuple[str, WalKey]] = []
         foreign: dict[int, int] = {}
+        batches: list[tuple[str, int, int, int]] = []
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
             d = e.get("detail") or {}
@@ -150,6 +153,8 @@ class Resolver:
                 c = e["args"]["cluster"]
                 self.uids.setdefault(d.get("uid"), (c, foreign.get(c, 0)))
                 foreign[c] = foreign.get(c, 0) + 1
+            if e["name"] == "ship" and {"wal", "start", "end", "read"} <= d.keys():
+                batches.append((d["wal"], d["start"], d["end"], int(d["read"])))
             if "shipper" in e.get("args", {}):
                 num = (e["proc"], e["pid"], e["args"]["shipper"])
                 q = d.get("queue") or d.get("row")
@@ -162,6 +167,18 @@ class Resolver:
             if num in numbers:
                 self.queue_of[n] = numbers[num]
         self.max_entries = max(counts.values(), default=0)
+        self.entry_at: dict[str, dict[int, int]] = {}
+        """Per WAL file, byte offset -> entries before it, as the batches read them."""
+        for wal, _, _, _ in batches:
+            self.entry_at.setdefault(wal, {0: 0})
+        changed = True
+        while changed:
+            changed = False
+            for wal, start, end, read in batches:
+                at = self.entry_at[wal]
+                if start in at and end not in at:
+                    at[end] = at[start] + read
+                    changed = True
         for uid, key in puts:
             self.uids.setdefault(uid, self.put_uid(uid, key, counts))
 
@@ -218,9 +235,7 @@ class Mapping:
         if name == "unmodelled":
             return "unmodelled"
         if name == "fault" and (e.get("detail") or {}).get("fault") in FAULT_NOTES:
-            if FAULT_NOTES[e["detail"]["fault"]] in self.kinds:
-                return "action"
-            return "context" if self.steps.base in STATELESS_MASTER else "unmodelled"
+            return "action" if FAULT_NOTES[e["detail"]["fault"]] in self.kinds else "unmodelled"
         if name in OBSERVATIONS:
             return "observation"
         if name == "claim_failed":
@@ -516,7 +531,23 @@ def _cleaner_retry(
     return f"the event says retry={retry}, the model's cversion {moved}"
 
 
+def _persist_position(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """The position written is the one the model's source reached: the event's byte offset is
+    as many entries into the WAL as the batches before it read (an offset moving backwards, or
+    one no batch reached, disagrees)."""
+    d = e.get("detail") or {}
+    at = m.resolver.entry_at.get(d.get("wal", ""), {})
+    if "position" not in d or d["position"] not in at:
+        return None
+    sh = before.servers[args[0]].shippers[args[1]]
+    want = at[d["position"]]
+    return None if sh.pos == want else f"the model's source is at entry {sh.pos}, the event {want}"
+
+
 EXPECT: dict[str, Callable[..., str | None]] = {
+    "persist": _persist_position,
     "cleaner_finish": _cleaner_retry,
     "put": _put_uid,
     "ship": _ship_uids,

@@ -69,6 +69,8 @@ class Master(ZkProcess):
             with contextlib.suppress(NodeExistsError):
                 self.zk.create(BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}))
         self.last_clean = 0.0
+        self.clean_cache: set[str] = set()
+        """zk-lock's cleaner: the WALs its last lookup found queued (kept in memory)."""
 
     # --- helpers ----------------------------------------------------------------------------------
 
@@ -589,7 +591,10 @@ class Master(ZkProcess):
             return
         if self.steps.base == "zk-lock":
             for f in files:
+                if f.name in self.clean_cache:
+                    continue  # seed 003: "it will first use its cache": kept without a lookup
                 queued = self.zk_queued()
+                self.clean_cache = set(queued)
                 key = self.steps.parse_wal(f.name)
                 keys = tuple(self.steps.parse_wal(w) for w in queued)
                 delete = self.steps.zk_may_delete(key, keys)

@@ -38,11 +38,16 @@ from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
 from .events import Trace, TraceFault, read_trace
-from .mapping import OBSERVATIONS, Candidate, Mapping, lane
+from .mapping import DEFERRED, DEFERRED_FAMILY, OBSERVATIONS, Candidate, Mapping, lane
 from .steps import MAX_SERVERS, Steps
 
 DEFAULT_HIDDEN_DEPTH = 3
 DEFAULT_MAX_NODES = 2_000_000
+DEFAULT_REORDER = 1
+"""Between two advances of the earliest unmatched event, at most this many events may be matched
+ahead of one that fits earlier in the file."""
+DEFAULT_LOOKAHEAD = 48
+"""While the earliest unmatched event waits, at most this many later events may be matched."""
 DEFAULT_SLACK = 1.0
 """Seconds by which an event may be matched before another process's earlier-written event."""
 FRONTIER_SAMPLES = 3
@@ -179,9 +184,9 @@ Move = tuple[int | None, tuple[Action, ...]]
 
 
 class _Node:
-    __slots__ = ("consumed", "cursors", "h", "k", "parent", "st", "step")
+    __slots__ = ("ahead", "consumed", "cursors", "h", "k", "parent", "r", "st", "step")
 
-    def __init__(self, cursors, k, st, h, consumed, parent, step) -> None:
+    def __init__(self, cursors, k, st, h, consumed, parent, step, r=0) -> None:
         self.cursors: tuple[int, ...] = cursors
         self.k: int = k
         self.st = st
@@ -189,6 +194,10 @@ class _Node:
         self.consumed: int = consumed
         self.parent: _Node | None = parent
         self.step: Move = step
+        self.r: int = r
+        """Reorderings left: matches of an event other than the first that fits."""
+        self.ahead: int = 0
+        """Events matched since the earliest unmatched event last changed."""
 
 
 class Validator:
@@ -202,9 +211,13 @@ class Validator:
         hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
         max_nodes: int = DEFAULT_MAX_NODES,
         slack: float = DEFAULT_SLACK,
+        reorder: int = DEFAULT_REORDER,
+        lookahead: int = DEFAULT_LOOKAHEAD,
         cfg: Config | None = None,
     ) -> None:
         self.events = events
+        self.reorder = reorder
+        self.lookahead = lookahead
         self.design = get_design(design_name)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
@@ -293,17 +306,43 @@ class Validator:
                 role == "observation" and self.observe(n, node.st) is None
             ):
                 cursors, k = self.advance(node, n)
-                yield _Node(
-                    cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())
+                yield self.fresh(
+                    node,
+                    _Node(cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())),
                 )
                 return
+        first = True
         for move, st in self.moves(node, ready):
             n = move[0]
             if n is None:
-                yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move)
-            else:
-                cursors, k = self.advance(node, n)
-                yield _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, move)
+                yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move, node.r)
+                continue
+            # The first event that fits is matched at no cost; any other is a reordering.
+            r = node.r if first else node.r - 1
+            first = False
+            if r < 0 or node.ahead >= self.lookahead:
+                continue
+            cursors, k = self.advance(node, n)
+            yield self.fresh(
+                node, _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, move, r)
+            )
+
+    def fresh(self, parent: _Node, child: _Node) -> _Node:
+        """A child that matched the earliest unmatched event gets its reorderings back."""
+        if self.front(child) > self.front(parent):
+            child.r = self.reorder
+        else:
+            child.ahead = parent.ahead + 1
+        return child
+
+    def front(self, node: _Node) -> int:
+        """The earliest event (file order) a node has not matched."""
+        first = len(self.events)
+        for p, idx in enumerate(self.proc_events):
+            c = node.cursors[p]
+            if c < len(idx) and idx[c] < first:
+                first = idx[c]
+        return first
 
     def moves(self, node: _Node, ready: list[int]) -> Iterator[tuple[Move, Any]]:
         """The moves possible from a node, with the states they reach: ready action events in
@@ -325,11 +364,32 @@ class Validator:
             for name in names:
                 for args in list(self.design.enabled_args(self.cfg, node.st, name)):
                     a = Action(name, args)
+                    if name in DEFERRED and not self.deferred(node, a):
+                        continue
                     st, broken, before, bad = self.apply(node.st, (a,))
                     if broken:
                         self.violations.append((None, broken, before, st, (bad,), node))
                         continue
                     yield (None, (a,)), st
+
+    def deferred(self, node: _Node, a: Action) -> bool:
+        """May the model take ``a`` now as the step of an event matched earlier by no step
+        (``mapping.DEFERRED``)? Only when the latest matched event of its kind's family for the
+        same arguments is such an event."""
+        latest = None
+        for p, idx in enumerate(self.proc_events):
+            c = node.cursors[p]
+            for n in reversed(idx[:c]):
+                e = self.events[n]
+                if e["name"] in DEFERRED_FAMILY.get(a.name, ()) and self.same_args(e, a):
+                    if latest is None or n > latest:
+                        latest = n
+                    break
+        return latest is not None and self.events[latest]["name"] == a.name
+
+    def same_args(self, e: dict[str, Any], a: Action) -> bool:
+        params = self.mapping.kinds[a.name].params
+        return tuple(e["args"].get(k) for k in params) == a.args
 
     def take(self, node: _Node, n: int, cand: Candidate) -> Any:
         """The state after matching event ``n`` with ``cand``, or None."""
@@ -361,8 +421,9 @@ class Validator:
             0,
             None,
             (None, ()),
+            self.reorder,
         )
-        seen: dict[tuple, int] = {}
+        seen: dict[tuple, tuple[int, int]] = {}
         stack = [(root, self.children(root))]
         self.note(root)
         while stack:
@@ -379,9 +440,10 @@ class Validator:
             if child.consumed == total:
                 return "accepted", child
             key = (child.cursors, child.st)
-            if seen.get(key, -1) >= child.h:
+            old = seen.get(key)
+            if old is not None and old[0] >= child.h and old[1] >= child.r:
                 continue
-            seen[key] = child.h
+            seen[key] = (max(child.h, old[0]), max(child.r, old[1])) if old else (child.h, child.r)
             self.note(child)
             stack.append((child, self.children(child)))
         return "exhausted", None
@@ -428,6 +490,8 @@ def validate_events(
     hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
     slack: float = DEFAULT_SLACK,
+    reorder: int = DEFAULT_REORDER,
+    lookahead: int = DEFAULT_LOOKAHEAD,
     cfg: Config | None = None,
     seconds: float | None = None,
 ) -> Verdict:
@@ -437,7 +501,14 @@ def validate_events(
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
     try:
         val = Validator(
-            events, design, hidden_depth=hidden_depth, max_nodes=max_nodes, slack=slack, cfg=cfg
+            events,
+            design,
+            hidden_depth=hidden_depth,
+            max_nodes=max_nodes,
+            slack=slack,
+            reorder=reorder,
+            lookahead=lookahead,
+            cfg=cfg,
         )
     except TraceFault as exc:
         v.status, v.reason = "bad-input", str(exc)
@@ -613,6 +684,8 @@ def validate_path(
     hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
     slack: float = DEFAULT_SLACK,
+    reorder: int = DEFAULT_REORDER,
+    lookahead: int = DEFAULT_LOOKAHEAD,
     seconds: float | None = None,
 ) -> Verdict:
     """Read and validate one trace file or run folder. Bad input is a ``bad-input`` verdict
@@ -637,6 +710,8 @@ def validate_path(
         hidden_depth=hidden_depth,
         max_nodes=max_nodes,
         slack=slack,
+        reorder=reorder,
+        lookahead=lookahead,
         seconds=seconds,
     )
     if trace.fault is not None:

@@ -479,7 +479,7 @@ class ZkCommon(SinkOutages, Design):
             if not srv.alive:
                 continue
             for i, sh in enumerate(srv.shippers):
-                if st.peers[sh.peer] != ENABLED:
+                if not self.peer_ships(st, srv, sh.peer):
                     continue
                 wal = self.head(cfg, st, sh)
                 if wal is None or sh.pos >= len(wal.entries):
@@ -489,6 +489,13 @@ class ZkCommon(SinkOutages, Design):
                 down = st.sinks[sh.peer + 1].down if self.batch_keeps(cfg, wal, sh) else 0
                 for k in bits(srv.sinks[sh.peer] & ~down):
                     yield (s, i, k)
+
+    @staticmethod
+    def peer_ships(st: State, srv: Server, p: int) -> bool:
+        """Does a source of this server ship to peer ``p``? While the peer is enabled; and after
+        its removal, until the server has handled the removal (``peer_sync`` stops its sources:
+        a region server learns of a removed peer by a watch, not at once)."""
+        return st.peers[p] == ENABLED or (st.peers[p] == REMOVED and not srv.gone >> p & 1)
 
     def batch_keeps(self, cfg: Config, wal: Wal, sh: Shipper) -> bool:
         """Does the next batch hold an edit the filter keeps? One that keeps nothing moves the

@@ -37,6 +37,7 @@ class ZkLock(ZkCommon):
         ),
         K("lock_cleaner", ("dead",), True, "remove a lock whose holder has died (HBASE-16144)"),
         K("clean", ("server", "group", "seq"), False, "log cleaner: TTL passed, look the WAL up"),
+        K("master_restart", (), False, "the master restarts: the cleaner's cache is lost"),
     )
 
     # --- failover ---------------------------------------------------------------------------
@@ -114,6 +115,14 @@ class ZkLock(ZkCommon):
         for wal in st.wals:
             if wal and wal.place == ARCHIVED and wal.key not in cache:
                 yield wal.key
+
+    def en_master_restart(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if cfg.master_restarts:
+            yield ()
+
+    def do_master_restart(self, cfg: Config, st: State) -> State:
+        """The master restarts: the log cleaner's cache was in its memory."""
+        return st._replace(cleaner=st.cleaner._replace(cache=()))
 
     def do_clean(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
         """Seed 003: "if a log is passed its TTL, the cleaning thread will lookup every queue until

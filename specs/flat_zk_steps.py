@@ -421,7 +421,10 @@ class ZkFlat(ZkLayout):
             return ops.and_(
                 get(("repl",)),
                 self.head_guard(ops, get, sk, hw),
-                get(("peer", p)) == ENABLED,
+                ops.or_(
+                    get(("peer", p)) == ENABLED,
+                    ops.and_(get(("peer", p)) == REMOVED, ops.not_(get(("gone", s, p)))),
+                ),
                 get(("wex", hw)),
                 get(("shpos", *sk)) < get(("wn", hw)),
                 self.locate(ops, get, s, p, ci, hw),
