@@ -48,7 +48,6 @@ CONTEXT: dict[str, str] = {
 
 UNRECORDED: dict[str, str] = {
     "claim_redeliver": "a restarted master's claim child is sent again without an event",
-    "disable_peer": "deferred from its event (``DEFERRED``)",
 }
 """The model steps the reference cluster takes without recording an event, with the reason. Every
 other step of a design is either recorded by an event or never taken by the cluster (the
@@ -57,15 +56,15 @@ replication state toggle, sink re-selection, the bootstrap, SyncUp, the migratio
 DEFERRED: dict[str, str] = {
     "disable_peer": "a region server follows the peer-state znode by a watch, so its sources may "
     "ship until they see the change; the model's sources read the znode itself, so the model "
-    "may take the step later (a hidden step, out of the same admin budget)",
+    "takes the step with the peer's next admin event, which needs it (nothing else does)",
 }
-"""Events the model may match by no step now and take the step later, with the reason."""
+"""Events the model matches by no step, taking their step before the next event of their
+family for the same arguments (``DEFERRED_FAMILY``), with the reason."""
 
 DEFERRED_FAMILY: dict[str, tuple[str, ...]] = {
     "disable_peer": ("add_peer", "remove_peer", "disable_peer", "enable_peer"),
 }
-"""The later step is owed while the latest matched event of its family, for the same peer, is
-the deferred one."""
+"""Per deferred event, the events before which its step is taken."""
 
 ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commit",)}
 """Events the model splits by circumstance: a claim mutation landing after its claimer died is
@@ -167,6 +166,18 @@ class Resolver:
             if num in numbers:
                 self.queue_of[n] = numbers[num]
         self.max_entries = max(counts.values(), default=0)
+        self.owed: dict[int, tuple[Action, ...]] = {}
+        """Event index -> the deferred step it takes first (``DEFERRED``)."""
+        pending: dict[tuple, Action] = {}
+        for n, e in enumerate(events):
+            for kind, family in DEFERRED_FAMILY.items():
+                if e["kind"] != "action" or e["name"] not in family:
+                    continue
+                key = (kind, tuple(sorted(e["args"].items())))
+                if key in pending:
+                    self.owed[n] = (pending.pop(key),)
+                if e["name"] == kind:
+                    pending[key] = Action(kind, tuple(e["args"].values()))
         self.entry_at: dict[str, dict[int, int]] = {}
         """Per WAL file, byte offset -> entries before it, as the batches read them."""
         for wal, _, _, _ in batches:
@@ -305,13 +316,19 @@ class Mapping:
         names = (name, *(a for a in ALTERNATIVES.get(name, ()) if a in self.kinds))
         if name in DEFERRED:
             yield Candidate(())
+            return
         before = PREFIX[name](self, e, st) if name in PREFIX else ()
+        before = (*self.owed(n, e), *before)
         for combo in combos:
             check = None
             if expect is not None:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
                 yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
+
+    def owed(self, n: int, e: Event) -> tuple[Action, ...]:
+        """The step of a deferred event this event's family owes before it (``DEFERRED``)."""
+        return self.resolver.owed.get(n, ())
 
     def claim_failed(self, e: Event, st: Any) -> Iterator[Candidate]:
         """A claim whose ``multi`` failed: the claimer's ``claim_commit``, which must claim

@@ -447,7 +447,7 @@ class RegionServer(ZkProcess):
                 keep = [e for e in edits if self.steps.ships(e["kind"], e["ids"], target)]
                 # A source ships only while its server holds its session, as the model's dead
                 # server ships nothing (a zombie's in-flight batch is not modelled).
-                if keep and not self.fence_holds():
+                if not self.fence_holds():
                     self.abort("ephemeral znode gone: not shipping")
                 if not self.ship(src, keep):
                     continue

@@ -38,7 +38,7 @@ from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
 from .events import Trace, TraceFault, read_trace
-from .mapping import DEFERRED, DEFERRED_FAMILY, OBSERVATIONS, Candidate, Mapping, lane
+from .mapping import OBSERVATIONS, Candidate, Mapping, lane
 from .steps import MAX_SERVERS, Steps
 
 DEFAULT_HIDDEN_DEPTH = 3
@@ -240,6 +240,7 @@ class Validator:
         self.nodes = 0
         self.best: list[_Node] = []
         self.best_consumed = -1
+        self.best_front = len(events)
         self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
         self.misfits: dict[int, int] = {}
 
@@ -311,21 +312,37 @@ class Validator:
                     _Node(cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())),
                 )
                 return
-        first = True
+        front = self.front(node)
+        first: int | None = None
         for move, st in self.moves(node, ready):
             n = move[0]
             if n is None:
                 yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move, node.r)
                 continue
-            # The first event that fits is matched at no cost; any other is a reordering.
-            r = node.r if first else node.r - 1
-            first = False
+            # The first event that fits is matched at no cost. When that is the earliest
+            # unmatched event, matching another one first is a reordering (out of ``reorder``);
+            # when the earliest cannot be matched yet, later events go in file order, unbranched.
+            if first is None:
+                first = n
+                r = node.r
+            elif first == front and self.near_failure(front):
+                r = node.r - 1
+            else:
+                continue
             if r < 0 or node.ahead >= self.lookahead:
                 continue
             cursors, k = self.advance(node, n)
             yield self.fresh(
                 node, _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, move, r)
             )
+
+    def near_failure(self, front: int) -> bool:
+        """Reorderings are local: they are tried at a point only when the furthest point any
+        behaviour has matched to is within ``slack`` seconds of it (the trace stopped fitting
+        there, or nowhere yet)."""
+        if self.best_front >= len(self.events):
+            return True
+        return self.times[self.best_front] <= self.times[front] + self.slack
 
     def fresh(self, parent: _Node, child: _Node) -> _Node:
         """A child that matched the earliest unmatched event gets its reorderings back."""
@@ -364,32 +381,11 @@ class Validator:
             for name in names:
                 for args in list(self.design.enabled_args(self.cfg, node.st, name)):
                     a = Action(name, args)
-                    if name in DEFERRED and not self.deferred(node, a):
-                        continue
                     st, broken, before, bad = self.apply(node.st, (a,))
                     if broken:
                         self.violations.append((None, broken, before, st, (bad,), node))
                         continue
                     yield (None, (a,)), st
-
-    def deferred(self, node: _Node, a: Action) -> bool:
-        """May the model take ``a`` now as the step of an event matched earlier by no step
-        (``mapping.DEFERRED``)? Only when the latest matched event of its kind's family for the
-        same arguments is such an event."""
-        latest = None
-        for p, idx in enumerate(self.proc_events):
-            c = node.cursors[p]
-            for n in reversed(idx[:c]):
-                e = self.events[n]
-                if e["name"] in DEFERRED_FAMILY.get(a.name, ()) and self.same_args(e, a):
-                    if latest is None or n > latest:
-                        latest = n
-                    break
-        return latest is not None and self.events[latest]["name"] == a.name
-
-    def same_args(self, e: dict[str, Any], a: Action) -> bool:
-        params = self.mapping.kinds[a.name].params
-        return tuple(e["args"].get(k) for k in params) == a.args
 
     def take(self, node: _Node, n: int, cand: Candidate) -> Any:
         """The state after matching event ``n`` with ``cand``, or None."""
@@ -452,6 +448,7 @@ class Validator:
         if node.consumed > self.best_consumed:
             self.best_consumed = node.consumed
             self.best = [node]
+            self.best_front = self.front(node)
         elif node.consumed == self.best_consumed and len(self.best) < 10_000:
             self.best.append(node)
 
