@@ -345,9 +345,13 @@ class Validator:
         return self.times[self.best_front] <= self.times[front] + self.slack
 
     def fresh(self, parent: _Node, child: _Node) -> _Node:
-        """A child that matched the earliest unmatched event gets its reorderings back."""
-        if self.front(child) > self.front(parent):
-            child.r = self.reorder
+        """A child that matched the earliest unmatched event gets its reorderings back, unless
+        it is going over ground a behaviour already covered further (then a reordering is spent
+        once for the whole stretch: that bounds the retries where a trace stops fitting)."""
+        front = self.front(child)
+        if front > self.front(parent):
+            if front >= self.best_front:
+                child.r = self.reorder
         else:
             child.ahead = parent.ahead + 1
         return child
