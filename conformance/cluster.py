@@ -80,10 +80,13 @@ class RunResult:
     unexpected_exits: list[str] = field(default_factory=list)
     torn_lines: list[str] = field(default_factory=list)
     """Trace lines cut short: the trace is incomplete, so its verdict is not a clean one."""
+    conformance: dict[str, Any] = field(default_factory=dict)
+    """The trace replayed through the model (``validate``): status, reason, event, verdict."""
 
     def summary(self) -> dict[str, Any]:
         return {
             **self.verdict.summary(),
+            "conformance": self.conformance.get("status", "not validated"),
             "faults": dict(self.faults),
             "faults_skipped": dict(self.skipped),
             "events": self.events,
@@ -93,6 +96,21 @@ class RunResult:
             "unexpected_exits": len(self.unexpected_exits),
             "torn_lines": len(self.torn_lines),
         }
+
+
+def conformance_of(run_dir: Path) -> dict[str, Any]:
+    """The run's trace replayed through the model (``replcheck validate``), as data."""
+    from .validate import validate_path
+
+    v = validate_path(run_dir)
+    return {
+        "status": v.status,
+        "reason": v.reason,
+        "event": v.event,
+        "verdict": v.headline(),
+        "search_nodes": v.nodes,
+        "seconds": round(v.seconds, 2),
+    }
 
 
 class Proc:
@@ -485,6 +503,7 @@ class Cluster:
         result.seconds = time.monotonic() - t0
         result.unexpected_exits = list(self.unexpected_exits)
         result.torn_lines = torn
+        result.conformance = conformance_of(self.run_dir)
         (self.run_dir / "verdict.json").write_text(
             json.dumps(
                 {
@@ -496,6 +515,7 @@ class Cluster:
                     "order_problems": trace.check_order(events)[:50],
                     "torn_lines": torn,
                     "verdict": verdict.to_json(),
+                    "conformance": result.conformance,
                 },
                 indent=2,
                 default=list,

@@ -161,7 +161,8 @@ def _record_runs(
             f"[{n + 1}/{runs}] {'ok' if s['ok'] else 'VIOLATION'}: {s['edits_written']} edits, "
             f"{s['delivered']}/{s['owed_deliveries']} owed deliveries, {s['lost']} lost, "
             f"{s['duplicates']} duplicates, {s['premature_deletions']} premature deletions, "
-            f"faults {dict(result.faults)} ({time.monotonic() - t0:.0f}s)"
+            f"faults {dict(result.faults)}; conformance: "
+            f"{result.conformance.get('verdict', 'not validated')} ({time.monotonic() - t0:.0f}s)"
         )
         results.append(result)
 
@@ -181,6 +182,7 @@ def summarize(spec: RunSpec, results: list[RunResult]) -> dict[str, Any]:
         "runs": len(results),
         "failed_runs": sum(1 for r in results if not r.verdict.ok),
         "incomplete_traces": sum(1 for r in results if r.torn_lines),
+        "conformance": dict(Counter(r.conformance.get("status", "not validated") for r in results)),
         "faults": dict(faults),
         "faults_skipped": dict(sum((r.skipped for r in results), Counter())),
         "totals": dict(totals),

@@ -9,12 +9,16 @@ one's files (reusing a folder is refused before anything starts). Every process 
 tethered to the command: killed with it even by SIGKILL (``replcheck.conformance.lifeline``);
 ``replcheck zk stop --dir OUT`` clears whatever a dead recording left where that is not available.
 
-Exit status: 0 every run's end state is correct; 1 some run lost an edit, shipped a LOCAL or
-catalog edit, looped an edit back to its origin, or deleted a WAL a queue still needed (as a mutant
-should); 2 bad input (one line on stderr); 3 the cluster could not run (one line on stderr);
-4 no violation, but some run's trace was cut (a torn line): partial, not a pass; 130 (SIGINT) or
-143 (SIGTERM) interrupted: ``summary.json`` sums up the runs that finished and says
-``"interrupted"`` and ``"complete": false``.
+Each run's trace is also replayed through the model (``replcheck validate``): its verdict is
+``conformance`` in ``verdict.json`` and summed in ``summary.json``.
+
+Exit status: 0 every run's end state is correct and the model accepts every run's trace; 1 some
+run lost an edit, shipped a LOCAL or catalog edit, looped an edit back to its origin, or deleted a
+WAL a queue still needed (as a mutant should), or the model rejects a run's trace; 2 bad input
+(one line on stderr); 3 the cluster could not run (one line on stderr); 4 no violation, but some
+run's trace was cut (a torn line) or the model could not judge it: partial, not a pass;
+130 (SIGINT) or 143 (SIGTERM) interrupted: ``summary.json`` sums up the runs that finished and
+says ``"interrupted"`` and ``"complete": false``.
 """
 
 from __future__ import annotations
@@ -71,7 +75,8 @@ def add_commands(sub: Any) -> None:
         epilog=f"Designs: {', '.join(DESIGNS)}; mutants: {', '.join(SUPPORTED_MUTANTS)}. "
         f"Faults: {', '.join(FAULT_KINDS)}. The reference cluster implements only these "
         "built-in designs, so record takes no --design-file. Exit status: 0 every run correct, "
-        "1 a violation, 2 bad input, 3 the cluster could not run, 4 a trace was cut (partial), "
+        "1 a violation or a run the model rejects, 2 bad input, 3 the cluster could not run, "
+        "4 a trace was cut or the model could not judge a run (partial), "
         "130/143 interrupted.",
     )
     p.add_argument("--design", default="zk-multi", metavar="NAME", help="default: zk-multi")
@@ -178,14 +183,30 @@ def _run(args: argparse.Namespace) -> int:
             f"{t.get('duplicates', 0)} duplicates, {t.get('shipped_local', 0)} LOCAL/catalog "
             f"shipped, {t.get('returned_to_origin', 0)} looped back, "
             f"{t.get('premature_deletions', 0)} premature deletions; faults "
-            f"{summary['faults']}; output in {out}"
+            f"{summary['faults']}; conformance {summary.get('conformance', {})}; output in {out}"
         )
+    conformance = summary.get("conformance", {})
     if summary["failed_runs"]:
+        return 1
+    if conformance.get("rejected"):
+        print(
+            f"replcheck: FAIL: the model rejects {conformance['rejected']} run(s) "
+            "(conformance in verdict.json; replcheck validate RUN shows why)",
+            file=sys.stderr,
+        )
         return 1
     if incomplete:
         print(
             f"replcheck: PARTIAL: {incomplete} run(s) with a torn trace line: their verdict is "
             "not a clean one (see torn_lines in verdict.json)",
+            file=sys.stderr,
+        )
+        return 4
+    undecided = sum(n for k, n in conformance.items() if k not in ("accepted", "rejected"))
+    if undecided:
+        print(
+            f"replcheck: PARTIAL: {undecided} run(s) the model could not judge (conformance "
+            "undecided: see verdict.json; replcheck validate RUN shows why): not a pass",
             file=sys.stderr,
         )
         return 4
