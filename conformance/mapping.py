@@ -31,6 +31,7 @@ from replcheck.model.design import Design
 from replcheck.model.state import DELETED, LOCAL, WalKey
 from replcheck.model.table_state import NO_SOURCE
 
+from .events import TraceFault
 from .steps import Steps, server_index
 
 Event = dict[str, Any]
@@ -157,6 +158,11 @@ class Resolver:
             if "shipper" in e.get("args", {}):
                 num = (e["proc"], e["pid"], e["args"]["shipper"])
                 q = d.get("queue") or d.get("row")
+                if q and numbers.get(num, q) != q:
+                    raise TraceFault(
+                        f"line {e.get('_line', n + 1)}: source {num[2]} of {num[0]} names queue "
+                        f"{q}, but it named {numbers[num]} before (a source keeps its queue)"
+                    )
                 if q:
                     numbers[num] = q
                     self.queue_of[n] = q

@@ -512,7 +512,12 @@ def validate_events(
             cfg=cfg,
         )
     except TraceFault as exc:
-        v.status, v.reason = "bad-input", str(exc)
+        text = str(exc)
+        where = f"{path}:{text.removeprefix('line ')}" if text.startswith("line ") else None
+        v.status, v.reason = "bad-input", where or f"{path}: {text}"
+        return v
+    except ValueError as exc:  # the derived configuration is beyond the model's bounds
+        v.status, v.reason = "undecided", f"the model cannot hold this trace: {exc}"
         return v
     v.config = val.cfg.to_dict()
     v.unmodelled = [
