@@ -158,7 +158,41 @@ def pin() -> int:
             }
             print(f"{base}+{edit_name}: {v.headline()} ({v.nodes} nodes)", flush=True)
     MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    write_readme(manifest)
     return 0
+
+
+README_HEAD = """# The golden corpus
+
+Recorded traces of the reference cluster (`replcheck record`), each pinned to the verdict
+`replcheck validate` gives it, in `manifest.json` with the command that recorded it; and
+hand-made invalid traces, each an edit (`replcheck.conformance.tracemut.HAND_MADE`) of a valid
+one, pinned too. `tests/conformance/test_golden.py` replays every one. `bench/record_golden.py`
+records missing traces (`--only NAME` records one again) and `--pin` validates everything again
+and rewrites the manifest and this page. How validation works:
+[docs/validate.md](../../docs/validate.md).
+
+Every trace below was recorded with 3 region servers, 20 edits each, master-master replication
+with cluster 1, a second peer added and removed, and peer `2` disabled and enabled again.
+"""
+
+
+def write_readme(manifest: dict) -> None:
+    lines = [README_HEAD, "## Recorded traces", ""]
+    lines.append("| trace | design | faults | seed | end state | verdict |")
+    lines.append("|---|---|---|---|---|---|")
+    for name, t in sorted(manifest["traces"].items()):
+        end = "ok" if t["end_state_ok"] else f"violation {t['end_state']}"
+        lines.append(
+            f"| `{name}.jsonl` | {t['design']} | {t['faults']} | {t['seed']} | {end} | "
+            f"{t['verdict']} |"
+        )
+    lines += ["", "## Hand-made invalid traces", ""]
+    lines.append("| edit | of | what it does | verdict |")
+    lines.append("|---|---|---|---|")
+    for _, t in sorted(manifest.get("edits", {}).items()):
+        lines.append(f"| {t['edit']} | `{t['base']}` | {t['doc']} | {t['verdict']} |")
+    (GOLDEN / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

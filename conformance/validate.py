@@ -548,6 +548,13 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
+    if v.reason == "divergence" and v.unmodelled:
+        # Events the model has no counterpart for may be what it cannot follow: not a verdict.
+        v.status = "undecided"
+        v.reason = (
+            f"unmodelled: {len(v.unmodelled)} events have no model counterpart, and the trace "
+            f"stops fitting at event {v.event}"
+        )
     return v
 
 
