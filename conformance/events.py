@@ -94,6 +94,9 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
             trace.fault = where + "not a JSON object"
             return trace
         own = event.get("design")
+        if own is not None and not isinstance(own, str):
+            trace.fault = where + f"design: {own!r} is not a design name"
+            return trace
         name = design or own
         if design and own and own != design:
             trace.fault = where + f"design {own!r}, but the trace is read as {design!r}"
