@@ -5,8 +5,9 @@
                          [--seed 1000] [--drain-timeout 120] [--out bench-soak] [--json]
 
 For each design: runs, faults injected by kind, edits written, owed deliveries, duplicates, lost
-edits, LOCAL/catalog edits shipped, edits looped back, premature WAL deletions, and the runs with a
-violation. For each mutant: the same, and how often its bug showed (runs with a violation). Not a
+edits, LOCAL/catalog edits shipped, edits looped back, premature WAL deletions, the runs with a
+violation, and the conformance verdicts (each run replayed through the model: accepted, rejected
+or undecided; ``--sum`` lists every run not accepted). For each mutant: the same, and how often its bug showed (runs with a violation). Not a
 test: nothing here asserts timing. Each run starts its own ZooKeeper (three servers when
 ``zk-leader`` is among the faults).
 """
@@ -108,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         known = {k: s["faults"].get(k, 0) for k in FAULT_KINDS if k in faults}
         print(
             f"{name}: faults {known}; skipped {s['faults_skipped']}; "
-            f"{len(s['errors'])} runs could not finish; {s['seconds']}s"
+            f"{len(s['errors'])} runs could not finish; conformance "
+            f"{s.get('conformance', {})}; {s['seconds']}s"
         )
     return 0
 
@@ -128,9 +130,15 @@ def sum_runs(dirs: list[Path]) -> dict[str, dict]:
                     "faults": Counter(),
                     "totals": Counter(),
                     "flagged": [],
+                    "conformance": Counter(),
+                    "not_accepted": [],
                 },
             )
             s["runs"] += 1
+            status = data.get("conformance", {}).get("status", "not validated")
+            s["conformance"][status] += 1
+            if status != "accepted":
+                s["not_accepted"].append(f"{path.parent.name}: {data['conformance']['verdict']}")
             s["faults"].update(run.get("faults", {}))
             if not run["ok"]:
                 s["failed_runs"] += 1
@@ -160,8 +168,10 @@ def print_sum(dirs: list[Path], as_json: bool) -> int:
         drained = s["totals"].get("drained", 0)
         print(
             f"{name}: faults {dict(s['faults'])}; drained {drained}/{s['runs']}; "
-            f"flagged {s['flagged']}"
+            f"flagged {s['flagged']}; conformance {dict(s['conformance'])}"
         )
+        for line in s["not_accepted"]:
+            print(f"  not accepted: {line}")
     return 0
 
 
