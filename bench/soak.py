@@ -7,9 +7,9 @@
 For each design: runs, faults injected by kind, edits written, owed deliveries, duplicates, lost
 edits, LOCAL/catalog edits shipped, edits looped back, premature WAL deletions, the runs with a
 violation, and the conformance verdicts (each run replayed through the model: accepted, rejected
-or undecided; ``--sum`` lists every run not accepted). For each mutant: the same, and how often its bug showed (runs with a violation). Not a
-test: nothing here asserts timing. Each run starts its own ZooKeeper (three servers when
-``zk-leader`` is among the faults).
+or undecided; ``--sum`` lists every run not accepted). For each mutant: the same, and how often
+its bug showed (runs with a violation). Not a test: nothing here asserts timing. Each run starts
+its own ZooKeeper (three servers when ``zk-leader`` is among the faults).
 """
 
 from __future__ import annotations
