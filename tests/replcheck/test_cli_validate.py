@@ -1,0 +1,69 @@
+"""``replcheck validate``: exit statuses, the rejection report, JSON and JUnit output."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from replcheck.conformance import tracemut
+
+from replcheck.cli import main
+
+GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
+VALID = GOLDEN / "zk-multi-kill.jsonl"
+
+
+def edited(tmp_path: Path, edit: str) -> Path:
+    events = tracemut.load(VALID)
+    path = tmp_path / f"{edit}.jsonl"
+    tracemut.dump(tracemut.apply_edit(events, tracemut.HAND_MADE[edit](events)), path)
+    return path
+
+
+def test_an_accepted_trace_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(VALID)]) == 0
+    out, err = capsys.readouterr()
+    assert f"{VALID}: accepted (" in out
+    assert err.strip().splitlines()[-1] == "validate: PASS: 1 traces: 1 accepted"
+
+
+def test_a_rejected_trace_exits_1_with_its_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = edited(tmp_path, "swap-across-zxid")
+    assert main(["validate", str(VALID), str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "rejected: divergence at event" in out
+    for part in ("matched: every event up to line", "did not fit: line", "frontier:"):
+        assert part in out
+    assert "FAIL" in err.strip().splitlines()[-1]
+
+
+def test_bad_input_exits_2_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "torn.jsonl"
+    text = VALID.read_text()
+    path.write_text(text[: len(text) - 40])
+    assert main(["validate", str(path)]) == 2
+    out, _ = capsys.readouterr()
+    lines = text.count("\n")
+    assert f"bad input: {path}:{lines}: the last line is cut short (a torn tail)" in out
+
+
+def test_json_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = edited(tmp_path, "drop-event")
+    junit = tmp_path / "validate.xml"
+    assert main(["validate", str(VALID), str(bad), "--json", "--junit", str(junit)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [d["status"] for d in data] == ["accepted", "rejected"]
+    assert data[1]["reason"] == "divergence" and data[1]["event"] is not None
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+
+
+def test_an_unknown_design_and_an_unwritable_junit_are_usage_errors(tmp_path: Path) -> None:
+    assert main(["validate", str(VALID), "--design", "zk-nope"]) == 2
+    assert main(["validate", str(VALID), "--junit", str(tmp_path)]) == 2
