@@ -59,6 +59,20 @@ def main(argv: list[str]) -> int:
             f"{v.hidden} | {v.nodes / max(e, 1):.2f} |"
         )
     rows.append(f"| all | {tot_e:.0f} | {tot_p:.2f} | {tot_r:.2f} | {tot_e / tot_r:,.0f} | | |")
+    rows += ["", "| hand-made edit | verdict | frontier states | search nodes | seconds |"]
+    rows.append("|---|---|---|---|---|")
+    from replcheck.conformance import tracemut
+
+    manifest = json.loads((GOLDEN / "manifest.json").read_text())
+    for name, entry in sorted(manifest.get("edits", {}).items()):
+        events = tracemut.load(GOLDEN / f"{entry['base']}.jsonl")
+        edited = tracemut.apply_edit(events, tracemut.HAND_MADE[entry["edit"]](events))
+        numbered = [{**e, "_line": i + 1} for i, e in enumerate(edited)]
+        v = validate_events(numbered, events[0]["design"])
+        rows.append(
+            f"| {name} | {v.headline()} | {v.detail.get('frontier', '-')} | {v.nodes} | "
+            f"{v.seconds:.2f} |"
+        )
     print("\n".join(rows))
     return 0
 
