@@ -68,6 +68,14 @@ DEFERRED_FAMILY: dict[str, tuple[str, ...]] = {
 """Per deferred event, the events before which its step is taken."""
 
 ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commit",)}
+
+ZOMBIE: dict[str, str] = {
+    "ship": "a batch a region server shipped after its session expired (in flight when it was "
+    "paused): HBase's zombie sources do this; the model's dead server ships nothing",
+}
+"""Steps a server can take after the model has it dead. They are matched by no step and listed:
+a trace with one is undecided, not accepted (the model cannot judge it) and not rejected (it is
+real behaviour the model lacks)."""
 """Events the model splits by circumstance: a claim mutation landing after its claimer died is
 ``zombie_claim_commit``."""
 
@@ -84,6 +92,8 @@ class Candidate:
 
     actions: tuple[Action, ...]
     expect: Callable[[Any, Any], str | None] | None = None
+    zombie: bool = False
+    """The event is a dead server's (``ZOMBIE``): matched by no step, and never accepted."""
 
 
 WRITER = frozenset({"put", "roll", "archive", "unacked_put"})
@@ -303,6 +313,9 @@ class Mapping:
         args = e["args"]
         if name in ALREADY and ALREADY[name](self, e, st):
             yield Candidate(())
+            return
+        if name in ZOMBIE and not st.servers[args["server"]].alive:
+            yield Candidate((), zombie=True)
             return
         resolved: dict[str, list[int]] = {}
         for p in kind.params:
@@ -588,6 +601,14 @@ def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:
     d = e.get("detail") or {}
     cluster = int(e["proc"].split("-", 1)[1]) if e["proc"].startswith("sink-") else 0
     applied = set(st.sinks[cluster].applied)
+    source = d.get("source")
+    if cluster and source:
+        try:
+            s = server_index(source)
+        except ValueError:
+            s = None
+        if s is not None and s < len(st.servers) and not st.servers[s].alive:
+            return None  # a zombie's batch (``ZOMBIE``): the model has not shipped it
     for uid in d.get("uids") or []:
         model = m.resolver.uids.get(uid)
         if model is None:

@@ -241,6 +241,8 @@ class Validator:
         self.best: list[_Node] = []
         self.best_consumed = -1
         self.best_front = len(events)
+        self.zombies: set[int] = set()
+        """Events some behaviour matched as a dead server's step (``mapping.ZOMBIE``)."""
         self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
         self.misfits: dict[int, int] = {}
 
@@ -376,6 +378,8 @@ class Validator:
                 st = self.take(node, n, cand)
                 if st is not None:
                     fitted = True
+                    if cand.zombie:
+                        self.zombies.add(n)
                     yield (n, cand.actions), st
             if not fitted:
                 self.misfits[n] = self.misfits.get(n, 0) + 1
@@ -533,8 +537,19 @@ def validate_events(
         steps = path_of(final)
         v.matched = len(events)
         v.hidden, v.hidden_used = _hidden_stats(steps)
+        zombies = sorted(n for n, acts in steps if n is not None and n in val.zombies and not acts)
+        v.detail["zombies"] = [
+            {"event": n, "line": events[n].get("_line"), "text": _event_text(events[n])}
+            for n in zombies
+        ]
         if not actions:
             v.status, v.reason = "undecided", "no action event: nothing to hold against the model"
+        elif zombies:
+            v.status = "undecided"
+            v.reason = (
+                f"unmodelled: {len(zombies)} batches shipped by a server after its session "
+                f"expired (first at event {zombies[0]}): the model's dead server ships nothing"
+            )
         elif v.unmodelled:
             v.status = "undecided"
             v.reason = f"unmodelled: {len(v.unmodelled)} events have no model counterpart"
