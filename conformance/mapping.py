@@ -37,7 +37,7 @@ from .steps import Steps, server_index
 Event = dict[str, Any]
 
 CONTEXT: dict[str, str] = {
-    "process_start": "a process started (a region server that joins a running cluster: ``join``)",
+    "process_start": "a process started (a region server joins by creating its znode: ``join``)",
     "process_exit": "a process ended; a region server's death is the crash the driver records",
     "session": "a ZooKeeper session id, for the fault injector",
     "fault": "the driver's record of a fault; its effect is the crash, sink_down or restart step",
@@ -245,6 +245,8 @@ class Mapping:
         self.steps = Steps.for_model(design)
         self.resolver = Resolver(self.steps, cfg, events)
         self.kinds = {k.name: k for k in design.kinds}
+        self.legacy_join = "join" in self.kinds and not any(e["name"] == "join" for e in events)
+        """A trace recorded before region servers recorded ``join``: their start is the join."""
         unrecorded = [k for k in design.kinds if k.name in UNRECORDED]
         self.hidden = tuple(k.name for k in unrecorded if k.fair)
         """Model steps the cluster takes without an event, tried between events."""
@@ -267,21 +269,11 @@ class Mapping:
             return "observation"
         if name == "claim_failed":
             return "action"
-        if name == "process_start" and self.joins(e):
+        if name == "process_start" and self.legacy_join and e["proc"].startswith("rs-"):
             return "action"
         if name == "unacked_put":
             return "action" if (e.get("detail") or {}).get("ids") == [0] else "unmodelled"
         return "context"
-
-    def joins(self, e: Event) -> bool:
-        """Is this the start of a region server that joins the running cluster?"""
-        i = (e.get("detail") or {}).get("index")
-        return (
-            e["proc"].startswith("rs-")
-            and "join" in self.kinds
-            and isinstance(i, int)
-            and i >= self.cfg.servers - self.cfg.joins
-        )
 
     def why_unmodelled(self, e: Event) -> str:
         d = e.get("detail") or {}

@@ -128,7 +128,9 @@ class RegionServer(ZkProcess):
         self.create_fence(self.live_path, wait=False)
         self.ensure(f"{SERVERS}/{self.name}")
         if self.steps.era == "zk":
-            self.ensure(f"{QUEUES}/{self.name}")
+            # Joining: the server's znode under /hbase/replication/rs (the model's ``join``).
+            zxid = self.txn(lambda t: t.create(f"{QUEUES}/{self.name}", b""))
+            self.trace.emit("join", {"server": self.index}, zxid=zxid)
         self.sync_peers(startup=True)
 
     @property

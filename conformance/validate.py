@@ -110,8 +110,6 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     faults: dict[str, int] = {}
     topology: set[tuple[int, int]] = set()
     entries: dict[tuple[int, int, int], int] = {}
-    initial: set[int] = set()
-    faulted = False
     for e in events:
         a = e.get("args") or {}
         d = e.get("detail") or {}
@@ -122,10 +120,6 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
             servers = max(servers, t + 1)
         if isinstance(d.get("index"), int):
             servers = max(servers, d["index"] + 1)
-            if e["name"] == "process_start" and not faulted:
-                initial.add(d["index"])
-        if e["name"] == "fault":
-            faulted = True
         if isinstance(a.get("peer"), int):
             peers = max(peers, a["peer"] + 1)
         if isinstance(a.get("sink"), int):
@@ -172,7 +166,7 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
         foreign_edits=count.get("foreign_put", 0),
         cleaner_runs=count.get("cleaner_start", 0) + count.get("clean", 0),
         master_restarts=faults.get("master-restart", 0),
-        joins=servers - (max(initial) + 1) if initial and steps.era == "zk" else 0,
+        joins=servers if steps.era == "zk" else 0,
     )
 
 

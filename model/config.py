@@ -91,7 +91,7 @@ class Config:
                 "sink_servers >= 1, ratio in (0,1]",
             ),
             (0 <= self.spare_servers < self.servers, "spare_servers must be below servers"),
-            (0 <= self.joins < self.servers, "joins must be below servers"),
+            (0 <= self.joins <= self.servers, "joins must be within 0..servers"),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (

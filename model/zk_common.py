@@ -438,8 +438,8 @@ class ZkCommon(SinkOutages, Design):
                 yield (s,)
 
     def do_join(self, cfg: Config, st: State, s: int) -> State:
-        """A region server that was not running starts: it registers (its ``rs`` znode) and opens
-        its first WAL; it learns the peers afterwards (``peer_sync``)."""
+        """A region server that was not running starts: it opens its first WAL and creates its
+        znode under ``/hbase/replication/rs``; it learns the peers afterwards (``peer_sync``)."""
         for g in range(cfg.wal_groups):
             st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
         st = self.rs_child_created(self.with_rs(st, s, RsNode(NO_LOCK, ())))
@@ -681,9 +681,12 @@ class ZkCommon(SinkOutages, Design):
         removal once; a queue it claims for that peer later is the claim's business."""
         srv = st.servers[s]
         if st.peers[p] != REMOVED:
+            created = not st.rs[s]
             st = self.with_rs(
                 st, s, self.put_queue(st.rs[s], self.new_queue(cfg, s, p, srv.current))
             )
+            if created:  # a joined server's first queue creates its znode under /rs
+                st = self.rs_child_created(st)
             shippers = tuple(sorted((*srv.shippers, *self.new_shippers(cfg, s, p, srv.current))))
             return self.with_server(
                 st, s, srv._replace(known=srv.known | 1 << p, shippers=shippers)
