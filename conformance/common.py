@@ -176,15 +176,11 @@ class ZkProcess:
         if not self._aborting.acquire(blocking=False):
             while True:
                 time.sleep(1.0)
-        self.before_abort()
         try:
             self.trace.meta("fenced", why=why)
             self.trace.meta("process_exit", code=1)
         finally:
             os._exit(1)
-
-    def before_abort(self) -> None:
-        """What must be recorded before the process stops (a region server's WAL appends)."""
 
     def retry(
         self, fn: Callable[[], Any], *, seconds: float = 60.0, expire_aborts: bool = True

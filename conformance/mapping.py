@@ -96,7 +96,7 @@ class Candidate:
     """The event is a dead server's (``ZOMBIE``): matched by no step, and never accepted."""
 
 
-WRITER = frozenset({"put", "roll", "archive", "unacked_put"})
+WRITER = frozenset({"put", "roll", "archive"})
 """A region server's events written by its WAL writer (client writes and rolls); edits coming
 home are written by the thread that serves the other cluster's replication (``sink_apply``)."""
 
@@ -152,12 +152,12 @@ class Resolver:
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
             d = e.get("detail") or {}
-            if e["name"] in ("put", "unacked_put") or (
+            if e["name"] == "put" or (
                 e["name"] == "sink_apply" and e["proc"].startswith("rs-") and "wal" in d
             ):
                 key = self.wal_key(d["wal"])
                 counts[key] = counts.get(key, 0) + 1
-                if e["name"] in ("put", "unacked_put"):
+                if e["name"] == "put":
                     puts.append((d["uid"], key))
             if e["name"] == "foreign_put" and not local_foreign(e):
                 c = e["args"]["cluster"]
@@ -271,8 +271,6 @@ class Mapping:
             return "action"
         if name == "process_start" and self.legacy_join and e["proc"].startswith("rs-"):
             return "action"
-        if name == "unacked_put":
-            return "action" if (e.get("detail") or {}).get("ids") == [0] else "unmodelled"
         return "context"
 
     def why_unmodelled(self, e: Event) -> str:
@@ -294,12 +292,6 @@ class Mapping:
                 yield from self.claim_failed(e, st)
             elif name == "process_start":
                 yield Candidate((Action("join", (e["detail"]["index"],)),))
-            elif name == "unacked_put":
-                # A fenced writer's append: a put the client was never told about.
-                d = e["detail"]
-                s = server_index(e["proc"][3:])
-                args = (s, 0, int(d.get("kind", 0)))
-                yield Candidate((Action("put", args),), _bind(_put_uid, self, n, e, args))
             return
         kind = self.kinds[name]
         args = e["args"]

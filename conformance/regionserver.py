@@ -109,9 +109,6 @@ class RegionServer(ZkProcess):
         self.store = store_dir(self.run_dir, 0)
         self.store.mkdir(parents=True, exist_ok=True)
         self.edits_written = 0
-        self.appending = threading.Condition()
-        self.unrecorded = 0
-        """WAL appends not yet recorded in the trace (``before_abort`` waits for them)."""
         self.sink_server, port = wire.serve(0, self.on_request)
         self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, f"{CLAIMS}/{self.name}", REFRESH)
         self.live_path = f"{LIVE}/{self.name}"
@@ -177,62 +174,33 @@ class RegionServer(ZkProcess):
 
     def write(self, edit: dict[str, Any], uid: str | None = None) -> None:
         """Append one edit to the current WAL (seed 002: "The edit is appended to the current
-        WAL"), then, once the fence holds, record it with the peers it is owed to."""
+        WAL") and record it, under the writer's lock, so the trace has every entry of every WAL
+        in the file's order whatever stops the process next; then the fence: a writer whose
+        session is gone aborts without acknowledging the client (the entry stays in its WAL and
+        is replicated from there)."""
         with self.lock:
             uid = uid or f"0.{self.index}.{self.seq}.{self.edits_written}"
             edit = {**edit, "uid": uid}
-            with self.appending:
-                self.unrecorded += 1
             self.writer.append(edit)
-            at = time.time()
             self.edits_written += 1
             wal = self.current_wal
             known = sorted(p for p, info in self.peers.items() if info.get("source"))
-        fenced = not self.fence_holds()
-        try:
-            self.record_write(edit, uid, wal, known, at, fenced)
-        finally:
-            with self.appending:
-                self.unrecorded -= 1
-                self.appending.notify_all()
-        if fenced:
+            owed = [p for p in known if rules.replicable(edit["kind"], tuple(edit["ids"]), p + 1)]
+            if edit["ids"] == [0]:
+                self.trace.emit(
+                    "put",
+                    {"server": self.index, "group": 0, "kind": edit["kind"]},
+                    uid=uid,
+                    wal=wal,
+                    owed=owed,
+                    table=edit["table"],
+                    family=edit["family"],
+                    op=edit["op"],
+                )
+            else:
+                self.trace.meta("sink_apply", uids=[uid], wal=wal, owed=owed, ids=edit["ids"])
+        if not self.fence_holds():
             self.abort("ephemeral znode gone: not acknowledging the edit")
-
-    def before_abort(self) -> None:
-        """Every append is recorded (as a put, or as an unacknowledged one) before the process
-        stops, whichever thread stops it: a trace never misses an entry of a WAL."""
-        deadline = time.monotonic() + 5.0
-        with self.appending:
-            while self.unrecorded and time.monotonic() < deadline:
-                self.appending.wait(0.1)
-
-    def record_write(
-        self, edit: dict[str, Any], uid: str, wal: str, known: list[int], at: float, fenced: bool
-    ) -> None:
-        if fenced:
-            # The entry is in the WAL, but the writer is fenced: record the append (the client
-            # gets no acknowledgement, so nothing is owed); the caller aborts.
-            self.trace.meta(
-                "unacked_put", uid=uid, wal=wal, ids=edit["ids"], kind=edit["kind"], at=at
-            )
-            return
-        owed = [p for p in known if rules.replicable(edit["kind"], tuple(edit["ids"]), p + 1)]
-        if edit["ids"] == [0]:
-            self.trace.emit(
-                "put",
-                {"server": self.index, "group": 0, "kind": edit["kind"]},
-                at=at,
-                uid=uid,
-                wal=wal,
-                owed=owed,
-                table=edit["table"],
-                family=edit["family"],
-                op=edit["op"],
-            )
-        else:
-            self.trace.emit(
-                "sink_apply", kind="meta", at=at, uids=[uid], wal=wal, owed=owed, ids=edit["ids"]
-            )
 
     def roll(self) -> None:
         """Seed 001: "the new file is added to the queue of each slave cluster znode just before

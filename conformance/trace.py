@@ -57,13 +57,11 @@ class TraceWriter:
         *,
         kind: str = "action",
         zxid: int | None = None,
-        at: float | None = None,
         **detail: Any,
     ) -> dict[str, Any]:
         """Write one event and return it. A step the design has no action for (say a
         master-master relay under the ``table`` design) is written as the meta event
-        ``unmodelled`` naming the action. ``at`` is when the step happened, if that was before
-        now (a client write is recorded once the fence held, after its append)."""
+        ``unmodelled`` naming the action."""
         if kind == "action" and self._actions is not None and name not in self._actions:
             detail = {**detail, "action": name, "action_args": args or {}}
             name, args, kind = "unmodelled", {}, "meta"
@@ -74,7 +72,7 @@ class TraceWriter:
                 "proc": self.proc,
                 "pid": os.getpid(),
                 "seq": self._seq,
-                "t": round(time.time() if at is None else at, 6),
+                "t": round(time.time(), 6),
                 "kind": kind,
                 "name": name,
                 "args": args or {},
