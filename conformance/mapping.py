@@ -72,6 +72,9 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commi
 ZOMBIE: dict[str, str] = {
     "ship": "a batch a region server shipped after its session expired (in flight when it was "
     "paused): HBase's zombie sources do this; the model's dead server ships nothing",
+    "put": "an edit a region server appended after its session expired, before its WALs were "
+    "split (HBase's zombie writer can, until lease recovery); the model's dead server writes "
+    "nothing",
 }
 """Steps a server can take after the model has it dead. They are matched by no step and listed:
 a trace with one is undecided, not accepted (the model cannot judge it) and not rejected (it is
@@ -298,7 +301,8 @@ class Mapping:
         if name in ALREADY and ALREADY[name](self, e, st):
             yield Candidate(())
             return
-        if name in ZOMBIE and not st.servers[args["server"]].alive:
+        s = args.get("server")
+        if name in ZOMBIE and not st.servers[s].alive and st.wals[self.cfg.slot((s, 0, 0))]:
             yield Candidate((), zombie=True)
             return
         resolved: dict[str, list[int]] = {}

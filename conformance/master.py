@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import json
 import random
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -145,10 +144,9 @@ class Master(ZkProcess):
             return
         old_wal_dir(self.run_dir).mkdir(parents=True, exist_ok=True)
         for path in sorted(src.glob("*")):
-            cut = walfile.recover(path)
+            cut = walfile.take(path, old_wal_dir(self.run_dir) / path.name)
             if cut:
                 self.trace.meta("wal_truncated", wal=path.name, bytes=cut)
-            shutil.move(str(path), str(old_wal_dir(self.run_dir) / path.name))
             seq = self.steps.parse_wal(path.name)[2]
             self.trace.emit("archive", {"server": d, "group": 0, "seq": seq}, wal=path.name)
 

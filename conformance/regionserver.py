@@ -177,16 +177,23 @@ class RegionServer(ZkProcess):
         WAL") and record it, under the writer's lock, so the trace has every entry of every WAL
         in the file's order whatever stops the process next; then the fence: a writer whose
         session is gone aborts without acknowledging the client (the entry stays in its WAL and
-        is replicated from there)."""
+        is replicated from there). A split WAL cannot be appended to (its lease is taken)."""
         with self.lock:
             uid = uid or f"0.{self.index}.{self.seq}.{self.edits_written}"
             edit = {**edit, "uid": uid}
-            self.writer.append(edit)
-            self.edits_written += 1
+            try:
+                self.writer.append(edit)
+            except walfile.LeaseLost:
+                lost = True
+            else:
+                lost = False
+                self.edits_written += 1
             wal = self.current_wal
             known = sorted(p for p, info in self.peers.items() if info.get("source"))
             owed = [p for p in known if rules.replicable(edit["kind"], tuple(edit["ids"]), p + 1)]
-            if edit["ids"] == [0]:
+            if lost:
+                pass  # not written: nothing to record
+            elif edit["ids"] == [0]:
                 self.trace.emit(
                     "put",
                     {"server": self.index, "group": 0, "kind": edit["kind"]},
@@ -199,6 +206,8 @@ class RegionServer(ZkProcess):
                 )
             else:
                 self.trace.meta("sink_apply", uids=[uid], wal=wal, owed=owed, ids=edit["ids"])
+        if lost:
+            self.abort("WAL split: lease lost, the edit not written")
         if not self.fence_holds():
             self.abort("ephemeral znode gone: not acknowledging the edit")
 

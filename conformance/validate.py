@@ -541,8 +541,8 @@ def validate_events(
         elif zombies:
             v.status = "undecided"
             v.reason = (
-                f"unmodelled: {len(zombies)} batches shipped by a server after its session "
-                f"expired (first at event {zombies[0]}): the model's dead server ships nothing"
+                f"unmodelled: {len(zombies)} steps of a server after its session expired (first "
+                f"at event {zombies[0]}): the model's dead server takes none"
             )
         elif v.unmodelled:
             v.status = "undecided"
@@ -557,7 +557,15 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
-    if v.reason == "divergence" and v.unmodelled:
+    zombies = sorted(n for n, acts in path_of(val.best[0]) if n in val.zombies and not acts)
+    if v.reason == "divergence" and zombies:
+        # A dead server's step the model cannot take may be what it cannot follow.
+        v.status = "undecided"
+        v.reason = (
+            f"unmodelled: {len(zombies)} steps of a server after its session expired (first at "
+            f"event {zombies[0]}), and the trace stops fitting at event {v.event}"
+        )
+    elif v.reason == "divergence" and v.unmodelled:
         # Events the model has no counterpart for may be what it cannot follow: not a verdict.
         v.status = "undecided"
         v.reason = (

@@ -12,6 +12,8 @@ Positions are byte offsets just past a record, as HBase's WAL positions are.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import struct
@@ -100,6 +102,35 @@ def recover(path: Path) -> int | None:
     return size - result.end
 
 
+class LeaseLost(Exception):
+    """The WAL was split (moved to oldWALs) under its writer."""
+
+
+@contextlib.contextmanager
+def lease(fd: int) -> Iterator[None]:
+    """Hold the file's lease: an exclusive ``flock``, taken by the writer around each append and
+    by the splitter around taking the file."""
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def take(path: Path, dest: Path) -> int | None:
+    """Split a WAL: take its lease, so no append is in progress, cut a torn tail off (``recover``,
+    returned) and move the file to ``dest``; a writer that appends afterwards finds the file gone
+    (``LeaseLost``)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with lease(fd):
+            cut = recover(path)
+            os.replace(path, dest)
+            return cut
+    finally:
+        os.close(fd)
+
+
 class WalWriter:
     """Appends framed records to one WAL file, one ``write`` per record, flushed at once."""
 
@@ -110,9 +141,18 @@ class WalWriter:
         self.size = os.fstat(self._fd).st_size
 
     def append(self, edit: dict[str, Any]) -> int:
-        """Append one edit; return the offset just past it."""
+        """Append one edit; return the offset just past it. Raises ``LeaseLost`` when whoever
+        split this server's logs has taken the file (HDFS's lease recovery fences a zombie's
+        writer the same way): a zombie never appends to a split WAL."""
         data = encode(edit)
-        os.write(self._fd, data)
+        with lease(self._fd):
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(self._fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                raise LeaseLost(f"{self.path.name} was split")
+            os.write(self._fd, data)
         self.size += len(data)
         return self.size
 
