@@ -168,7 +168,7 @@ class Resolver:
                 foreign[c] = foreign.get(c, 0) + 1
             if e["name"] == "ship" and {"wal", "start", "end", "read"} <= d.keys():
                 batches.append((d["wal"], d["start"], d["end"], int(d["read"])))
-            if "shipper" in e.get("args", {}):
+            if e.get("args", {}).get("shipper", -1) >= 0:  # -1: no source (a claim with no WAL)
                 num = (e["proc"], e["pid"], e["args"]["shipper"])
                 q = d.get("queue") or d.get("row")
                 if q and numbers.get(num, q) != q:

@@ -41,10 +41,15 @@ def test_the_corpus_holds_valid_traces_of_both_zookeeper_designs_under_every_fau
 
 
 def test_every_mutant_run_that_broke_a_property_is_rejected() -> None:
+    """In the ZooKeeper era. The table era's traces are undecided (docs/validate.md): its
+    design has no master-master relay, whose events are unmodelled."""
     broke = [t for t in TRACES.values() if not t["end_state_ok"]]
     assert broke, "the corpus has no mutant run that broke a property"
     for t in broke:
-        assert t["status"] == "rejected", t
+        if t["design"].startswith("table"):
+            assert (t["status"], t["reason"].split(":")[0]) == ("undecided", "unmodelled"), t
+        else:
+            assert t["status"] == "rejected", t
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
