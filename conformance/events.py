@@ -107,6 +107,10 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
         if problem:
             trace.fault = problem
             return trace
+        first = trace.design
+        if own and first and own != first:
+            trace.fault = where + f"design {own!r}, but the trace's events before it are {first!r}"
+            return trace
         z = event["zxid"]
         if z is not None:
             if z <= last_zxid:

@@ -315,13 +315,12 @@ class Validator:
             if n is None:
                 yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move, node.r)
                 continue
-            # The first event that fits is matched at no cost. When that is the earliest
-            # unmatched event, matching another one first is a reordering (out of ``reorder``);
-            # when the earliest cannot be matched yet, later events go in file order, unbranched.
+            # The first event that fits is matched at no cost; matching another one first is a
+            # reordering (out of ``reorder``), tried only near where the trace stopped fitting.
             if first is None:
                 first = n
                 r = node.r
-            elif first == front and self.near_failure(front):
+            elif self.near_failure(front):
                 r = node.r - 1
             else:
                 continue
@@ -557,7 +556,11 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
-    zombies = sorted(n for n, acts in path_of(val.best[0]) if n in val.zombies and not acts)
+    zombies = sorted(
+        n
+        for n, acts in path_of(val.best[0])
+        if n in val.zombies and not acts and v.event is not None and n < v.event
+    )
     if v.reason == "divergence" and zombies:
         # A dead server's step the model cannot take may be what it cannot follow.
         v.status = "undecided"
