@@ -484,7 +484,17 @@ def _scp_done(m: Mapping, e: Event, st: Any) -> bool:
     return hasattr(st, "failover") and not st.failover >> d & 1 and not st.rs[d]
 
 
-ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {"scp_finish": _scp_done}
+def _claimed_already(m: Mapping, e: Event, st: Any) -> bool:
+    """zk-multi: a claim request whose queue the claimer no longer finds (another server took it
+    first) reads nothing and claims nothing; the model's claim starts only from a queue that is
+    there, so the step changes nothing the model has."""
+    return e["args"].get("queue") == -1
+
+
+ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
+    "scp_finish": _scp_done,
+    "claim_read": _claimed_already,
+}
 """Events whose step the model took as part of an earlier one: matched by no model step when
 the state shows it done."""
 
