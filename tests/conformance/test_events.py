@@ -85,7 +85,7 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path, case: str) -
 
 
 def test_a_folder_without_a_trace_and_a_missing_path_are_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(TraceFault, match="without trace.jsonl"):
+    with pytest.raises(TraceFault, match=r"without trace\.jsonl"):
         read_trace(tmp_path)
     assert validate_path(tmp_path / "nope").status == "bad-input"
 
