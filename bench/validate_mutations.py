@@ -27,7 +27,7 @@ GOLDEN = ROOT / "traces" / "golden"
 
 def main() -> int:
     from replcheck.conformance import tracemut
-    from replcheck.conformance.validate import validate_events
+    from replcheck.conformance.validate import Bounds, validate_events
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-trace", type=int, default=100)
@@ -52,7 +52,7 @@ def main() -> int:
             for edit in tracemut.random_edits(events, rng, args.per_trace):
                 edited = tracemut.apply_edit(events, edit)
                 numbered = [{**e, "_line": i + 1} for i, e in enumerate(edited)]
-                v = validate_events(numbered, design, max_nodes=200_000)
+                v = validate_events(numbered, design, bounds=Bounds(max_nodes=200_000))
                 op = edit["op"]
                 counts[f"{op}:{v.status}"] += 1
                 counts[v.status] += 1

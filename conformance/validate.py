@@ -9,16 +9,16 @@
 * **Events.** An action event is matched by one model action, or by its declared composition
   (``mapping``); an observation is a check of the state it is matched in; context events are
   consumed as they come; an unmodelled event is listed and keeps the trace from being accepted.
-* **Hidden steps.** Between two events, up to ``hidden_depth`` model steps that no event records
-  may run (the search is depth-first with memoisation of (position, state)); environment steps
-  that no event records (faults) are tried only after everything else.
+* **Hidden steps.** Between two events, up to ``Bounds.hidden_depth`` model steps that no event
+  records may run (the search is depth-first with memoisation of (position, state));
+  environment steps that no event records (faults) are tried only after everything else.
 * **Properties.** Every invariant is checked on every matched state and every step property on
   every step. A behaviour that breaks one is not extended: if no behaviour gets further without
   breaking a property, the trace is rejected with that property.
 
 The model's configuration is derived from the trace (``derive_config``), large enough for every
 server incarnation, peer, WAL, edit and fault it records, so no model budget ends a replay early.
-The search itself has a node budget (``max_nodes``); a trace it cannot decide within it is
+The search itself has a node budget (``Bounds.max_nodes``); a trace it cannot decide within it is
 ``undecided``, never accepted.
 """
 
@@ -41,15 +41,24 @@ from .events import Trace, TraceFault, read_trace
 from .mapping import OBSERVATIONS, Candidate, Mapping, lane
 from .steps import MAX_SERVERS, Steps
 
-DEFAULT_HIDDEN_DEPTH = 3
-DEFAULT_MAX_NODES = 2_000_000
-DEFAULT_REORDER = 1
-"""Between two advances of the earliest unmatched event, at most this many events may be matched
-ahead of one that fits earlier in the file."""
-DEFAULT_LOOKAHEAD = 48
-"""While the earliest unmatched event waits, at most this many later events may be matched."""
-DEFAULT_SLACK = 1.0
-"""Seconds by which an event may be matched before another process's earlier-written event."""
+
+@dataclass(frozen=True)
+class Bounds:
+    """The search's bounds (docs/validate.md): a verdict holds within them."""
+
+    hidden_depth: int = 3
+    """Model steps no event records, at most this many between two events."""
+    max_nodes: int = 2_000_000
+    """Search nodes per trace; past it the trace is undecided."""
+    slack: float = 1.0
+    """Seconds by which an event may be matched before another process's earlier-written event."""
+    reorder: int = 1
+    """Between two advances of the earliest unmatched event, at most this many events may be
+    matched ahead of one that fits earlier in the file."""
+    lookahead: int = 48
+    """While the earliest unmatched event waits, at most this many later events may be matched."""
+
+
 FRONTIER_SAMPLES = 3
 
 
@@ -202,23 +211,16 @@ class Validator:
         events: list[dict[str, Any]],
         design_name: str,
         *,
-        hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
-        max_nodes: int = DEFAULT_MAX_NODES,
-        slack: float = DEFAULT_SLACK,
-        reorder: int = DEFAULT_REORDER,
-        lookahead: int = DEFAULT_LOOKAHEAD,
+        bounds: Bounds = Bounds(),
         cfg: Config | None = None,
     ) -> None:
         self.events = events
-        self.reorder = reorder
-        self.lookahead = lookahead
+        self.bounds = bounds
         self.design = get_design(design_name)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
         self.model = Model(self.design, self.cfg)
         self.mapping = Mapping(self.design, self.cfg, events)
-        self.hidden_depth = hidden_depth
-        self.max_nodes = max_nodes
         self.roles = [self.mapping.role(e) for e in events]
         procs: dict[tuple[str, ...], list[int]] = {}
         for n, e in enumerate(events):
@@ -229,7 +231,6 @@ class Validator:
             for n in idx:
                 self.proc_of[n] = p
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
-        self.slack = slack
         self.times = [float(e.get("t", 0.0)) for e in events]
         self.nodes = 0
         self.best: list[_Node] = []
@@ -254,7 +255,7 @@ class Validator:
         if not heads:
             return iter(())
         nxt_storage = self.storage[node.k] if node.k < len(self.storage) else None
-        horizon = min(self.times[n] for n in heads) + self.slack
+        horizon = min(self.times[n] for n in heads) + self.bounds.slack
         out = [
             n
             for n in heads
@@ -305,7 +306,15 @@ class Validator:
                 cursors, k = self.advance(node, n)
                 yield self.fresh(
                     node,
-                    _Node(cursors, k, node.st, self.hidden_depth, node.consumed + 1, node, (n, ())),
+                    _Node(
+                        cursors,
+                        k,
+                        node.st,
+                        self.bounds.hidden_depth,
+                        node.consumed + 1,
+                        node,
+                        (n, ()),
+                    ),
                 )
                 return
         front = self.front(node)
@@ -324,11 +333,12 @@ class Validator:
                 r = node.r - 1
             else:
                 continue
-            if r < 0 or node.ahead >= self.lookahead:
+            if r < 0 or node.ahead >= self.bounds.lookahead:
                 continue
             cursors, k = self.advance(node, n)
             yield self.fresh(
-                node, _Node(cursors, k, st, self.hidden_depth, node.consumed + 1, node, move, r)
+                node,
+                _Node(cursors, k, st, self.bounds.hidden_depth, node.consumed + 1, node, move, r),
             )
 
     def near_failure(self, front: int) -> bool:
@@ -337,7 +347,7 @@ class Validator:
         there, or nowhere yet)."""
         if self.best_front >= len(self.events):
             return True
-        return self.times[self.best_front] <= self.times[front] + self.slack
+        return self.times[self.best_front] <= self.times[front] + self.bounds.slack
 
     def fresh(self, parent: _Node, child: _Node) -> _Node:
         """A child that matched the earliest unmatched event gets its reorderings back, unless
@@ -346,7 +356,7 @@ class Validator:
         front = self.front(child)
         if front > self.front(parent):
             if front >= self.best_front:
-                child.r = self.reorder
+                child.r = self.bounds.reorder
         else:
             child.ahead = parent.ahead + 1
         return child
@@ -414,11 +424,11 @@ class Validator:
             (0,) * len(self.proc_events),
             0,
             self.model.init(),
-            self.hidden_depth,
+            self.bounds.hidden_depth,
             0,
             None,
             (None, ()),
-            self.reorder,
+            self.bounds.reorder,
         )
         seen: dict[tuple, tuple[int, int]] = {}
         stack = [(root, self.children(root))]
@@ -430,7 +440,7 @@ class Validator:
                 stack.pop()
                 continue
             self.nodes += 1
-            if self.nodes > self.max_nodes or (
+            if self.nodes > self.bounds.max_nodes or (
                 deadline is not None and self.nodes % 1024 == 0 and time.monotonic() > deadline
             ):
                 return "budget", None
@@ -485,11 +495,7 @@ def validate_events(
     design: str,
     *,
     path: str = "",
-    hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
-    max_nodes: int = DEFAULT_MAX_NODES,
-    slack: float = DEFAULT_SLACK,
-    reorder: int = DEFAULT_REORDER,
-    lookahead: int = DEFAULT_LOOKAHEAD,
+    bounds: Bounds = Bounds(),
     cfg: Config | None = None,
     seconds: float | None = None,
 ) -> Verdict:
@@ -498,16 +504,7 @@ def validate_events(
     actions = sum(1 for e in events if e["kind"] == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
     try:
-        val = Validator(
-            events,
-            design,
-            hidden_depth=hidden_depth,
-            max_nodes=max_nodes,
-            slack=slack,
-            reorder=reorder,
-            lookahead=lookahead,
-            cfg=cfg,
-        )
+        val = Validator(events, design, bounds=bounds, cfg=cfg)
     except TraceFault as exc:
         text = str(exc)
         where = f"{path}:{text.removeprefix('line ')}" if text.startswith("line ") else None
@@ -714,11 +711,7 @@ def validate_path(
     path: Path,
     *,
     design: str | None = None,
-    hidden_depth: int = DEFAULT_HIDDEN_DEPTH,
-    max_nodes: int = DEFAULT_MAX_NODES,
-    slack: float = DEFAULT_SLACK,
-    reorder: int = DEFAULT_REORDER,
-    lookahead: int = DEFAULT_LOOKAHEAD,
+    bounds: Bounds = Bounds(),
     seconds: float | None = None,
 ) -> Verdict:
     """Read and validate one trace file or run folder. Bad input is a ``bad-input`` verdict
@@ -740,11 +733,7 @@ def validate_path(
         trace.events,
         name,
         path=str(trace.path),
-        hidden_depth=hidden_depth,
-        max_nodes=max_nodes,
-        slack=slack,
-        reorder=reorder,
-        lookahead=lookahead,
+        bounds=bounds,
         seconds=seconds,
     )
     if trace.fault is not None:

@@ -1,7 +1,7 @@
 """``replcheck validate``: replay recorded traces through the model (``conformance.validate``).
 
-    replcheck validate PATH... [--design NAME] [--hidden-depth N] [--slack S] [--max-nodes N]
-                       [--json] [--junit FILE] [--full]
+    replcheck validate PATH... [--design NAME] [--hidden-depth N] [--slack S] [--reorder N]
+                       [--lookahead N] [--max-nodes N] [--json] [--junit FILE] [--full]
 
 Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. Every trace gets one
 verdict: ``accepted``; ``rejected: divergence at event N``; ``rejected: <property> at event N``;
@@ -46,12 +46,9 @@ def _seconds(text: str) -> float:
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.validate import (
-        DEFAULT_HIDDEN_DEPTH,
-        DEFAULT_MAX_NODES,
-        DEFAULT_SLACK,
-    )
+    from replcheck.conformance.validate import Bounds
 
+    d = Bounds()
     p = sub.add_parser(
         "validate",
         help="replay recorded traces through the model: accepted, rejected, or undecided",
@@ -71,26 +68,41 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--hidden-depth",
         type=_count,
-        default=DEFAULT_HIDDEN_DEPTH,
+        default=d.hidden_depth,
         metavar="N",
         help=f"model steps no event records, at most this many between two events "
-        f"(default: {DEFAULT_HIDDEN_DEPTH})",
+        f"(default: {d.hidden_depth})",
     )
     p.add_argument(
         "--slack",
         type=_seconds,
-        default=DEFAULT_SLACK,
+        default=d.slack,
         metavar="S",
         help="an event may be matched before another process's event written up to S seconds "
-        f"earlier (default: {DEFAULT_SLACK})",
+        f"earlier (default: {d.slack})",
+    )
+    p.add_argument(
+        "--reorder",
+        type=_count,
+        default=d.reorder,
+        metavar="N",
+        help=f"events matched ahead of an earlier one that fits, at most this many between two "
+        f"advances (default: {d.reorder})",
+    )
+    p.add_argument(
+        "--lookahead",
+        type=_count,
+        default=d.lookahead,
+        metavar="N",
+        help=f"later events matched while the earliest waits, at most (default: {d.lookahead})",
     )
     p.add_argument(
         "--max-nodes",
         type=_count,
-        default=DEFAULT_MAX_NODES,
+        default=d.max_nodes,
         metavar="N",
         help=f"the search's budget per trace; past it the trace is undecided "
-        f"(default: {DEFAULT_MAX_NODES})",
+        f"(default: {d.max_nodes})",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")
@@ -100,7 +112,7 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.validate import validate_path
+    from replcheck.conformance.validate import Bounds, validate_path
     from replcheck.model import DESIGNS
 
     if args.design and args.design not in DESIGNS:
@@ -112,9 +124,13 @@ def _run(args: argparse.Namespace) -> int:
         v = validate_path(
             Path(text),
             design=args.design,
-            hidden_depth=args.hidden_depth,
-            max_nodes=args.max_nodes,
-            slack=args.slack,
+            bounds=Bounds(
+                hidden_depth=args.hidden_depth,
+                max_nodes=args.max_nodes,
+                slack=args.slack,
+                reorder=args.reorder,
+                lookahead=args.lookahead,
+            ),
         )
         verdicts.append(v)
         if not args.json:

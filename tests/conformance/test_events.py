@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from replcheck.conformance.events import TraceFault, read_trace
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.validate import Bounds, validate_path
 
 
 def event(seq: int, name: str = "add_peer", zxid: int | None = None, **kw: object) -> dict:
@@ -134,7 +134,7 @@ def test_no_input_gives_a_traceback(tmp_path: Path, rows: list[str], newline: bo
     """Any sequence of lines, valid or not, gets a verdict: never an exception."""
     text = "\n".join(rows) + ("\n" if newline and rows else "")
     path = write(tmp_path, text)
-    verdict = validate_path(path, max_nodes=2_000)
+    verdict = validate_path(path, bounds=Bounds(max_nodes=2_000))
     assert verdict.status in ("accepted", "rejected", "undecided", "bad-input")
     if verdict.status == "bad-input":
         assert "\n" not in verdict.reason
