@@ -1,5 +1,5 @@
 """``python -m replcheck``: the same as the ``replcheck`` command."""
 
-from replcheck.cli import main
+from replcheck.cli import run
 
-raise SystemExit(main())
+run()

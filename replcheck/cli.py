@@ -748,6 +748,18 @@ def _one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 
+def run() -> NoReturn:
+    """The process's entry point (``replcheck``, ``python -m replcheck``): ``main``, then exit.
+    An interrupted run exits at once, skipping the finalizers of half-built solver objects (Z3's
+    print tracebacks while the interpreter shuts down)."""
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = build_parser()

@@ -28,11 +28,13 @@ def _record(out: Path, *extra: str) -> subprocess.Popen[str]:
 def _wait_for(proc: subprocess.Popen[str], needle: str, timeout: float = 120) -> None:
     assert proc.stderr is not None
     deadline = time.monotonic() + timeout
+    seen: list[str] = []
     for line in proc.stderr:
         if needle in line:
             return
-        assert time.monotonic() < deadline, f"no {needle!r} within {timeout}s"
-    raise AssertionError(f"the command ended before {needle!r}")
+        seen.append(line)
+        assert time.monotonic() < deadline, f"no {needle!r} within {timeout}s: {seen[-5:]}"
+    raise AssertionError(f"the command ended before {needle!r}: {''.join(seen[-8:])}")
 
 
 def _gone(folder: Path, timeout: float = 15) -> list[int]:
