@@ -862,7 +862,8 @@ def run(proof: Proof, cls: type[Design], timeout: float = DEFAULT_TIMEOUT) -> Pr
     cached = _CACHE.get(key)
     if cached is None:
         cached = _solve(proof, cls, timeout)
-        _CACHE[key] = cached
+        if cached.verdict != UNKNOWN:  # an answer that ran out of time is asked again
+            _CACHE[key] = cached
     out = ProofResult(**{**cached.__dict__, "design": cls.name})
     out.counterexample = dict(cached.counterexample)
     return out
