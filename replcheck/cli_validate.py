@@ -25,24 +25,23 @@ from typing import Any
 EXIT_OK, EXIT_FAIL, EXIT_BAD = 0, 1, 2
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {n}")
-    return n
+def _not_negative(kind: type) -> Any:
+    """An argparse type: a number of ``kind`` (int or float), 0 or more."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= 0:
+            raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not x >= 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
-    return x
+_count = _not_negative(int)
+_seconds = _not_negative(float)
 
 
 def add_commands(sub: Any) -> None:
