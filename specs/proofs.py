@@ -39,7 +39,7 @@ from replcheck.model.state import GLOBAL
 from replcheck.model.table_rules import NO_TIMESTAMP, QueueView
 from replcheck.model.table_state import BARRIER_DISABLED, NOT_RUNNING, RUNNING
 
-from .z3ops import Z3Ops, ZStr, zstr_ok, zstr_read, zstr_var
+from .z3ops import Z3Ops, ZStr, fresh_context, zstr_ok, zstr_read, zstr_var
 from .z3ops import check as z3_check
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
@@ -879,7 +879,14 @@ SEARCH_SHARE = 0.25
 def _query(
     proof: Proof, case: int, cls: type[Design], timeout: float, bounded: bool
 ) -> tuple[Any, dict[str, object], str]:
-    """One Z3 query: (answer, counterexample values, why unknown)."""
+    """One Z3 query, in a context of its own: (answer, counterexample values, why unknown)."""
+    with fresh_context():
+        return _query_here(proof, case, cls, timeout, bounded)
+
+
+def _query_here(
+    proof: Proof, case: int, cls: type[Design], timeout: float, bounded: bool
+) -> tuple[Any, dict[str, object], str]:
     v, ops = SymVars(SEARCH_LENGTH if bounded else None), Z3Ops()
     assume, claim = proof.cases[case](ops, v, RuleSet(cls))
     solver = z3.Solver()

@@ -15,6 +15,8 @@ Searched-for strings must be literals, as they are in every rule.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import z3
@@ -252,6 +254,21 @@ def _ranges(chars: frozenset[str]) -> list[tuple[int, int]]:
         else:
             out.append((c, c))
     return out
+
+
+@contextmanager
+def fresh_context() -> Iterator[None]:
+    """Build and solve the terms made inside in a Z3 context of their own. Quantifier
+    instantiation follows the order of term ids, so a quantified query's answer (and whether it
+    comes within its time limit) would otherwise depend on every term the process built before:
+    a proof answered at once alone once ran out of time after a bounded model check in the same
+    process. Terms from outside must not be mixed in."""
+    saved = z3.z3._main_ctx
+    z3.z3._main_ctx = z3.Context()
+    try:
+        yield
+    finally:
+        z3.z3._main_ctx = saved
 
 
 def check(solver: z3.Solver) -> Any:
