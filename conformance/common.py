@@ -258,7 +258,9 @@ class ZkProcess:
                     raise
                 time.sleep(0.2)
         self.fence_path = path
-        self.fence_version = self.retry(lambda: self.zk.exists(path)).version
+        stat = self.retry(lambda: self.zk.exists(path))
+        self.fence_version = stat.version
+        self.fence_zxid: int = stat.czxid
 
     def guarded(self, what: str, fn: Callable[[], Any]) -> None:
         """Run one round of a loop; an unexpected error is logged and the loop goes on (the

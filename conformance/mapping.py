@@ -28,8 +28,9 @@ from typing import Any
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
-from replcheck.model.state import DELETED, LOCAL, WalKey
-from replcheck.model.table_state import NO_SOURCE
+from replcheck.model.state import ARCHIVED, DELETED, LOCAL, WalKey
+from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
+from replcheck.model.table_state import ADD, C_READY, NO_SOURCE, SCP_SPLIT
 
 from .events import TraceFault
 from .steps import Steps, server_index
@@ -134,6 +135,19 @@ def local_foreign(e: Event) -> bool:
     """A client edit at another cluster in a LOCAL-scoped family: it never leaves that cluster, so
     ours never sees it (the model's edits at other clusters are all GLOBAL)."""
     return e["name"] == "foreign_put" and (e.get("detail") or {}).get("scope") == LOCAL
+
+
+def promote(events: list[Event], design: Design) -> list[Event]:
+    """A trace recorded while its design had no action for a step holds the step as an
+    ``unmodelled`` event naming the action; once the design has the action, the event is it."""
+    kinds = {k.name for k in design.kinds}
+    out = []
+    for e in events:
+        d = e.get("detail") or {}
+        if e["name"] == "unmodelled" and d.get("action") in kinds:
+            e = {**e, "kind": "action", "name": d["action"], "args": d.get("action_args") or {}}
+        out.append(e)
+    return out
 
 
 class Resolver:
@@ -453,14 +467,92 @@ def _relay_steps(m: Mapping, e: Event, st: Any) -> int:
     return 0
 
 
+PEER_PROC_NEXT: dict[tuple[str, str], str] = {
+    ("add", "pre"): "storage",
+    ("add", "storage"): "refresh",
+    ("add", "refresh"): "wait",
+    ("add", "wait"): "done",
+    ("remove", "pre"): "refresh",
+    ("remove", "refresh"): "wait",
+    ("remove", "wait"): "remove_all",
+    ("remove", "remove_all"): "done",
+}
+"""The reference master's peer procedure: the stage each recorded stage moves on to."""
+
+
+def _peer_proc_reached(proc: Any, stage: str) -> bool:
+    """Has the model's procedure reached the point the master's ``stage`` stands for? The master
+    sends the refreshes in a stage of its own, which the model does with the storage update;
+    it runs a whole ``removeAllQueues`` pass in one ``multi``, which the model does row by row
+    (a pass ends when the next one has read its rows)."""
+    if stage == "done":
+        return not proc
+    if not proc:
+        return False
+    if proc.kind == ADD:
+        return proc.stage == {"storage": AP_STORAGE}.get(stage, AP_REFRESH)
+    if stage in ("refresh", "wait"):
+        return proc.stage == RP_REFRESH
+    return proc.stage == RP_REMOVE_ALL and bool(proc.cursor) and proc.cursor[0] >= 1
+
+
+def _peer_proc_steps(m: Mapping, e: Event, st: Any) -> int:
+    """How many model ``peer_proc`` steps a recorded stage of a peer procedure is: the steps
+    that take the model's procedure to where the master's next stage stands
+    (``_peer_proc_reached``); none for the stage that only sends the refreshes."""
+    p = e["args"]["peer"]
+    proc = st.pprocs[p]
+    if not proc:
+        return 0
+    op = "add" if proc.kind == ADD else "remove"
+    target = PEER_PROC_NEXT.get((op, (e.get("detail") or {}).get("stage", "")))
+    if target is None:
+        return 0
+    n = 0
+    while not _peer_proc_reached(st.pprocs[p], target):
+        if n >= MAX_PROC_STEPS or not st.pprocs[p]:
+            return 0
+        st = m.design.do_peer_proc(m.cfg, st, p)
+        n += 1
+    return n
+
+
+MAX_PROC_STEPS = 256
+"""A bound on one recorded stage's model steps (a pass deletes one row per step)."""
+
+
+def _refresh_sent(m: Mapping, e: Event, st: Any) -> bool:
+    """The master's stage that only sends the refresh requests: the model's storage update
+    already named the servers to refresh, so the stage changes nothing the model has."""
+    proc = st.pprocs[e["args"]["peer"]] if hasattr(st, "pprocs") else None
+    return bool(proc) and (e.get("detail") or {}).get("stage") == "refresh"
+
+
+def _dead_refreshes(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
+    """The master refreshes only the servers alive when it sends the requests; the model's
+    refresh of a server that died since it named it just finishes (``do_refresh``). Before the
+    procedure waits on its refreshes, the model finishes those."""
+    p = e["args"]["peer"]
+    proc = st.pprocs[p]
+    if not proc or not proc.refresh:
+        return ()
+    return tuple(
+        Action("refresh", (p, s))
+        for s in range(m.cfg.servers)
+        if proc.refresh >> s & 1 and not st.servers[s].alive
+    )
+
+
 COMPOSED: dict[str, Callable[[Mapping, Event, Any], int]] = {
     "ship": lambda m, e, st: max(1, int((e.get("detail") or {}).get("read", 1))),
     "relay_home": _relay_steps,
+    "peer_proc": _peer_proc_steps,
 }
 """Events that are several model steps of one kind. A shipped batch of ``read`` entries is that
 many model ``ship`` steps of one entry each (the model's batch is one entry). An edit relayed
 home is as many model ``relay_home`` steps as it takes the other cluster to reach it
-(``_relay_steps``)."""
+(``_relay_steps``). A recorded stage of a peer procedure is the model steps to the next stage
+(``_peer_proc_steps``)."""
 
 
 def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
@@ -491,16 +583,39 @@ def _claimed_already(m: Mapping, e: Event, st: Any) -> bool:
     return e["args"].get("queue") == -1
 
 
+def _split_archives(m: Mapping, e: Event, st: Any) -> bool:
+    """Table era: the master's split moves a dead server's WALs to oldWALs one by one; the
+    model's ``scp_split`` moves them all, with the SCP's state, which the master records next."""
+    if not hasattr(st, "scps") or e["proc"] != "master":
+        return False
+    s = e["args"]["server"]
+    return not st.servers[s].alive and st.scps[s].stage == SCP_SPLIT
+
+
+def _empty_claim_removed(m: Mapping, e: Event, st: Any) -> bool:
+    """Table era: a claimed queue with no WAL left to replicate starts no source; the claimer
+    removes it in a transaction of its own (``finish`` with no source), which the model's
+    ``claim_commit`` does with the claim. The row must be gone in the model."""
+    if e["args"].get("shipper") != -1 or not hasattr(st, "rows"):
+        return False
+    peer, owner, source = m.steps.parse_row_key(e["detail"]["row"])
+    return not any(r.peer == peer and r.owner == owner and r.source == source for r in st.rows)
+
+
 ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
+    "finish": _empty_claim_removed,
+    "archive": _split_archives,
     "scp_finish": _scp_done,
     "claim_read": _claimed_already,
+    "peer_proc": _refresh_sent,
 }
-"""Events whose step the model took as part of an earlier one: matched by no model step when
-the state shows it done."""
+"""Events whose step the model takes as part of another one: matched by no model step when the
+state shows it done, or when the model does it with the event that follows (each says which)."""
 
 
 PREFIX: dict[str, Callable[[Mapping, Event, Any], tuple[Action, ...]]] = {
     "cleaner_finish": _absent_reads,
+    "peer_proc": _dead_refreshes,
 }
 """Events before which the model takes steps the cluster has no event for, by design of the
 abstraction (each function says why)."""
@@ -617,11 +732,21 @@ def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:
 
 
 def _wal_deleted(m: Mapping, e: Event, st: Any) -> str | None:
-    """A WAL the cleaner deleted is deleted in the model."""
+    """A WAL the cleaner deleted is deleted in the model; in the table era, the model's
+    ``cleaner_delete`` deletes a run's whole decision in one step, after the real cleaner's
+    deletes: a WAL that run may delete counts as deleted."""
     name = e["detail"]["wal"]
     key = m.resolver.wal_key(name)
     wal = st.wals[m.cfg.slot(key)]
     if wal and wal.place == DELETED:
+        return None
+    if (
+        wal
+        and wal.place == ARCHIVED
+        and hasattr(st, "cleaner")
+        and st.cleaner.phase == C_READY
+        and m.design.rule_cleaner_may_delete(m.cfg, st, key)
+    ):
         return None
     return f"{name} is deleted, but not in the model"
 

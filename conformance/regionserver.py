@@ -128,6 +128,9 @@ class RegionServer(ZkProcess):
             # Joining: the server's znode under /hbase/replication/rs (the model's ``join``).
             zxid = self.txn(lambda t: t.create(f"{QUEUES}/{self.name}", b""))
             self.trace.emit("join", {"server": self.index}, zxid=zxid)
+        else:
+            # Joining: the server's live znode, by which the master counts it online.
+            self.trace.emit("join", {"server": self.index}, zxid=self.fence_zxid)
         self.sync_peers(startup=True)
 
     @property

@@ -38,7 +38,7 @@ from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
 from .events import Trace, TraceFault, read_trace
-from .mapping import OBSERVATIONS, Candidate, Mapping, lane
+from .mapping import OBSERVATIONS, Candidate, Mapping, lane, promote
 from .steps import MAX_SERVERS, Steps
 
 
@@ -175,7 +175,9 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
         foreign_edits=count.get("foreign_put", 0),
         cleaner_runs=count.get("cleaner_start", 0) + count.get("clean", 0),
         master_restarts=faults.get("master-restart", 0),
-        joins=servers if steps.era == "zk" else 0,
+        joins=servers,
+        peer_toggles=steps.era == "table"
+        and bool(count.get("disable_peer") or count.get("enable_peer")),
     )
 
 
@@ -214,9 +216,9 @@ class Validator:
         bounds: Bounds = Bounds(),
         cfg: Config | None = None,
     ) -> None:
-        self.events = events
         self.bounds = bounds
         self.design = get_design(design_name)
+        self.events = events = promote(events, self.design)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
         self.model = Model(self.design, self.cfg)
@@ -514,6 +516,7 @@ def validate_events(
         v.status, v.reason = "undecided", f"the model cannot hold this trace: {exc}"
         return v
     v.config = val.cfg.to_dict()
+    events = val.events
     v.unmodelled = [
         {"event": n, "line": events[n].get("_line"), "why": val.mapping.why_unmodelled(events[n])}
         for n, r in enumerate(val.roles)

@@ -67,6 +67,8 @@ class Config:
     restarts: int = 0
     """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
     same slot), and crashes are then unbounded — only with ``edits=0``."""
+    peer_toggles: bool = False
+    """The admin may also disable and enable peers (table era; from the admin budget)."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     syncup: bool = False
@@ -92,6 +94,10 @@ class Config:
             ),
             (0 <= self.spare_servers < self.servers, "spare_servers must be below servers"),
             (0 <= self.joins <= self.servers, "joins must be within 0..servers"),
+            (
+                self.joins + self.spare_servers <= self.servers,
+                "joins and spare_servers together must not exceed servers",
+            ),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
@@ -165,9 +171,10 @@ class Config:
 
 
 ERA_FIELDS: dict[str, tuple[str, ...]] = {
-    "zk": ("topology", "zk_faults", "hyphen_hosts"),
+    "zk": ("zk_faults", "hyphen_hosts"),
     "table": (
         "spare_servers",
+        "peer_toggles",
         "sync_peers",
         "restarts",
         "migration",

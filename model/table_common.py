@@ -25,6 +25,7 @@ from .action import ActionKind
 from .config import Config
 from .design import Design
 from .logic import PY, dual
+from .relays import RELAY_KINDS, Relays
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -116,6 +117,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
         "a dead claimer's in-flight claim mutation lands before its own SCP splits its logs",
     ),
     K("restart", ("server",), False, "a crashed server whose SCP finished starts again"),
+    K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
     K(
         "claim_redeliver",
         ("server",),
@@ -124,6 +126,8 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     ),
     K("add_peer", ("peer",), False, "admin: AddPeerProcedure is submitted"),
     K("remove_peer", ("peer",), False, "admin: RemovePeerProcedure is submitted"),
+    K("disable_peer", ("peer",), False, "admin: the peer's state in storage goes DISABLED"),
+    K("enable_peer", ("peer",), False, "admin: the peer's state in storage goes ENABLED"),
     K("peer_proc", ("peer",), True, "the peer procedure's next state"),
     K("refresh", ("peer", "server"), True, "RefreshPeerProcedure on one region server"),
     K("cleaner_start", (), False, "log cleaner preClean: barrier.start(), list live servers"),
@@ -131,6 +135,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("cleaner_delete", (), True, "log cleaner: getDeletableFiles over oldWALs, barrier.stop()"),
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
     K("open_table", ("server",), True, "assign hbase:replication: write its open marker to a WAL"),
+    *RELAY_KINDS,
 )
 
 STORAGE_KINDS = frozenset(
@@ -171,7 +176,7 @@ def wals_to_replicate(
     return tuple(sorted(keys, key=table_rules.wal_timestamp))
 
 
-class TableCommon(SinkOutages, Design):
+class TableCommon(SinkOutages, Relays, Design):
     """Shared steps of the table-era designs."""
 
     era = "table"
@@ -213,7 +218,7 @@ class TableCommon(SinkOutages, Design):
         initial = tuple(range(cfg.initial_peers))
         known = sum(1 << p for p in initial)
         for s in range(cfg.servers):
-            started = s < cfg.servers - cfg.spare_servers
+            started = s < cfg.servers - cfg.spare_servers - cfg.joins
             current = (0,) * cfg.wal_groups
             if started:
                 for g in range(cfg.wal_groups):
@@ -466,12 +471,16 @@ class TableCommon(SinkOutages, Design):
                         yield (s, g, kind)
 
     def do_put(self, cfg: Config, st: TState, s: int, g: int, kind: int) -> TState:
-        st = self.spend(st, puts=1)
+        return self.append(cfg, self.spend(st, puts=1), s, g, kind, (0,))
+
+    def append(self, cfg: Config, st: TState, s: int, g: int, kind: int, ids, uid=None) -> TState:
+        """An edit written to the server's current WAL of the group (a client's, or one
+        replicated into this cluster with its cluster ids)."""
         srv = st.servers[s]
         key = (s, g, srv.current[g])
         wal = st.wals[cfg.slot(key)]
-        uid = (0, s, g, key[2], len(wal.entries))
-        edit = Edit(uid, kind, (0,), self.rule_owed(cfg, st, srv, kind, (0,)))
+        uid = uid if uid is not None else (0, s, g, key[2], len(wal.entries))
+        edit = Edit(uid, kind, ids, self.rule_owed(cfg, st, srv, kind, ids))
         return self.with_wal(cfg, st, wal._replace(entries=(*wal.entries, edit)))
 
     def en_roll(self, cfg: Config, st: TState) -> Iterator[tuple]:
@@ -539,24 +548,12 @@ class TableCommon(SinkOutages, Design):
         wal = st.wals[cfg.slot(sh.wals[0])]
         return wal if wal and wal.place != DELETED else None
 
-    def deliver(self, cfg: Config, st: TState, cluster: int, edits: list[Edit]) -> TState:
-        if not edits:
-            return st
-        sink = st.sinks[cluster]
-        applied, dups = set(sink.applied), set(sink.duplicates)
-        for e in edits:
-            if e.uid in applied:
-                dups.add(e.uid)
-            applied.add(e.uid)
-        sink = sink._replace(applied=tuple(sorted(applied)), duplicates=tuple(sorted(dups)))
-        return st._replace(sinks=set_at(st.sinks, cluster, sink))
-
     def en_ship(self, cfg: Config, st: TState) -> Iterator[tuple]:
         for s, srv in enumerate(st.servers):
             if not srv.alive:
                 continue
             for i, sh in enumerate(srv.shippers):
-                if st.peers[sh.peer] != ENABLED:
+                if not table_rules.source_ships_rule(PY, st.peers[sh.peer]):
                     continue
                 wal = self.head(cfg, st, sh)
                 if wal is None or sh.pos >= len(wal.entries):
@@ -861,6 +858,23 @@ class TableCommon(SinkOutages, Design):
         )
         return st._replace(scps=set_at(scps, s, NO_SCP), pprocs=pprocs)
 
+    def en_join(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        if not st.master_up:
+            return
+        last = cfg.servers - cfg.spare_servers
+        for s in range(last - cfg.joins, last):
+            if not st.servers[s].started:
+                yield (s,)
+
+    def do_join(self, cfg: Config, st: TState, s: int) -> TState:
+        """A region server that was not running starts (it reports for duty to the master):
+        ``RSM.init`` gives it a normal source per peer in storage on its first WALs; it writes
+        nothing to the table until a source ships."""
+        for g in range(cfg.wal_groups):
+            st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
+        known = sum(1 << p for p in self.storage_peers(st))
+        return self.with_server(st, s, self.new_server(cfg, s, True, known, (0,) * cfg.wal_groups))
+
     def en_claim_redeliver(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if st.budget.master_restarts:
             for t, srv in enumerate(st.servers):
@@ -913,6 +927,28 @@ class TableCommon(SinkOutages, Design):
     def do_remove_peer(self, cfg: Config, st: TState, p: int) -> TState:
         st = self.spend(st, admin=1)
         return st._replace(pprocs=set_at(st.pprocs, p, PeerProc(REMOVE, RP_PRE, 0, 0, (), 0)))
+
+    def en_disable_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        return self._toggle(cfg, st, ENABLED)
+
+    def do_disable_peer(self, cfg: Config, st: TState, p: int) -> TState:
+        """The peer's state goes DISABLED in peer storage; its sources stop shipping (they
+        follow the peer's state)."""
+        return self.spend(st, admin=1)._replace(peers=set_at(st.peers, p, DISABLED))
+
+    def en_enable_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        return self._toggle(cfg, st, DISABLED)
+
+    def do_enable_peer(self, cfg: Config, st: TState, p: int) -> TState:
+        return self.spend(st, admin=1)._replace(peers=set_at(st.peers, p, ENABLED))
+
+    def _toggle(self, cfg: Config, st: TState, want: int) -> Iterator[tuple]:
+        """A peer in state ``want`` with no procedure of its own running (the peer's procedures
+        hold its lock one at a time)."""
+        if cfg.peer_toggles and st.budget.admin and st.master_up and not self.peer_proc_busy(st):
+            for p, status in enumerate(st.peers):
+                if status == want and not st.pprocs[p]:
+                    yield (p,)
 
     def set_proc(self, st: TState, p: int, proc) -> TState:
         return st._replace(pprocs=set_at(st.pprocs, p, proc))

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from . import rules
 from .config import Config
 from .logic import PY, B, I, Ops, S, after, before
-from .state import WalKey, bits
+from .state import ENABLED, REMOVED, WalKey, bits
 from .table_state import (
     BARRIER_DISABLED,
     BEGIN_SEQ,
@@ -452,3 +452,10 @@ def claim_peer_known_rule(ops: Ops, known: B) -> B:
     """The claimer checks ``replicationPeers.getPeer(peerId)`` before and after the claim: a
     peer it does not know (removed) is not replicated (HBASE-17077, HBASE-20475)."""
     return known
+
+
+def source_ships_rule(ops: Ops, status: I) -> B:
+    """May a source of the peer ship? It follows its server's copy of the peer, which a
+    RefreshPeerProcedure updates (reference section 10): a removed peer's sources ship until the
+    refresh on their server terminates them (``RSM.removePeer``); a disabled peer's do not."""
+    return ops.or_(status == ENABLED, status == REMOVED)

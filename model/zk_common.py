@@ -17,6 +17,7 @@ from .action import ActionKind
 from .config import Config
 from .design import Design
 from .logic import PY, dual
+from .relays import RELAY_KINDS, Relays
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -90,13 +91,11 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     K("enable_peer", ("peer",), False, "admin: enable_peer (peer-state znode)"),
     K("toggle_replication", (), False, "admin: flip the /hbase/replication/state znode"),
     K("peer_sync", ("server", "peer"), True, "a region server reacts to a peers-znode change"),
-    K("foreign_put", ("cluster",), False, "a client edit written at another cluster"),
-    K("relay_ship", ("cluster", "target"), True, "another cluster replicates its next edit onward"),
-    K("relay_home", ("cluster", "server"), True, "another cluster replicates an edit into ours"),
+    *RELAY_KINDS,
 )
 
 
-class ZkCommon(SinkOutages, Design):
+class ZkCommon(SinkOutages, Relays, Design):
     """Shared steps of the ZooKeeper-era designs."""
 
     era = "zk"
@@ -267,33 +266,6 @@ class ZkCommon(SinkOutages, Design):
         uid = uid if uid is not None else (0, s, g, key[2], len(wal.entries))
         edit = Edit(uid, kind, ids, self.owed_mask(cfg, st, srv, kind, ids))
         return self.with_wal(cfg, st, wal._replace(entries=(*wal.entries, edit)))
-
-    def deliver(self, cfg: Config, st: State, cluster: int, edits: list[Edit]) -> State:
-        """A sink cluster applies a batch, keeping the edits' cluster ids and adding its own; a
-        cluster that replicates onward also writes it to its own log."""
-        if not edits:
-            return st
-        sink = st.sinks[cluster]
-        applied, dups = set(sink.applied), set(sink.duplicates)
-        relay = st.relays[cluster]
-        log = list(relay.log) if relay else None
-        for e in edits:
-            if e.uid in applied:
-                dups.add(e.uid)
-                continue
-            applied.add(e.uid)
-            if log is not None:
-                log.append(e._replace(cluster_ids=(*e.cluster_ids, cluster), owed=0))
-        st = st._replace(
-            sinks=set_at(
-                st.sinks,
-                cluster,
-                sink._replace(applied=tuple(sorted(applied)), duplicates=tuple(sorted(dups))),
-            )
-        )
-        if log is not None:
-            st = st._replace(relays=set_at(st.relays, cluster, relay._replace(log=tuple(log))))
-        return st
 
     def start_recovered(self, cfg: Config, st: State, s: int, queue: Queue) -> State:
         """One recovered shipper per WAL group of a claimed queue, starting at its position; a
@@ -699,61 +671,3 @@ class ZkCommon(SinkOutages, Design):
         shippers = tuple(sh for sh in srv.shippers if sh.peer != p)
         srv = srv._replace(known=srv.known & ~(1 << p), gone=srv.gone | 1 << p, shippers=shippers)
         return self.with_server(st, s, srv)
-
-    # --- other clusters ---------------------------------------------------------------------------
-
-    def en_foreign_put(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.budget.foreign:
-            for c in range(1, cfg.clusters):
-                if st.relays[c]:
-                    yield (c,)
-
-    def do_foreign_put(self, cfg: Config, st: State, c: int) -> State:
-        relay = st.relays[c]
-        n = sum(1 for e in relay.log if e.uid[0] == c)
-        edit = Edit((c, n), 0, (c,), 0)
-        st = st._replace(budget=st.budget._replace(foreign=st.budget.foreign - 1))
-        return st._replace(relays=set_at(st.relays, c, relay._replace(log=(*relay.log, edit))))
-
-    def _relay_next(self, cfg: Config, st: State, c: int, d: int) -> tuple[int, Edit] | None:
-        relay = st.relays[c]
-        if not relay:
-            return None
-        j = cfg.outbound(c).index(d)
-        if relay.shipped[j] >= len(relay.log):
-            return None
-        return j, relay.log[relay.shipped[j]]
-
-    def _relay_advance(self, st: State, c: int, j: int) -> State:
-        relay = st.relays[c]
-        shipped = set_at(relay.shipped, j, relay.shipped[j] + 1)
-        return st._replace(relays=set_at(st.relays, c, relay._replace(shipped=shipped)))
-
-    def en_relay_ship(self, cfg: Config, st: State) -> Iterator[tuple]:
-        for c, d in cfg.topology:
-            if d != 0 and self._relay_next(cfg, st, c, d) and not st.sinks[d].down:
-                yield (c, d)
-
-    def do_relay_ship(self, cfg: Config, st: State, c: int, d: int) -> State:
-        """Another cluster replicates as the seeds say: same filter, cluster ids kept."""
-        j, edit = self._relay_next(cfg, st, c, d)
-        if rules.edit_replicable(edit, d):
-            st = self.deliver(cfg, st, d, [edit])
-        return self._relay_advance(st, c, j)
-
-    def en_relay_home(self, cfg: Config, st: State) -> Iterator[tuple]:
-        for c, d in cfg.topology:
-            if d == 0 and self._relay_next(cfg, st, c, 0):
-                for s, srv in enumerate(st.servers):
-                    if srv.alive:
-                        yield (c, s)
-
-    def do_relay_home(self, cfg: Config, st: State, c: int, s: int) -> State:
-        """An edit replicated into the source cluster is applied by one of its region servers and
-        so written to that server's WAL, cluster ids preserved."""
-        j, edit = self._relay_next(cfg, st, c, 0)
-        if rules.edit_replicable(edit, 0):
-            ids = (*edit.cluster_ids, 0)
-            st = self.deliver(cfg, st, 0, [edit])
-            st = self.append(cfg, st, s, 0, edit.kind, ids, uid=edit.uid)
-        return self._relay_advance(st, c, j)

@@ -576,6 +576,8 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("bootstrap", cfg.bootstrap, "the bootstrap of hbase:replication"),
         ("restarts", cfg.restarts, "server restarts"),
         ("spare_servers", cfg.spare_servers, "spare servers"),
+        ("joins", cfg.joins, "servers joining"),
+        ("peer_toggles", cfg.peer_toggles, "peers disabled and enabled"),
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
     ]

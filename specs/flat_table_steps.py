@@ -21,8 +21,8 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any
 
-from replcheck.model import rules
-from replcheck.model.state import ARCHIVED, ENABLED, LIVE_DIR
+from replcheck.model import rules, table_rules
+from replcheck.model.state import ARCHIVED, LIVE_DIR
 from replcheck.model.table_state import (
     ADD,
     FULL,
@@ -180,7 +180,7 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
         def guard(ops: Any, get: Any) -> Any:
             return ops.and_(
                 self.head_is(ops, get, sk, q),
-                get(("peer", p)) == ENABLED,
+                table_rules.source_ships_rule(ops, get(("peer", p))),
                 self.readable(ops, get, w),
                 get(("shpos", *sk)) < get(("wn", w)),
                 ops.or_(ops.not_(get(("down", target, k))), ops.not_(keeps(ops, get))),

@@ -424,4 +424,6 @@ def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
 
 def flat_model(name: str, cfg: Config) -> FlatModel:
     """The flat model of design (or mutant) ``name`` under ``cfg``."""
+    if cfg.joins:
+        raise FlatError(f"config {cfg.name!r}: servers joining not in the flat model")
     return flat_class(name, cfg)(get_design(name), cfg).model()

@@ -33,21 +33,28 @@ def test_every_golden_trace_gets_its_pinned_verdict(name: str) -> None:
     )
 
 
-def test_the_corpus_holds_valid_traces_of_both_zookeeper_designs_under_every_fault() -> None:
+def test_the_corpus_holds_valid_traces_of_every_design_under_every_fault() -> None:
+    """Each correct design's run under each fault is accepted, except the table era's run under
+    ``expire``, where a region server wrote an edit after its session expired: a zombie's step,
+    which the model's dead server cannot take (undecided, docs/validate.md)."""
     accepted = {(t["design"], t["faults"]) for t in TRACES.values() if t["status"] == "accepted"}
-    for design in ("zk-multi", "zk-lock"):
+    for design in ("zk-multi", "zk-lock", "table"):
         for fault in ("kill", "pause", "expire", "sink-down", "master-restart", "zk-leader"):
-            assert (design, fault) in accepted
+            if (design, fault) == ("table", "expire"):
+                t = TRACES["table-expire"]
+                assert t["status"] == "undecided" and "after its session expired" in t["reason"]
+                continue
+            assert (design, fault) in accepted, (design, fault)
 
 
 def test_every_mutant_run_that_broke_a_property_is_rejected() -> None:
-    """In the ZooKeeper era. The table era's traces are undecided (docs/validate.md): its
-    design has no master-master relay, whose events are unmodelled."""
+    """Or, where a zombie's step (an edit written after the session expired) is in the run,
+    undecided, never accepted."""
     broke = [t for t in TRACES.values() if not t["end_state_ok"]]
     assert broke, "the corpus has no mutant run that broke a property"
     for t in broke:
-        if t["design"].startswith("table"):
-            assert (t["status"], t["reason"].split(":")[0]) == ("undecided", "unmodelled"), t
+        if t["status"] == "undecided":
+            assert "after its session expired" in t["reason"], t
         else:
             assert t["status"] == "rejected", t
 
@@ -99,11 +106,14 @@ FLAGGED = {
     # after the batch that shipped it (in 7054, after its server's crash: a zombie's step).
     "zk-multi-run-054-seed7054": ("undecided", "unmodelled", 669),
     "zk-multi-run-059-seed7059": ("rejected", "divergence", 134),
-    # The table design has no master-master relay: unmodelled events, never a verdict.
-    "table-run-002-seed7802": ("undecided", "unmodelled", 23),
-    "table-run-022-seed7022": ("undecided", "unmodelled", 23),
-    "table-run-059-seed7059": ("undecided", "unmodelled", 23),
-    "table-run-157-seed7991": ("undecided", "unmodelled", 20),
+    # Recorded by an older cluster: each lost edits (end state), and each leaves the model.
+    # 7802, 7022, 7059: the crash was written after the fault's wait, so the master splits a
+    # server the trace has not crashed yet. 7991: the expiry and the SCP were two steps (the
+    # cluster bug behind its loss); a source then ships what no model behaviour holds.
+    "table-run-002-seed7802": ("rejected", "divergence", 391),
+    "table-run-022-seed7022": ("rejected", "divergence", 402),
+    "table-run-059-seed7059": ("rejected", "divergence", 606),
+    "table-run-157-seed7991": ("rejected", "divergence", 314),
 }
 
 
