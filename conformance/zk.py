@@ -347,6 +347,8 @@ class Ensemble:
 
     ``tick_ms`` is ZooKeeper's tickTime; the negotiated session timeout is clamped to
     [``min_session_timeout_ms``, ``max_session_timeout_ms``], by default [2 ticks, 60 s].
+    ``system_properties`` are passed to each server's JVM as ``-Dkey=value`` (for example
+    ``zookeeper.snapCount`` or ``zookeeper.extendedTypesEnabled``).
     """
 
     def __init__(
@@ -358,6 +360,7 @@ class Ensemble:
         tick_ms: int = 200,
         min_session_timeout_ms: int | None = None,
         max_session_timeout_ms: int | None = None,
+        system_properties: dict[str, str] | None = None,
     ) -> None:
         if isinstance(servers, bool) or not isinstance(servers, int) or servers < 1:
             raise ZkError(f"servers must be a positive odd number, not {servers!r}")
@@ -382,6 +385,7 @@ class Ensemble:
                 f"min_session_timeout_ms {self.min_session_timeout_ms} exceeds "
                 f"max_session_timeout_ms {self.max_session_timeout_ms}"
             )
+        self.system_properties = dict(system_properties or {})
         self.detached = False
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._reservations = _PortReservations()
@@ -525,6 +529,7 @@ class Ensemble:
             *JVM_OPTIONS,
             f"-Dlog4j2.configurationFile={sdir / 'log4j2.properties'}",
             f"-Dzookeeper.log.dir={sdir}",
+            *(f"-D{k}={v}" for k, v in getattr(self, "system_properties", {}).items()),
             "-cp",
             classpath(),
             MAIN_CLASS,
