@@ -1,0 +1,82 @@
+"""Steps both eras share word for word: what a region server does after its session expired and
+before the master's split takes its WALs' leases (a *zombie*). HBase's zombie writer can still
+append to its current WAL until lease recovery fences it, and a batch its source had in flight
+still reaches the sink. The model's dead server otherwise takes no step; these two are enabled
+only by the configuration's ``zombies`` (trace validation sets it), so no checker's state space
+changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple, TypeVar
+
+from . import rules
+from .action import ActionKind
+from .config import Config
+from .state import DELETED, DISABLED, ENABLED, LIVE_DIR
+
+S = TypeVar("S", bound=NamedTuple)
+
+K = ActionKind
+
+ZOMBIE_KINDS: tuple[ActionKind, ...] = (
+    K(
+        "zombie_put",
+        ("server", "group", "kind"),
+        False,
+        "a dead server's writer appends an edit before the split takes its WAL's lease",
+    ),
+    K(
+        "zombie_ship",
+        ("server", "group", "seq", "entry", "peer"),
+        False,
+        "an edit in a dead server's batch in flight reaches the peer",
+    ),
+)
+
+
+class Zombies:
+    """``zombie_put`` and ``zombie_ship`` for any state with ``servers`` (``alive``,
+    ``current``, ``known``), ``wals``, ``peers`` and ``budget.puts``; the design supplies
+    ``append``, ``deliver``, ``with_server`` and ``with_wal``."""
+
+    def _unsplit(self, cfg: Config, st: S, key: tuple[int, int, int]) -> Any:
+        """The dead server's WAL ``key`` while it is still where its writer left it."""
+        if st.servers[key[0]].alive:
+            return None
+        wal = st.wals[cfg.slot(key)]
+        return wal if wal and wal.place == LIVE_DIR else None
+
+    def en_zombie_put(self, cfg: Config, st: S) -> Iterator[tuple]:
+        if not cfg.zombies or not st.budget.puts:
+            return
+        for s, srv in enumerate(st.servers):
+            for g, seq in enumerate(srv.current):
+                wal = self._unsplit(cfg, st, (s, g, seq))
+                if wal and len(wal.entries) < cfg.edits_per_wal:
+                    for kind in cfg.edit_kinds:
+                        yield (s, g, kind)
+
+    def do_zombie_put(self, cfg: Config, st: S, s: int, g: int, kind: int) -> S:
+        """The edit is in the WAL, so the recovered queues of every peer in storage owe it."""
+        srv = st.servers[s]
+        stored = sum(1 << p for p, status in enumerate(st.peers) if status in (ENABLED, DISABLED))
+        st = st._replace(budget=st.budget._replace(puts=st.budget.puts - 1))
+        st = self.append(cfg, self.with_server(st, s, srv._replace(known=stored)), s, g, kind, (0,))
+        return self.with_server(st, s, srv)
+
+    def en_zombie_ship(self, cfg: Config, st: S) -> Iterator[tuple]:
+        """Any edit still in a WAL, to a peer that should receive it, once some server is dead:
+        its sources (normal or recovered) may have had a batch of any of their WALs in flight."""
+        if not cfg.zombies or all(srv.alive for srv in st.servers):
+            return
+        for wal in st.wals:
+            if wal and wal.place != DELETED:
+                for i, e in enumerate(wal.entries):
+                    for p in range(cfg.peers):
+                        if rules.edit_replicable(e, p + 1):
+                            yield (*wal.key, i, p)
+
+    def do_zombie_ship(self, cfg: Config, st: S, s: int, g: int, seq: int, i: int, p: int) -> S:
+        edit = st.wals[cfg.slot((s, g, seq))].entries[i]
+        return self.deliver(cfg, st, p + 1, [edit])
