@@ -69,17 +69,6 @@ DEFERRED_FAMILY: dict[str, tuple[str, ...]] = {
 """Per deferred event, the events before which its step is taken."""
 
 ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commit",)}
-
-ZOMBIE: dict[str, str] = {
-    "ship": "a batch a region server shipped after its session expired (in flight when it was "
-    "paused): HBase's zombie sources do this; the model's dead server ships nothing",
-    "put": "an edit a region server appended after its session expired, before its WALs were "
-    "split (HBase's zombie writer can, until lease recovery); the model's dead server writes "
-    "nothing",
-}
-"""Steps a server can take after the model has it dead. They are matched by no step and listed:
-a trace with one is undecided, not accepted (the model cannot judge it) and not rejected (it is
-real behaviour the model lacks)."""
 """Events the model splits by circumstance: a claim mutation landing after its claimer died is
 ``zombie_claim_commit``."""
 
@@ -96,8 +85,6 @@ class Candidate:
 
     actions: tuple[Action, ...]
     expect: Callable[[Any, Any], str | None] | None = None
-    zombie: bool = False
-    """The event is a dead server's (``ZOMBIE``): matched by no step, and never accepted."""
 
 
 WRITER = frozenset({"put", "roll", "archive"})
@@ -166,6 +153,8 @@ class Resolver:
         puts: list[tuple[str, WalKey]] = []
         foreign: dict[int, int] = {}
         batches: list[tuple[str, int, int, int]] = []
+        self.relay_target: dict[str, int | None] = {}
+        """Per edit coming home, the server of ours the other cluster's ``relay_home`` names."""
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
             d = e.get("detail") or {}
@@ -180,6 +169,8 @@ class Resolver:
                 c = e["args"]["cluster"]
                 self.uids.setdefault(d.get("uid"), (c, foreign.get(c, 0)))
                 foreign[c] = foreign.get(c, 0) + 1
+            if e["name"] == "relay_home" and isinstance(d.get("uid"), str):
+                self.relay_target.setdefault(d["uid"], e["args"].get("server"))
             if e["name"] == "ship" and {"wal", "start", "end", "read"} <= d.keys():
                 batches.append((d["wal"], d["start"], d["end"], int(d["read"])))
             if e.get("args", {}).get("shipper", -1) >= 0:  # -1: no source (a claim with no WAL)
@@ -282,6 +273,8 @@ class Mapping:
             return "unmodelled"
         if name == "fault" and (e.get("detail") or {}).get("fault") in FAULT_NOTES:
             return "action" if FAULT_NOTES[e["detail"]["fault"]] in self.kinds else "unmodelled"
+        if self.unanswered(e):
+            return "action"
         if name in OBSERVATIONS:
             return "observation"
         if name == "claim_failed":
@@ -289,6 +282,18 @@ class Mapping:
         if name == "process_start" and self.legacy_join and e["proc"].startswith("rs-"):
             return "action"
         return "context"
+
+    def unanswered(self, e: Event) -> list[str]:
+        """The edits coming home that a region server of ours applied (``sink_apply``) but the
+        other cluster's ``relay_home`` gives to another server: the server died before it
+        answered, and the edit was sent again (``relay_apply``)."""
+        if e["name"] != "sink_apply" or not e["proc"].startswith("rs-"):
+            return []
+        if "relay_apply" not in self.kinds:
+            return []
+        me = server_index(e["proc"][3:])
+        targets = self.resolver.relay_target
+        return [u for u in (e.get("detail") or {}).get("uids") or [] if targets.get(u, me) != me]
 
     def why_unmodelled(self, e: Event) -> str:
         d = e.get("detail") or {}
@@ -303,7 +308,9 @@ class Mapping:
         """The ways event ``n`` maps onto the model in state ``st``."""
         name = e["name"]
         if e["kind"] == "meta":
-            if name == "fault":
+            if name == "sink_apply":
+                yield from self.relay_applies(e, st)
+            elif name == "fault":
                 yield Candidate((Action(FAULT_NOTES[e["detail"]["fault"]], ()),))
             elif name == "claim_failed":
                 yield from self.claim_failed(e, st)
@@ -317,7 +324,7 @@ class Mapping:
             return
         s = args.get("server")
         if name in ZOMBIE and not st.servers[s].alive and st.wals[self.cfg.slot((s, 0, 0))]:
-            yield Candidate((), zombie=True)
+            yield from ZOMBIE[name](self, n, e, st)
             return
         resolved: dict[str, list[int]] = {}
         for p in kind.params:
@@ -346,6 +353,25 @@ class Mapping:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
                 yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
+
+    def relay_applies(self, e: Event, st: Any) -> Iterator[Candidate]:
+        """``relay_apply`` for each unanswered edit (``unanswered``), which must be the next
+        edit each other cluster sends us."""
+        s = server_index(e["proc"][3:])
+        actions = []
+        for uid in self.unanswered(e):
+            want = self.resolver.uids.get(uid)
+            if want is None:
+                return
+            c = want[0]
+            relay = st.relays[c] if c < len(st.relays) else ()
+            if not relay:
+                return
+            j = self.cfg.outbound(c).index(0)
+            if relay.shipped[j] >= len(relay.log) or relay.log[relay.shipped[j]].uid != want:
+                return
+            actions.append(Action("relay_apply", (c, s)))
+        yield Candidate(tuple(actions))
 
     def owed(self, n: int, e: Event) -> tuple[Action, ...]:
         """The step of a deferred event this event's family owes before it (``DEFERRED``)."""
@@ -465,6 +491,39 @@ def _relay_steps(m: Mapping, e: Event, st: Any) -> int:
         if relay.log[i].uid == want:
             return i + 1 - done
     return 0
+
+
+def _zombie_put(m: Mapping, n: int, e: Event, st: Any) -> Iterator[Candidate]:
+    """An edit a region server appended after its session expired, before the split took its
+    WAL's lease: HBase's zombie writer can (``zombie_put``)."""
+    a = e["args"]
+    combo = (a["server"], a["group"], a["kind"])
+    yield Candidate((Action("zombie_put", combo),), _bind(EXPECT["put"], m, n, e, combo))
+
+
+def _zombie_ship(m: Mapping, n: int, e: Event, st: Any) -> Iterator[Candidate]:
+    """A batch a region server's source had in flight when its session expired: the edits the
+    filter kept reach the peer (``zombie_ship`` each); nothing is written to storage."""
+    queue = m.resolver.queue_of.get(n)
+    if queue is None:
+        return
+    peer, _chain = m.resolver.source_of(queue)
+    actions = []
+    for uid in (e.get("detail") or {}).get("uids") or []:
+        model = m.resolver.uids.get(uid)
+        if model is None or model[0] != 0:
+            return
+        _origin, s, g, seq, i = model
+        actions.append(Action("zombie_ship", (s, g, seq, i, peer)))
+    yield Candidate(tuple(actions))
+
+
+ZOMBIE: dict[str, Callable[[Mapping, int, Event, Any], Iterator[Candidate]]] = {
+    "put": _zombie_put,
+    "ship": _zombie_ship,
+}
+"""Steps a region server takes after the model has it dead (HBase's zombie: until the split
+takes its WALs' leases its writer can append, and a batch in flight still lands)."""
 
 
 PEER_PROC_NEXT: dict[tuple[str, str], str] = {

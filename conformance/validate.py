@@ -176,6 +176,7 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
         cleaner_runs=count.get("cleaner_start", 0) + count.get("clean", 0),
         master_restarts=faults.get("master-restart", 0),
         joins=servers,
+        zombies=True,
         peer_toggles=steps.era == "table"
         and bool(count.get("disable_peer") or count.get("enable_peer")),
     )
@@ -238,8 +239,6 @@ class Validator:
         self.best: list[_Node] = []
         self.best_consumed = -1
         self.best_front = len(events)
-        self.zombies: set[int] = set()
-        """Events some behaviour matched as a dead server's step (``mapping.ZOMBIE``)."""
         self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
         self.misfits: dict[int, int] = {}
 
@@ -383,8 +382,6 @@ class Validator:
                 st = self.take(node, n, cand)
                 if st is not None:
                     fitted = True
-                    if cand.zombie:
-                        self.zombies.add(n)
                     yield (n, cand.actions), st
             if not fitted:
                 self.misfits[n] = self.misfits.get(n, 0) + 1
@@ -530,19 +527,8 @@ def validate_events(
         steps = path_of(final)
         v.matched = len(events)
         v.hidden, v.hidden_used = _hidden_stats(steps)
-        zombies = sorted(n for n, acts in steps if n is not None and n in val.zombies and not acts)
-        v.detail["zombies"] = [
-            {"event": n, "line": events[n].get("_line"), "text": _event_text(events[n])}
-            for n in zombies
-        ]
         if not actions:
             v.status, v.reason = "undecided", "no action event: nothing to hold against the model"
-        elif zombies:
-            v.status = "undecided"
-            v.reason = (
-                f"unmodelled: {len(zombies)} steps of a server after its session expired (first "
-                f"at event {zombies[0]}): the model's dead server takes none"
-            )
         elif v.unmodelled:
             v.status = "undecided"
             v.reason = f"unmodelled: {len(v.unmodelled)} events have no model counterpart"
@@ -556,19 +542,7 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
-    zombies = sorted(
-        n
-        for n, acts in path_of(val.best[0])
-        if n in val.zombies and not acts and v.event is not None and n < v.event
-    )
-    if v.reason == "divergence" and zombies:
-        # A dead server's step the model cannot take may be what it cannot follow.
-        v.status = "undecided"
-        v.reason = (
-            f"unmodelled: {len(zombies)} steps of a server after its session expired (first at "
-            f"event {zombies[0]}), and the trace stops fitting at event {v.event}"
-        )
-    elif v.reason == "divergence" and v.unmodelled:
+    if v.reason == "divergence" and v.unmodelled:
         # Events the model has no counterpart for may be what it cannot follow: not a verdict.
         v.status = "undecided"
         v.reason = (

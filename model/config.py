@@ -58,6 +58,10 @@ class Config:
     joins: int = 0
     """Region servers (the last ones) that are not running at first and start while the cluster
     runs, each a new incarnation (a replacement after a crash): ``join``."""
+    zombies: bool = False
+    """A dead server may still append to its unsplit WALs, and a batch its source had in flight
+    may still land (``zombie_put``, ``zombie_ship``): trace validation's bound, since real runs
+    do this; off for every checker's configuration."""
     # --- the table era ---
     spare_servers: int = 0
     """Region servers (the last ones) that have not joined yet: they start during an upgrade."""

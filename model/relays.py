@@ -20,6 +20,12 @@ RELAY_KINDS: tuple[ActionKind, ...] = (
     K("foreign_put", ("cluster",), False, "a client edit written at another cluster"),
     K("relay_ship", ("cluster", "target"), True, "another cluster replicates its next edit onward"),
     K("relay_home", ("cluster", "server"), True, "another cluster replicates an edit into ours"),
+    K(
+        "relay_apply",
+        ("cluster", "server"),
+        False,
+        "a server of ours applies a relayed edit and dies before answering: it is sent again",
+    ),
 )
 
 
@@ -113,3 +119,17 @@ class Relays:
             st = self.deliver(cfg, st, 0, [edit])
             st = self.append(cfg, st, s, 0, edit.kind, ids, uid=edit.uid)
         return self._relay_advance(st, c, j)
+
+    def en_relay_apply(self, cfg: Config, st: S) -> Iterator[tuple]:
+        """Only with the configuration's ``zombies`` (work in flight when a server dies)."""
+        if cfg.zombies:
+            yield from self.en_relay_home(cfg, st)
+
+    def do_relay_apply(self, cfg: Config, st: S, c: int, s: int) -> S:
+        """The edit is applied and written to the server's WAL, but the other cluster never hears
+        so: it stays the next to send (a later ``relay_home`` applies it again elsewhere)."""
+        _j, edit = self._relay_next(cfg, st, c, 0)
+        if rules.edit_replicable(edit, 0):
+            st = self.deliver(cfg, st, 0, [edit])
+            st = self.append(cfg, st, s, 0, edit.kind, (*edit.cluster_ids, 0), uid=edit.uid)
+        return st

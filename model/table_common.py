@@ -80,6 +80,7 @@ from .table_state import (
     TServer,
     TState,
 )
+from .zombies import ZOMBIE_KINDS, Zombies
 
 K = ActionKind
 PLACEHOLDER_GROUP = -1
@@ -136,6 +137,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
     K("open_table", ("server",), True, "assign hbase:replication: write its open marker to a WAL"),
     *RELAY_KINDS,
+    *ZOMBIE_KINDS,
 )
 
 STORAGE_KINDS = frozenset(
@@ -176,7 +178,7 @@ def wals_to_replicate(
     return tuple(sorted(keys, key=table_rules.wal_timestamp))
 
 
-class TableCommon(SinkOutages, Relays, Design):
+class TableCommon(SinkOutages, Relays, Zombies, Design):
     """Shared steps of the table-era designs."""
 
     era = "table"

@@ -45,6 +45,7 @@ from .state import (
     set_at,
     sort_queue_wals,
 )
+from .zombies import ZOMBIE_KINDS, Zombies
 
 K = ActionKind
 
@@ -92,10 +93,11 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     K("toggle_replication", (), False, "admin: flip the /hbase/replication/state znode"),
     K("peer_sync", ("server", "peer"), True, "a region server reacts to a peers-znode change"),
     *RELAY_KINDS,
+    *ZOMBIE_KINDS,
 )
 
 
-class ZkCommon(SinkOutages, Relays, Design):
+class ZkCommon(SinkOutages, Relays, Zombies, Design):
     """Shared steps of the ZooKeeper-era designs."""
 
     era = "zk"

@@ -578,6 +578,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("spare_servers", cfg.spare_servers, "spare servers"),
         ("joins", cfg.joins, "servers joining"),
         ("peer_toggles", cfg.peer_toggles, "peers disabled and enabled"),
+        ("zombies", cfg.zombies, "zombie servers"),
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
     ]

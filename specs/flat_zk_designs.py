@@ -424,6 +424,7 @@ def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
 
 def flat_model(name: str, cfg: Config) -> FlatModel:
     """The flat model of design (or mutant) ``name`` under ``cfg``."""
-    if cfg.joins:
-        raise FlatError(f"config {cfg.name!r}: servers joining not in the flat model")
+    if cfg.joins or cfg.zombies:
+        what = "servers joining" if cfg.joins else "zombie servers"
+        raise FlatError(f"config {cfg.name!r}: {what} not in the flat model")
     return flat_class(name, cfg)(get_design(name), cfg).model()
