@@ -434,9 +434,14 @@ def _dead_queue(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
 
 
 def _child(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
-    """The index of the claim child for the row the event names."""
-    peer, _owner, source = m.steps.parse_row_key(e["detail"]["row"])
+    """The index of the claim child for the row the event names; a dropped child
+    (``claim_lost``) recorded without its row is any child whose target is dead."""
     d = e["args"]["dead"]
+    row = (e.get("detail") or {}).get("row")
+    if row is None:
+        children = st.scps[d].children
+        return [i for i, c in enumerate(children) if not st.servers[c.target].alive]
+    peer, _owner, source = m.steps.parse_row_key(row)
     t = e["args"].get("server")
     return [
         i

@@ -198,6 +198,8 @@ class Master(ZkProcess):
                         "claim_lost",
                         {"dead": server_index(dead), "child": data.get("child", 0)},
                         zxid=zxid,
+                        row=data.get("row"),
+                        target=target,
                     )
                 else:
                     self.trace.emit("note", kind="meta", zxid=zxid, what="claim target died")

@@ -520,7 +520,14 @@ def validate_events(
         if r == "unmodelled"
     ]
     deadline = None if seconds is None else t0 + seconds
-    outcome, final = val.run(deadline)
+    try:
+        outcome, final = val.run(deadline)
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        # An event whose facts the mapping cannot read: said, never a traceback or a pass.
+        v.status = "undecided"
+        v.reason = f"the mapping could not read an event ({type(exc).__name__}: {exc})"
+        v.nodes, v.seconds = val.nodes, time.monotonic() - t0
+        return v
     v.nodes = val.nodes
     v.seconds = time.monotonic() - t0
     if outcome == "accepted":

@@ -67,3 +67,34 @@ def test_json_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_an_unknown_design_and_an_unwritable_junit_are_usage_errors(tmp_path: Path) -> None:
     assert main(["validate", str(VALID), "--design", "zk-nope"]) == 2
     assert main(["validate", str(VALID), "--junit", str(tmp_path)]) == 2
+
+
+def test_an_event_the_mapping_cannot_read_is_undecided_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replcheck.conformance import mapping
+
+    def unreadable(*_args: object) -> list[int]:
+        raise KeyError("row")
+
+    monkeypatch.setitem(mapping.RESOLVED, "shipper", unreadable)
+    assert main(["validate", str(VALID)]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert "undecided: the mapping could not read an event (KeyError: 'row')" in out
+    assert err.strip().splitlines()[-1].startswith("validate: FAIL")
+
+
+def test_a_dropped_claim_recorded_without_its_row_is_any_child_whose_target_died() -> None:
+    """An older recording's ``claim_lost`` names no row: the dropped child is one whose target
+    is dead in the model (test_data/validate/README.md)."""
+    from replcheck.conformance.validate import validate_path
+
+    trace = (
+        Path(__file__).resolve().parents[2]
+        / "test_data/validate/table-claim-lost-without-row.jsonl"
+    )
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert any(e["name"] == "claim_lost" and "detail" not in e for e in events)
+    v = validate_path(trace)
+    assert v.status == "accepted", v.headline()
