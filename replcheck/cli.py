@@ -301,6 +301,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_record",
     "replcheck.cli_prove",
     "replcheck.cli_validate",
+    "replcheck.cli_zklog",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""
