@@ -30,7 +30,7 @@ from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.state import ARCHIVED, DELETED, LOCAL, WalKey
 from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
-from replcheck.model.table_state import ADD, C_READY, NO_SOURCE, SCP_SPLIT
+from replcheck.model.table_state import ADD, C_READY, FULL, NO_SOURCE, SCP_SPLIT
 
 from .events import TraceFault
 from .steps import Steps, server_index
@@ -323,7 +323,13 @@ class Mapping:
             yield Candidate(())
             return
         s = args.get("server")
-        if name in ZOMBIE and not st.servers[s].alive and st.wals[self.cfg.slot((s, 0, 0))]:
+        if (
+            name in ZOMBIE
+            and not st.servers[s].alive
+            and st.wals[self.cfg.slot((s, 0, 0))]
+            and e["proc"].startswith("rs-")
+            and server_index(e["proc"][3:]) == s
+        ):
             yield from ZOMBIE[name](self, n, e, st)
             return
         resolved: dict[str, list[int]] = {}
@@ -523,9 +529,47 @@ def _zombie_ship(m: Mapping, n: int, e: Event, st: Any) -> Iterator[Candidate]:
     yield Candidate(tuple(actions))
 
 
+def _args(e: Event, *names: str) -> tuple:
+    return tuple(e["args"][k] for k in names)
+
+
+def _zombie_persist(m: Mapping, n: int, e: Event, st: Any) -> Iterator[Candidate]:
+    """Table era: an offset a region server's source wrote after its session expired (the
+    table's client needs no session): ``zombie_persist`` of that queue's row; an ``advance``
+    writes the end of its WAL."""
+    if "zombie_persist" not in m.kinds:
+        return
+    queue = m.resolver.queue_of.get(n)
+    d = e.get("detail") or {}
+    at = m.resolver.entry_at.get(d.get("wal", ""), {})
+    if e["name"] == "advance":
+        at = {None: FULL}
+    if queue is None or "wal" not in d or d.get("position") not in at:
+        return
+    peer, chain = m.resolver.source_of(queue)
+    _ws, g, seq = m.resolver.wal_key(d["wal"])
+    source = chain[0] if chain else NO_SOURCE
+    args = (e["args"]["server"], peer, source, g, seq, at[d.get("position")])
+    yield Candidate((Action("zombie_persist", args),))
+
+
+def _zombie_step(kind: str, *params: str) -> Callable[..., Iterator[Candidate]]:
+    """A zombie's step whose arguments are the event's own."""
+
+    def candidates(m: Mapping, n: int, e: Event, st: Any) -> Iterator[Candidate]:
+        if kind in m.kinds:
+            yield Candidate((Action(kind, tuple(e["args"][k] for k in params)),))
+
+    return candidates
+
+
 ZOMBIE: dict[str, Callable[[Mapping, int, Event, Any], Iterator[Candidate]]] = {
     "put": _zombie_put,
     "ship": _zombie_ship,
+    "persist": _zombie_persist,
+    "advance": _zombie_persist,
+    "roll": _zombie_step("zombie_roll", "server", "group"),
+    "archive": _zombie_step("zombie_archive", "server", "group", "seq"),
 }
 """Steps a region server takes after the model has it dead (HBase's zombie: until the split
 takes its WALs' leases its writer can append, and a batch in flight still lands)."""

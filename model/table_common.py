@@ -136,6 +136,12 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("cleaner_delete", (), True, "log cleaner: getDeletableFiles over oldWALs, barrier.stop()"),
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
     K("open_table", ("server",), True, "assign hbase:replication: write its open marker to a WAL"),
+    K(
+        "zombie_persist",
+        ("server", "peer", "source", "group", "seq", "pos"),
+        False,
+        "a dead server's source writes an offset it had reached (a table client needs no session)",
+    ),
     *RELAY_KINDS,
     *ZOMBIE_KINDS,
 )
@@ -600,6 +606,32 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
             st, sh.peer, s, self.queue_source(s, sh), sh.group, (sh.wals[0][2], sh.pos)
         )
         return st._replace(sid=set_at(st.sid, sh.peer, st.sid[sh.peer] | SID))
+
+    def en_zombie_persist(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        """With the configuration's ``zombies``: any offset a dead server's sources could have
+        reached, into any WAL of the server a source of it reads (its own, or a claimed one's),
+        or the end of one (``advance``)."""
+        if not cfg.zombies:
+            return
+        for s, srv in enumerate(st.servers):
+            if srv.alive or not srv.started:
+                continue
+            for wal in st.wals:
+                if not wal or wal.place == DELETED:
+                    continue
+                ws, g, seq = wal.key
+                source = NO_SOURCE if ws == s else ws
+                for p in range(cfg.peers):
+                    for pos in (*range(1, len(wal.entries) + 1), FULL):
+                        yield (s, p, source, g, seq, pos)
+
+    def do_zombie_persist(
+        self, cfg: Config, st: TState, s: int, p: int, source: int, g: int, seq: int, pos: int
+    ) -> TState:
+        """``setOffset`` is a put to the queue's row: after a claim moved the queue it writes the
+        old row again."""
+        st = self.set_offset(st, p, s, source, g, (seq, pos))
+        return st._replace(sid=set_at(st.sid, p, st.sid[p] | SID))
 
     def en_advance(self, cfg: Config, st: TState) -> Iterator[tuple]:
         for s, srv in enumerate(st.servers):

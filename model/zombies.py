@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 from . import rules
 from .action import ActionKind
 from .config import Config
-from .state import DELETED, DISABLED, ENABLED, LIVE_DIR
+from .state import ARCHIVED, DELETED, DISABLED, ENABLED, LIVE_DIR, Wal, set_at
 
 S = TypeVar("S", bound=NamedTuple)
 
@@ -27,6 +27,18 @@ ZOMBIE_KINDS: tuple[ActionKind, ...] = (
         "a dead server's writer appends an edit before the split takes its WAL's lease",
     ),
     K(
+        "zombie_roll",
+        ("server", "group"),
+        False,
+        "a dead server's writer rolls to a new WAL before the split takes its WALs' leases",
+    ),
+    K(
+        "zombie_archive",
+        ("server", "group", "seq"),
+        False,
+        "a dead server moves a WAL it rolled away from to oldWALs before the split",
+    ),
+    K(
         "zombie_ship",
         ("server", "group", "seq", "entry", "peer"),
         False,
@@ -36,9 +48,9 @@ ZOMBIE_KINDS: tuple[ActionKind, ...] = (
 
 
 class Zombies:
-    """``zombie_put`` and ``zombie_ship`` for any state with ``servers`` (``alive``,
-    ``current``, ``known``), ``wals``, ``peers`` and ``budget.puts``; the design supplies
-    ``append``, ``deliver``, ``with_server`` and ``with_wal``."""
+    """A zombie's steps for any state with ``servers`` (``alive``, ``current``, ``known``),
+    ``wals``, ``peers`` and ``budget.puts``; the design supplies ``append``, ``deliver``,
+    ``with_server`` and ``with_wal``."""
 
     def _unsplit(self, cfg: Config, st: S, key: tuple[int, int, int]) -> Any:
         """The dead server's WAL ``key`` while it is still where its writer left it."""
@@ -64,6 +76,35 @@ class Zombies:
         st = st._replace(budget=st.budget._replace(puts=st.budget.puts - 1))
         st = self.append(cfg, self.with_server(st, s, srv._replace(known=stored)), s, g, kind, (0,))
         return self.with_server(st, s, srv)
+
+    def en_zombie_roll(self, cfg: Config, st: S) -> Iterator[tuple]:
+        if not cfg.zombies:
+            return
+        for s, srv in enumerate(st.servers):
+            for g, seq in enumerate(srv.current):
+                if seq + 1 < cfg.wals_per_server and self._unsplit(cfg, st, (s, g, seq)):
+                    yield (s, g)
+
+    def do_zombie_roll(self, cfg: Config, st: S, s: int, g: int) -> S:
+        """The new WAL is in the dead server's WAL directory, where the split will find it; no
+        source of the dead server is left to queue it."""
+        srv = st.servers[s]
+        seq = srv.current[g] + 1
+        st = self.with_wal(cfg, st, Wal((s, g, seq), (), True, LIVE_DIR))
+        return self.with_server(st, s, srv._replace(current=set_at(srv.current, g, seq)))
+
+    def en_zombie_archive(self, cfg: Config, st: S) -> Iterator[tuple]:
+        if not cfg.zombies:
+            return
+        for wal in st.wals:
+            if wal and self._unsplit(cfg, st, wal.key):
+                s, g, seq = wal.key
+                if seq < st.servers[s].current[g]:
+                    yield wal.key
+
+    def do_zombie_archive(self, cfg: Config, st: S, s: int, g: int, seq: int) -> S:
+        wal = st.wals[cfg.slot((s, g, seq))]
+        return self.with_wal(cfg, st, wal._replace(place=ARCHIVED))
 
     def en_zombie_ship(self, cfg: Config, st: S) -> Iterator[tuple]:
         """Any edit still in a WAL, to a peer that should receive it, once some server is dead:
