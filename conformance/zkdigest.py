@@ -109,7 +109,7 @@ class DataTree:
                 parent_path, _, child = n.path.rpartition("/")
                 parent = tree.nodes.get(parent_path)
                 if parent is None:
-                    raise ZkLogError(f"{snap.path}: node {n.path} comes before its parent")
+                    raise ZkLogError(f"{snap.path}: node {n.path!r} comes before its parent")
                 parent.children.add(child)
                 tree._track(n.path, n.stat.ephemeral_owner)
         return tree

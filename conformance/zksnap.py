@@ -298,8 +298,8 @@ class Snapshot:
                     break
                 if path is None:
                     raise r.fail("a node with no path", at)
-                data = r.bytes(f"the data of {path}")
-                acl = r.long(f"the ACL id of {path}")
+                data = r.bytes(f"the data of {path!r}")
+                acl = r.long(f"the ACL id of {path!r}")
                 yield SnapNode(path, data, acl, r.stat())
             self._seal(r)
             if r.at_end():
