@@ -45,6 +45,8 @@ CONTEXT: dict[str, str] = {
     "note": "a remark for the reader (admin schedule, retries, sends of claim requests)",
     "run_end": "the driver's end of run",
     "wal_truncated": "a torn tail cut off while splitting; the model's WALs hold whole entries",
+    "teardown archive": "after the run's end the driver stops the region servers, which the "
+    "model has no step for (a clean stop), and the master archives their last WALs",
 }
 """Meta events that state nothing the model has a notion of, each with the reason."""
 
@@ -253,6 +255,9 @@ class Mapping:
         self.steps = Steps.for_model(design)
         self.resolver = Resolver(self.steps, cfg, events)
         self.kinds = {k.name: k for k in design.kinds}
+        ends = [n for n, e in enumerate(events) if e["name"] == "run_end"]
+        self.teardown = {id(e) for e in events[ends[0] + 1 :]} if ends else set()
+        """Events after the driver's end of run, while it stops the processes."""
         self.legacy_join = "join" in self.kinds and not any(e["name"] == "join" for e in events)
         """A trace recorded before region servers recorded ``join``: their start is the join."""
         unrecorded = [k for k in design.kinds if k.name in UNRECORDED]
@@ -266,6 +271,8 @@ class Mapping:
     def role(self, e: Event) -> str:
         if local_foreign(e):
             return "context"
+        if e["name"] == "archive" and e["proc"] == "master" and id(e) in self.teardown:
+            return "context"  # CONTEXT["teardown archive"]
         if e["kind"] == "action":
             return "action"
         name = e["name"]

@@ -98,3 +98,19 @@ def test_a_dropped_claim_recorded_without_its_row_is_any_child_whose_target_died
     assert any(e["name"] == "claim_lost" and "detail" not in e for e in events)
     v = validate_path(trace)
     assert v.status == "accepted", v.headline()
+
+
+def test_the_masters_archives_after_the_run_end_are_teardown() -> None:
+    """test_data/validate/README.md: the archives of stopped servers' WALs after ``run_end``
+    are context (the model has no clean stop); before the end they would be actions."""
+    from replcheck.conformance.validate import validate_events, validate_path
+
+    trace = (
+        Path(__file__).resolve().parents[2] / "test_data/validate/zk-lock-teardown-archive.jsonl"
+    )
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    end = next(n for n, e in enumerate(events) if e["name"] == "run_end")
+    assert any(e["name"] == "archive" and e["proc"] == "master" for e in events[end:])
+    assert validate_path(trace).status == "accepted"
+    without_end = [e for e in events if e["name"] != "run_end"]
+    assert validate_events(without_end, "zk-lock").status == "rejected"
