@@ -66,7 +66,7 @@ class Node:
     """One node of the rebuilt tree."""
 
     data: bytes | None
-    acl: list[ACL] | int | None
+    acl: tuple[ACL, ...] | int | None
     """The ACL list (from a txn), or the snapshot's ACL id for a node loaded from a snapshot."""
     stat: StatPersisted
     children: set[str] = field(default_factory=set)

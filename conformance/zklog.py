@@ -99,7 +99,7 @@ def op_name(op: int) -> str:
 # --- records ----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class ACL:
     """One access-control entry: permission bits and the identity (``scheme:id``)."""
 
@@ -114,7 +114,7 @@ class CreateTxn:
 
     path: str | None
     data: bytes | None
-    acl: list[ACL] | None
+    acl: tuple[ACL, ...] | None
     ephemeral: bool
     parent_cversion: int
     """The parent's cversion after the create; -1 in a pre-3.3 record, which had none."""
@@ -124,7 +124,7 @@ class CreateTxn:
 class CreateTTLTxn:
     path: str | None
     data: bytes | None
-    acl: list[ACL] | None
+    acl: tuple[ACL, ...] | None
     parent_cversion: int
     ttl: int
 
@@ -133,7 +133,7 @@ class CreateTTLTxn:
 class CreateContainerTxn:
     path: str | None
     data: bytes | None
-    acl: list[ACL] | None
+    acl: tuple[ACL, ...] | None
     parent_cversion: int
 
 
@@ -162,7 +162,7 @@ class CheckVersionTxn:
 @dataclass(slots=True)
 class SetACLTxn:
     path: str | None
-    acl: list[ACL] | None
+    acl: tuple[ACL, ...] | None
     version: int
 
 
@@ -300,7 +300,7 @@ def _str(b: bytes, o: int) -> tuple[str | None, int]:
     return (None if raw is None else raw.decode("utf-8", "replace")), o
 
 
-def _acl(b: bytes, o: int) -> tuple[list[ACL] | None, int]:
+def _acl_list(b: bytes, o: int) -> tuple[tuple[ACL, ...] | None, int]:
     (n,) = _I.unpack_from(b, o)
     o += 4
     if n == -1:
@@ -313,7 +313,31 @@ def _acl(b: bytes, o: int) -> tuple[list[ACL] | None, int]:
         scheme, o = _str(b, o + 4)
         ident, o = _str(b, o)
         acl.append(ACL(perms, scheme, ident))
-    return acl, o
+    return tuple(acl), o
+
+
+_ACLS: dict[bytes, tuple[ACL, ...] | None] = {}
+"""Decoded ACL lists by their bytes: nearly every create carries one of a few lists."""
+
+
+def _acl(b: bytes, o: int) -> tuple[tuple[ACL, ...] | None, int]:
+    (n,) = _I.unpack_from(b, o)
+    if n != 1 or len(b) < o + 12:
+        return _acl_list(b, o)
+    (scheme_len,) = _I.unpack_from(b, o + 8)  # after the count and the perms
+    if scheme_len < 0 or len(b) < o + 16 + scheme_len:
+        return _acl_list(b, o)
+    (id_len,) = _I.unpack_from(b, o + 12 + scheme_len)
+    end = o + 16 + scheme_len + id_len
+    if id_len < 0 or end > len(b):
+        return _acl_list(b, o)
+    key = b[o:end]
+    acl = _ACLS.get(key)
+    if acl is None:
+        if len(_ACLS) >= 1024:
+            _ACLS.clear()
+        acl = _ACLS[key] = _acl_list(b, o)[0]
+    return acl, end
 
 
 def _create(b: bytes, o: int) -> tuple[CreateTxn, int]:

@@ -273,7 +273,7 @@ class Snapshot:
     version: int
     sessions: dict[int, int] = field(default_factory=dict)
     """Session id → timeout (ms)."""
-    acls: dict[int, list[ACL]] = field(default_factory=dict)
+    acls: dict[int, tuple[ACL, ...]] = field(default_factory=dict)
     digest: SnapDigest | None = None
     """Set once :meth:`nodes` is exhausted, when the snapshot records one."""
     last_zxid: int | None = None
@@ -394,7 +394,7 @@ def read_snapshot(path: str | os.PathLike[str]) -> Snapshot:
             for _ in range(n):
                 perms = r.int("an ACL")
                 acl.append(ACL(perms, r.str("an ACL"), r.str("an ACL")))
-            snap.acls[key] = acl
+            snap.acls[key] = tuple(acl)
     except BaseException:
         f.close()
         raise

@@ -423,6 +423,7 @@ def test_snapshot_trailer_is_read_and_checked(runs: dict[str, Path]) -> None:
 
 
 def test_replay_reproduces_every_logged_digest(runs: dict[str, Path]) -> None:
+    checked: Counter[str] = Counter()
     for method, folder in runs.items():
         all_txns = list(read_logs(folder))
         for snap in snapshot_files(folder):
@@ -432,7 +433,12 @@ def test_replay_reproduces_every_logged_digest(runs: dict[str, Path]) -> None:
             assert [s.txn.zxid for s in steps] == [t.zxid for t in all_txns if t.zxid > start]
             checks = Counter(s.check for s in steps)
             assert checks["mismatch"] == 0, (method, snap.name)
-            assert r.snapshot_check in ("match", "none"), (method, snap.name)
+            # the snapshot's own digest matches the tree it holds, except where ZooKeeper's own
+            # race put a transaction after the digest's zxid into the snapshot (it then flags
+            # the same mismatch when it loads it): the first txn replayed fails then
+            raced = r.snapshot_check == "mismatch" and steps[0].err != 0
+            assert r.snapshot_check in ("match", "none") or raced, (method, snap.name)
+            checked[r.snapshot_check] += 1
             nones = [s.txn for s in steps if s.check == "none"]
             assert all(t.type == OpCode.error for t in nones)
             fuzzy = [s for s in steps if s.check == "fuzzy"]
@@ -445,6 +451,7 @@ def test_replay_reproduces_every_logged_digest(runs: dict[str, Path]) -> None:
             later = [s for s in steps if s.txn.zxid > fuzzy_end and s not in failed]
             assert all(s.err == 0 for s in later), snap.name
             assert all(s.err < 0 for s in failed), snap.name
+    assert checked["match"] >= len(runs), checked
 
 
 def _failed_multi(t: Txn) -> bool:
