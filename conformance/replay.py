@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from replcheck.model import Action, Config, Model, get_design, rules
+from replcheck.model.render import describe_action
 
 from .events import TraceFault, read_trace
-from .validate import Bounds, Validator, Verdict, path_of, validate_events
+from .validate import Bounds, Validator, Verdict, _event_text, path_of, validate_events
 
 DEFAULT_BOUNDS = Bounds()
 
@@ -93,6 +94,20 @@ class Behaviour:
             out += [p.name for p in self.model.step_properties if not p.check(cfg, before, st)]
         return out
 
+    def described(self, n: int) -> str:
+        """Step ``n``'s action with its parameters named, or what its event is."""
+        step = self.steps[n]
+        if step.action is not None:
+            before = self.steps[n - 1].state
+            return describe_action(self.model.design, step.action, self.cfg, before)
+        if step.event is not None:
+            return f"{event_text(self.events[step.event])} (no model step)"
+        return "the initial state"
+
+    def zxid(self, n: int) -> int | None:
+        step = self.steps[n]
+        return None if step.event is None else self.events[step.event].get("zxid")
+
     def matched_events(self) -> set[int]:
         return {s.event for s in self.steps if s.event is not None}
 
@@ -108,6 +123,11 @@ class Behaviour:
             del seen[HIDDEN_LANE]
             seen[HIDDEN_LANE] = None
         return list(seen)
+
+
+def event_text(e: dict[str, Any]) -> str:
+    """One event as the validator's report writes it: kind, name, arguments, process, zxid."""
+    return _event_text(e)
 
 
 # --- lanes of model steps ---------------------------------------------------------------------

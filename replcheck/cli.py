@@ -244,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-symmetry", action="store_true", help="no symmetry reduction")
     p.add_argument("--max-states", type=_max_states, metavar="N", help="stop after N states")
     p.add_argument("--no-liveness", action="store_true", help="skip the liveness properties")
+    p.add_argument("--html", metavar="FILE", help="draw the counterexamples on one HTML page")
     p.add_argument(
         "--max-memory",
         type=_max_states,
@@ -302,6 +303,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_prove",
     "replcheck.cli_validate",
     "replcheck.cli_zklog",
+    "replcheck.cli_replay",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""
@@ -465,6 +467,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from replcheck.specs import check
 
     pairs = _pairs(args)
+    if args.html:
+        _check_writable(args.html, "--html")
     progress = _progress(args)
     results = []
     for name, cfg in pairs:
@@ -491,6 +495,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
         _print(to_json(results_dict(results)))
     else:
         _print("\n\n".join(render_result(r, m) for r, m in results))
+    if args.html:
+        from replcheck.cli_replay import write_results_html
+
+        write_results_html(Path(args.html), results)
     return _verdict(
         [r for r, _m in results], len(pairs), "undecided properties are not a pass", args.json
     )
