@@ -234,13 +234,38 @@ class Validator:
             for n in idx:
                 self.proc_of[n] = p
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
-        self.times = [float(e.get("t", 0.0)) for e in events]
+        self.times = self.effective_times(events)
+        self.order = sorted(range(len(events)), key=lambda n: (self.times[n], n))
+        """The events by when they happened at the latest (ties in file order): an order that
+        keeps every lane's and the zxids' (``effective_times``), unlike a merge that had to
+        place a paused process's late-stamped lines."""
+        self.rank = [0] * len(events)
+        for i, n in enumerate(self.order):
+            self.rank[n] = i
         self.nodes = 0
         self.best: list[_Node] = []
         self.best_consumed = -1
         self.best_front = len(events)
         self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
         self.misfits: dict[int, int] = {}
+
+    def effective_times(self, events: list[dict[str, Any]]) -> list[float]:
+        """When each event happened at the latest. A line's timestamp is taken after the step:
+        a process paused between a storage write and its line stamps it seconds late. But a
+        step happened before every later step of its lane and, for a storage write, before
+        every write with a larger zxid: its time is at most theirs (the minimum over what
+        follows it in those two orders)."""
+        times = [float(e.get("t", 0.0)) for e in events]
+        next_in_lane: dict[int, float] = {}
+        after_storage = float("inf")
+        for n in range(len(events) - 1, -1, -1):
+            p = self.proc_of[n]
+            t = min(times[n], next_in_lane.get(p, float("inf")))
+            if events[n]["zxid"] is not None:
+                t = min(t, after_storage)
+                after_storage = t
+            times[n] = next_in_lane[p] = t
+        return times
 
     # --- readiness ----------------------------------------------------------------------------
 
@@ -262,7 +287,7 @@ class Validator:
             for n in heads
             if (self.events[n]["zxid"] is None or n == nxt_storage) and self.times[n] <= horizon
         ]
-        out.sort()
+        out.sort(key=self.rank.__getitem__)
         return iter(out)
 
     def advance(self, node: _Node, n: int) -> tuple[tuple[int, ...], int]:
@@ -346,9 +371,10 @@ class Validator:
         """Reorderings are local: they are tried at a point only when the furthest point any
         behaviour has matched to is within ``slack`` seconds of it (the trace stopped fitting
         there, or nowhere yet)."""
-        if self.best_front >= len(self.events):
+        if self.best_front >= len(self.events) or front >= len(self.events):
             return True
-        return self.times[self.best_front] <= self.times[front] + self.bounds.slack
+        best, here = self.order[self.best_front], self.order[front]
+        return self.times[best] <= self.times[here] + self.bounds.slack
 
     def fresh(self, parent: _Node, child: _Node) -> _Node:
         """A child that matched the earliest unmatched event gets its reorderings back, unless
@@ -363,12 +389,12 @@ class Validator:
         return child
 
     def front(self, node: _Node) -> int:
-        """The earliest event (file order) a node has not matched."""
+        """The rank (``order``) of the earliest event a node has not matched."""
         first = len(self.events)
         for p, idx in enumerate(self.proc_events):
             c = node.cursors[p]
-            if c < len(idx) and idx[c] < first:
-                first = idx[c]
+            if c < len(idx) and self.rank[idx[c]] < first:
+                first = self.rank[idx[c]]
         return first
 
     def moves(self, node: _Node, ready: list[int]) -> Iterator[tuple[Move, Any]]:
@@ -617,8 +643,9 @@ def _where(val: Validator, v: Verdict) -> None:
     v.detail["proc"] = e["proc"]
     v.detail["zxid"] = e["zxid"]
     if val.best:
-        last = _next_event(val, val.best[0]) - 1
-        if last >= 0:
+        rank = val.rank[_next_event(val, val.best[0])]
+        if rank > 0:
+            last = val.order[rank - 1]
             le = val.events[last]
             v.detail["last_matched"] = {
                 "event": last,
@@ -630,13 +657,9 @@ def _where(val: Validator, v: Verdict) -> None:
 
 
 def _next_event(val: Validator, node: _Node) -> int:
-    """The first event (in file order) the node has not consumed."""
-    first = None
-    for p, idx in enumerate(val.proc_events):
-        c = node.cursors[p]
-        if c < len(idx) and (first is None or idx[c] < first):
-            first = idx[c]
-    return first if first is not None else len(val.events) - 1
+    """The earliest event (``Validator.order``) the node has not consumed."""
+    rank = val.front(node)
+    return val.order[rank] if rank < len(val.events) else len(val.events) - 1
 
 
 def _event_text(e: dict[str, Any]) -> str:
