@@ -155,6 +155,12 @@ class Resolver:
         puts: list[tuple[str, WalKey]] = []
         foreign: dict[int, int] = {}
         batches: list[tuple[str, int, int, int]] = []
+        self.joined = {
+            e["args"]["server"]
+            for e in events
+            if e["name"] == "join" and isinstance((e.get("args") or {}).get("server"), int)
+        }
+        """Servers whose ``join`` the trace records."""
         self.relay_target: dict[str, int | None] = {}
         """Per edit coming home, the server of ours the other cluster's ``relay_home`` names."""
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
@@ -728,7 +734,20 @@ ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
 state shows it done, or when the model does it with the event that follows (each says which)."""
 
 
+def _unrecorded_join(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
+    """A server killed while it started: the driver chose it among the live servers (its live
+    znode was there), but it died before it recorded ``join`` (its replication znode, or its
+    line). It had joined: the model takes the join before the crash."""
+    s = e["args"].get("server")
+    if not isinstance(s, int) or "join" not in m.kinds or s in m.resolver.joined:
+        return ()
+    srv = st.servers[s]
+    started = srv.started if hasattr(srv, "started") else bool(st.wals[m.cfg.slot((s, 0, 0))])
+    return () if srv.alive or started else (Action("join", (s,)),)
+
+
 PREFIX: dict[str, Callable[[Mapping, Event, Any], tuple[Action, ...]]] = {
+    "crash": _unrecorded_join,
     "cleaner_finish": _absent_reads,
     "peer_proc": _dead_refreshes,
 }
