@@ -132,23 +132,31 @@ def event_text(e: dict[str, Any]) -> str:
 
 # --- lanes of model steps ---------------------------------------------------------------------
 
+CLEANER = frozenset(
+    {"clean", "lock_cleaner", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete"}
+)
+"""The master's log cleaner: a ``server`` these name is whose WAL or znode it looks at."""
+
 ADMIN = frozenset(
     {"add_peer", "remove_peer", "enable_peer", "disable_peer", "toggle_replication", "transit_peer"}
 )
 
 
 def action_lane(model: Model, action: Action) -> str:
-    """Who takes a model step no event records: the region server it names (``rs-<name>``, as
-    the reference cluster names its processes), the other cluster, the admin, or the master."""
+    """Who takes a model step no event records: the other cluster it names (``sink-<n>``), the
+    region server it names (``rs-<name>``, as the reference cluster names its processes), the
+    admin, or the master (its log cleaner among them)."""
     try:
         params = model.design.kind(action.name).params
     except KeyError:
         params = ()
     named = dict(zip(params, action.args, strict=False))
-    if isinstance(named.get("server"), int):
-        return "rs-" + rules.server_name(model.cfg, named["server"])
+    if action.name in CLEANER:
+        return "master"
     if isinstance(named.get("cluster"), int):
         return f"sink-{named['cluster']}"
+    if isinstance(named.get("server"), int):
+        return "rs-" + rules.server_name(model.cfg, named["server"])
     if action.name in ADMIN:
         return "admin"
     return "master"

@@ -168,7 +168,11 @@ class Debugger(cmd.Cmd):
             if self.b.zxid(s.index) == z:
                 self.move(s.index)
                 return
-        self.say(f"no matched event has zxid {z:#x}")
+        for n, e in enumerate(self.b.events):
+            if e.get("zxid") == z:
+                self.say(f"zxid {z:#x} is event {n}, which was not matched: {self.ending()}")
+                return
+        self.say(f"no event has zxid {z:#x}")
 
     def do_proc(self, arg: str) -> None:
         name = arg.strip()
