@@ -45,8 +45,6 @@ CONTEXT: dict[str, str] = {
     "note": "a remark for the reader (admin schedule, retries, sends of claim requests)",
     "run_end": "the driver's end of run",
     "wal_truncated": "a torn tail cut off while splitting; the model's WALs hold whole entries",
-    "teardown archive": "after the run's end the driver stops the region servers, which the "
-    "model has no step for (a clean stop), and the master archives their last WALs",
 }
 """Meta events that state nothing the model has a notion of, each with the reason."""
 
@@ -277,8 +275,6 @@ class Mapping:
     def role(self, e: Event) -> str:
         if local_foreign(e):
             return "context"
-        if e["name"] == "archive" and e["proc"] == "master" and id(e) in self.teardown:
-            return "context"  # CONTEXT["teardown archive"]
         if e["kind"] == "action":
             return "action"
         name = e["name"]
@@ -723,9 +719,17 @@ def _empty_claim_removed(m: Mapping, e: Event, st: Any) -> bool:
     return not any(r.peer == peer and r.owner == owner and r.source == source for r in st.rows)
 
 
+def _teardown_archive(m: Mapping, e: Event, st: Any) -> bool:
+    """After the run's end the driver stops the region servers, which the model has no step
+    for (a clean stop), and the master archives the last WALs of servers the model has alive."""
+    if e["proc"] != "master" or id(e) not in m.teardown:
+        return False
+    return st.servers[e["args"]["server"]].alive
+
+
 ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
     "finish": _empty_claim_removed,
-    "archive": _split_archives,
+    "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "scp_finish": _scp_done,
     "claim_read": _claimed_already,
     "peer_proc": _refresh_sent,

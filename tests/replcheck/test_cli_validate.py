@@ -102,7 +102,7 @@ def test_a_dropped_claim_recorded_without_its_row_is_any_child_whose_target_died
 
 def test_the_masters_archives_after_the_run_end_are_teardown() -> None:
     """test_data/validate/README.md: the archives of stopped servers' WALs after ``run_end``
-    are context (the model has no clean stop); before the end they would be actions."""
+    are matched by no step (the model has no clean stop); before the end they would not fit."""
     from replcheck.conformance.validate import validate_events, validate_path
 
     trace = (
