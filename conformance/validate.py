@@ -182,6 +182,35 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     )
 
 
+def acknowledged(events: list[dict[str, Any]], times: list[float]) -> Iterator[tuple[int, float]]:
+    """(event, when its step happened) for each ``ship`` and ``relay_home`` whose receiver
+    recorded the apply (``sink_apply``): the latest apply of one of its edits by that receiver
+    no later than the sender's line."""
+    applies: dict[tuple[str, str], list[float]] = {}
+    for n, e in enumerate(events):
+        if e["name"] == "sink_apply":
+            for uid in (e.get("detail") or {}).get("uids") or []:
+                applies.setdefault((e["proc"], uid), []).append(times[n])
+    for n, e in enumerate(events):
+        d = e.get("detail") or {}
+        if e["name"] == "ship" and isinstance((e.get("args") or {}).get("sink"), int):
+            uids = d.get("uids") or []
+            receivers = [p for p in {k[0] for k in applies} if p.startswith("sink-")]
+        elif e["name"] == "relay_home" and isinstance(d.get("target"), str):
+            uids = [d.get("uid")]
+            receivers = [f"rs-{d['target']}"]
+        else:
+            continue
+        best = None
+        for proc in receivers:
+            for uid in uids:
+                for t in applies.get((proc, uid), ()):
+                    if t <= times[n] and (best is None or t > best):
+                        best = t
+        if best is not None:
+            yield n, best
+
+
 # --- the search -------------------------------------------------------------------------------
 
 
@@ -254,8 +283,12 @@ class Validator:
         a process paused between a storage write and its line stamps it seconds late. But a
         step happened before every later step of its lane and, for a storage write, before
         every write with a larger zxid: its time is at most theirs (the minimum over what
-        follows it in those two orders)."""
+        follows it in those two orders). A batch or a relayed edit is stamped when its sender
+        hears back; its step is the receiver's apply, stamped by the receiver
+        (``acknowledged``)."""
         times = [float(e.get("t", 0.0)) for e in events]
+        for n, applied in acknowledged(events, times):
+            times[n] = min(times[n], applied)
         next_in_lane: dict[int, float] = {}
         after_storage = float("inf")
         for n in range(len(events) - 1, -1, -1):
