@@ -304,6 +304,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_validate",
     "replcheck.cli_zklog",
     "replcheck.cli_replay",
+    "replcheck.cli_inspect",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""

@@ -1,0 +1,150 @@
+"""``replcheck inspect``: read a cluster's replication znodes, draw them, judge them; never write.
+
+    replcheck inspect --zk HOST:PORT [--chroot /hbase] [--layout L] [--format F] [--json]
+    replcheck inspect --snapshot FILE [--logs DIR] [...]
+    replcheck inspect --data-dir DIR [...]
+
+``--zk`` reads a live ZooKeeper (``get`` and ``get_children`` only, repeated until two reads
+agree: one consistent state); ``--snapshot`` reads a snapshot file, with the transactions of the
+logs in ``--logs`` after it applied; ``--data-dir`` a ZooKeeper data directory (its newest
+snapshot and the logs after it). ``--chroot`` is the znode parent (HBase's
+``zookeeper.znode.parent``). The drawing: ``tree`` (seed 000's znode tree), ``znodes``
+(DumpReplicationQueues), ``distributed`` (DumpReplicationQueues ``--distributed``) or ``all``;
+then the checks (``docs/inspect.md``).
+
+Exit status: 0 no violation (warnings allowed); 1 a violation; 2 bad input (an unreachable
+ZooKeeper, a missing file, no replication znodes), one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+EXIT_OK, EXIT_FAIL = 0, 1
+CONNECT_TIMEOUT = 10.0
+
+
+def add_commands(sub: Any) -> None:
+    from replcheck.conformance.inspect import LAYOUTS
+
+    p = sub.add_parser(
+        "inspect",
+        help="draw and check a cluster's replication znodes (live or offline), read-only",
+        description="Read a cluster's replication znodes from a live ZooKeeper or from a "
+        "snapshot and logs, draw them as seed 000 and DumpReplicationQueues do, and check what "
+        "one consistent snapshot can judge. Never writes (docs/inspect.md).",
+        epilog="Exit status: 0 no violation; 1 a violation; 2 bad input.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--zk", metavar="HOST:PORT", help="a live ZooKeeper (connect string)")
+    src.add_argument("--snapshot", metavar="FILE", help="a ZooKeeper snapshot file")
+    src.add_argument("--data-dir", metavar="DIR", help="a ZooKeeper data directory")
+    p.add_argument("--logs", metavar="DIR", help="with --snapshot: transaction logs to apply")
+    p.add_argument(
+        "--chroot", default="/hbase", metavar="PATH", help="the znode parent (default /hbase)"
+    )
+    p.add_argument("--layout", choices=LAYOUTS, default="auto", help="default: told by the tree")
+    p.add_argument(
+        "--format", choices=("tree", "znodes", "distributed", "all"), default="tree",
+        help="the drawing (default: tree)",
+    )  # fmt: skip
+    p.add_argument("--json", action="store_true", help="the view and findings as one JSON object")
+    p.set_defaults(func=_run)
+
+
+def read_view(args: argparse.Namespace) -> Any:
+    """The :class:`ReplicationView` the arguments name, and (live) the session id used."""
+    from replcheck.cli import UsageError
+    from replcheck.conformance.inspect import (
+        InspectError,
+        build_view,
+        read_data_dir,
+        read_snapshot_logs,
+    )
+
+    base = "/" + args.chroot.strip("/")
+    if base == "/":
+        raise UsageError("--chroot: give the znode parent, such as /hbase")
+    if args.logs and not args.snapshot:
+        raise UsageError("--logs: only with --snapshot")
+    try:
+        if args.zk:
+            nodes, consistent, session = _read_zk(args.zk, base)
+            view = build_view(nodes, base, args.layout)
+            view.consistent, view.source = consistent, f"ZooKeeper {args.zk}"
+            view.session = session
+            return view
+        if args.snapshot:
+            nodes, zxid = read_snapshot_logs(args.snapshot, args.logs, base)
+            where = args.snapshot + (f" + {args.logs}" if args.logs else "")
+        else:
+            nodes, zxid = read_data_dir(args.data_dir, base)
+            where = args.data_dir
+        view = build_view(nodes, base, args.layout)
+        view.zxid, view.source = zxid, where
+        return view
+    except InspectError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
+    from kazoo.client import KazooClient
+    from kazoo.handlers.threading import KazooTimeoutError
+
+    from replcheck.cli import UsageError
+    from replcheck.conformance.inspect import read_live
+
+    try:
+        zk = KazooClient(hosts=hosts, timeout=CONNECT_TIMEOUT, connection_retry={"max_tries": 2})
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--zk {hosts}: {exc}") from None
+    try:
+        zk.start(timeout=CONNECT_TIMEOUT)
+    except KazooTimeoutError:
+        zk.stop()
+        zk.close()
+        raise UsageError(f"--zk {hosts}: cannot reach ZooKeeper") from None
+    try:
+        nodes, consistent = read_live(zk, base)
+        return nodes, consistent, zk.client_id[0]
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from replcheck.conformance.inspect_checks import VIOLATION, check
+    from replcheck.conformance.inspect_render import (
+        dumps,
+        render_distributed,
+        render_findings,
+        render_tree,
+        render_znodes,
+    )
+
+    view = read_view(args)
+    findings = check(view)
+    out = sys.stdout
+    if args.json:
+        out.write(dumps(view, findings) + "\n")
+    else:
+        parts = []
+        if args.format in ("tree", "all"):
+            parts.append(render_tree(view))
+        if args.format in ("znodes", "all"):
+            parts.append(render_znodes(view))
+        if args.format in ("distributed", "all"):
+            parts.append(render_distributed(view))
+        parts.append(render_findings(findings))
+        out.write("\n\n".join(parts) + "\n")
+    bad = sum(f.severity == VIOLATION for f in findings)
+    warn = len(findings) - bad
+    at = f" at zxid {view.zxid:#x}" if view.zxid is not None else ""
+    note = "" if view.consistent else " (the tree kept changing: the last read is shown)"
+    sys.stderr.write(
+        f"inspect: {'FAIL' if bad else 'PASS'}: {bad} violation(s), {warn} warning(s); "
+        f"layout {view.layout}; {view.source}{at}{note}\n"
+    )
+    return EXIT_FAIL if bad else EXIT_OK
