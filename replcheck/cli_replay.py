@@ -188,9 +188,9 @@ def write_html(path: Path, items: list[tuple[Any, str]], title: str, at: int | N
     """One page for one or more behaviours, each with its report."""
     from replcheck.replay_html import behaviour_data, write_page
 
-    data = [behaviour_data(b, report) for b, report in items]
-    if at is not None and data:
-        data[0]["start"] = at
+    data = [
+        behaviour_data(b, report, at if i == 0 else None) for i, (b, report) in enumerate(items)
+    ]
     write_page(path, data, f"replcheck replay: {title}")
 
 

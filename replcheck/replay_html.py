@@ -43,8 +43,9 @@ class _Pool:
         return self.index[key]
 
 
-def behaviour_data(b: Behaviour, report: str = "") -> dict[str, Any]:
-    """What the page needs of one behaviour, as JSON data."""
+def behaviour_data(b: Behaviour, report: str = "", at: int | None = None) -> dict[str, Any]:
+    """What the page needs of one behaviour, as JSON data. The page opens at step ``at``, or
+    else at the failure: the step that breaks a property, the event that did not fit."""
     lines, states, diffs = _Pool(), _Pool(), _Pool()
     lanes = b.lanes()
     lane_of = {name: i for i, name in enumerate(lanes)}
@@ -90,7 +91,13 @@ def behaviour_data(b: Behaviour, report: str = "") -> dict[str, Any]:
         if failure is not None and failure.kind == "divergence" and failure.event == n:
             row["kind"] = "divergence"
         rows.append(row)
-    start = failure.step if failure is not None and failure.step is not None else len(b.steps) - 1
+    start = len(b.steps) - 1
+    if failure is not None and failure.step is not None:
+        start = failure.step
+    elif failure is not None and failure.kind == "divergence":
+        start = next((i for i, r in enumerate(rows) if r["kind"] == "divergence"), start)
+    if at is not None:
+        start = at
     return {
         "source": b.source,
         "design": b.design,
@@ -103,6 +110,7 @@ def behaviour_data(b: Behaviour, report: str = "") -> dict[str, Any]:
         "diffs": diffs.items,
         "rows": rows,
         "start": start,
+        "start_is_row": at is None and failure is not None and failure.kind == "divergence",
         "report": report,
     }
 
@@ -210,7 +218,7 @@ main { display: flex; height: calc(100vh - 62px); }
 table { border-collapse: collapse; font-size: 12px; }
 thead th { position: sticky; top: 0; background: #eef0f4; border-bottom: 1px solid #bbc;
   padding: 3px 6px; text-align: left; vertical-align: bottom; max-width: 130px;
-  overflow-wrap: anywhere; font-weight: 600; z-index: 1; }
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font-weight: 600; z-index: 1; }
 thead th .sub { display: block; font-weight: normal; color: #667; font-size: 11px; }
 td { padding: 1px 6px; border-right: 1px solid #eef; white-space: nowrap; max-width: 150px;
   overflow: hidden; text-overflow: ellipsis; }
@@ -300,7 +308,7 @@ _SCRIPT = r"""
     });
     tbody.appendChild(frag);
     lastStep = b.rows.filter((x) => x.step !== null).length - 1;
-    let start = b.rows.findIndex((r) => r.step === b.start);
+    const start = b.start_is_row ? b.start : b.rows.findIndex((r) => r.step === b.start);
     select(start < 0 ? 0 : start, true);
   }
 
@@ -332,6 +340,7 @@ _SCRIPT = r"""
       banner.textContent = "this step breaks " + r.broken + ": " + b.headline;
       banner.className = "show";
     } else if (r.kind === "divergence") {
+      document.querySelector("details").open = true;
       banner.textContent = "this event did not fit: no behaviour of the model gets past it ("
         + b.headline + "). The state shown is where the matched prefix ends.";
       banner.className = "show";
@@ -343,8 +352,10 @@ _SCRIPT = r"""
     diff.textContent = "";
     const dtext = b.diffs[r.diff];
     if (!dtext) {
-      diff.textContent = r.step === 0
-        ? "(the initial state)" : "(no model step: the state is unchanged)";
+      diff.textContent = r.step === 0 ? "(the initial state)"
+        : r.step === null ? "(not matched: the model takes no step for it here; the report "
+          + "says what it allowed instead)"
+        : "(no model step: the state is unchanged)";
     } else {
       dtext.split("\n").forEach((line) => {
         diff.appendChild(el("span", MARKS[line.charAt(0)] || "", line + "\n"));
@@ -354,10 +365,13 @@ _SCRIPT = r"""
     const before = prev === null ? null : new Set(stateLines(prev));
     const state = $("state");
     state.textContent = "";
+    const frag = document.createDocumentFragment();
     stateLines(r.state).forEach((line) => {
       const changed = before !== null && !before.has(line) && line.trim() !== "";
-      state.appendChild(el("span", changed ? "mark" : "", line + "\n"));
+      frag.appendChild(changed ? el("span", "mark", line) : document.createTextNode(line));
+      frag.appendChild(document.createTextNode("\n"));
     });
+    state.appendChild(frag);
   }
 
   document.addEventListener("keydown", (ev) => {
