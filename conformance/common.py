@@ -50,6 +50,7 @@ from kazoo.exceptions import (
     OperationTimeoutError,
     SessionExpiredError,
 )
+from kazoo.handlers.threading import KazooTimeoutError
 
 from .trace import TraceWriter
 
@@ -164,7 +165,21 @@ class ZkProcess:
         self._aborting = threading.Lock()
         self.lock = threading.RLock()
         self.zk.add_listener(self._on_state)
-        self.zk.start(timeout=30)
+        self._connect()
+
+    def _connect(self) -> None:
+        """Connect, waiting out an ensemble that has no quorum for a while (a leader fault on
+        a loaded machine): a process that gave up at its start would stall the run, as a
+        master or region server that cannot reach ZooKeeper keeps retrying. The driver's death
+        still ends the wait."""
+        while True:
+            try:
+                self.zk.start(timeout=30)
+                return
+            except KazooTimeoutError:
+                if orphaned():
+                    raise
+                log("no ZooKeeper quorum yet; retrying")
 
     def _on_state(self, state: str) -> None:
         if state == KazooState.LOST and self.fence_path and not self.stopping.is_set():
