@@ -271,8 +271,12 @@ def _multi(b: bytes, o: int) -> tuple[MultiTxn, int]:
                 record, end = decode(data, 0)
             except struct.error:
                 raise _Bad(f"op {i} ({op_name(op)}) is truncated") from None
-            if end != len(data):
+            if end != len(data) and op != OpCode.error:
                 raise _Bad(f"op {i} ({op_name(op)}) has {len(data) - end} bytes left over")
+            # An op of a failed multi can be typed ``error`` and still carry the bytes of the
+            # record it was prepared as (a setData before the failing op, in logs ZooKeeper 3.9
+            # wrote). ZooKeeper reads an ErrorTxn from its first four bytes and ignores the
+            # rest, and so does this reader.
         txns.append(SubTxn(op, data, record))
     return MultiTxn(txns), o
 

@@ -754,3 +754,26 @@ def test_fuzz_snapshot_reader(runs: dict[str, Path], method: str) -> None:
         _read_bytes(bytes(data), src.name, _snapshot_items)
 
     run()
+
+
+def test_an_error_op_carrying_the_bytes_of_its_prepared_record_is_read() -> None:
+    """Seen in a reference-cluster run: a failed multi's first op (a setData of the fence znode)
+    is typed ``error`` but keeps the SetDataTxn's bytes; ZooKeeper reads an ErrorTxn from the
+    first four bytes and ignores the rest."""
+    import struct
+
+    from replcheck.conformance.zklog import decode_record
+
+    path = b"/hbase/rs/1.1.1.4,60020,123456810"
+    set_data = (
+        struct.pack(">i", len(path)) + path + struct.pack(">i", 2) + b"{}" + struct.pack(">i", 40)
+    )
+    ops = struct.pack(">ii", -1, len(set_data)) + set_data
+    ops += struct.pack(">iii", -1, 4, -101)
+    body = struct.pack(">i", 2) + ops
+    header = struct.pack(">qiqqi", 7, 313, 0x2000000FF, 1795467207681, OpCode.multi)
+    txn = decode_record(header + body + struct.pack(">iq", 2, 12345))
+    first, second = txn.record.txns
+    assert first.type == OpCode.error and first.data == set_data
+    assert first.record.err == len(path)  # what ZooKeeper's ErrorTxn reads from those bytes
+    assert second.record.err == -101 and txn.record.failed
