@@ -484,3 +484,49 @@ def test_offline_from_snapshot_and_logs_equals_live(tmp_path: Path) -> None:
                 c.close()
     finally:
         zk.stop()
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("design", ["zk-multi", "zk-lock"])
+def test_live_reference_cluster_inspected_during_a_run(
+    design: str, zookeeper: Ensemble, tmp_path: Path
+) -> None:
+    """A recorded run of the reference cluster, inspected while it runs (once it is up, after a
+    region server is killed, and while it drains), through its connect string as an operator
+    would: its queues are drawn and no check finds a violation."""
+    from replcheck.conformance.cluster import RunSpec, record_run
+
+    seen: list[tuple[str, str, list]] = []
+
+    def on_progress(msg: str) -> None:
+        if msg.startswith("cluster up"):
+            seen.append(("hosts", msg.rsplit("zk ", 1)[1], []))
+        if seen and (msg.startswith(("cluster up", "fault: kill", "draining"))):
+            client = KazooClient(hosts=seen[0][1], timeout=10)
+            client.start(timeout=30)
+            try:
+                nodes, _consistent = read_live(client, "/hbase")
+            finally:
+                client.stop()
+                client.close()
+            view = build_view(nodes, "/hbase")
+            seen.append((msg, render_tree(view), check(view)))
+
+    spec = RunSpec(
+        design=design, seed=21, faults=("kill",), servers=2, edits=16, rate=12.0, foreign=6,
+        drain_timeout=60.0, session_timeout=10.0,
+    )  # fmt: skip
+    result = record_run(spec, tmp_path / "run", ensemble=zookeeper, progress=on_progress)
+    assert result.summary()["ok"]
+    views = seen[1:]
+    assert len(views) >= 2, [m for m, _, _ in seen]
+    for msg, text, found in views:
+        assert [f for f in found if f.severity == VIOLATION] == [], (msg, text, found)
+    assert any("    2/" in text for _, text, _ in views), views
+    # The run's copied transaction logs, read offline under the run's chroot, draw its end state.
+    chroot = seen[0][1].split("/", 1)[1]
+    logs = next((tmp_path / "run" / "zk-txnlog").iterdir())
+    nodes, zxid = read_data_dir(logs, f"/{chroot}/hbase")
+    view = build_view(nodes, f"/{chroot}/hbase")
+    assert zxid and view.layout in ("reference", design) and view.replicators
+    assert [f for f in check(view) if f.severity == VIOLATION] == []
