@@ -9,7 +9,8 @@ Two layouts are read, both under the znode parent (``/hbase`` by default):
   (a ``ReplicationState``), ``replication/rs/<server>/<queueId>/<wal>`` with the position (a
   ``ReplicationHLogPosition``). Every value carries the metadata prefix that
   ``RecoverableZooKeeper.appendMetaData`` adds: the byte ``0xFF``, a 4-byte big-endian id
-  length, the id (``pid@host`` and an 8-byte salt), then ``PBUF`` and the protobuf message.
+  length, the id (``pid@host`` and an 8-byte salt), then ``PBUF`` and the protobuf message
+  (decoded in ``inspect_values``).
 - **The reference cluster** (``zk-multi`` and ``zk-lock``, see ``common.py``): the same paths,
   plain values (a position in decimal, ``ENABLED``/``DISABLED``, a peer as JSON), and the
   control znodes beside the znode parent (``<parent's parent>/replcheck``): the registered
@@ -30,6 +31,15 @@ from urllib.parse import unquote
 from replcheck.model import rules
 
 from .common import CVERSION_PREFIX
+from .inspect_values import (
+    decode_lock,
+    decode_peer,
+    decode_peer_state,
+    decode_position,
+    strip_metadata,
+)
+from .inspect_values import fields as _fields
+from .inspect_values import protobuf_of as _pb
 from .steps import CFG
 
 __all__ = [
@@ -57,11 +67,6 @@ __all__ = [
 LAYOUTS = ("auto", "hbase", "zk-multi", "zk-lock")
 """``hbase``: HBase 2.x; ``zk-multi``/``zk-lock``: the reference cluster's ZooKeeper designs."""
 
-META_MAGIC = 0xFF
-PB_MAGIC = b"PBUF"
-PEER_STATES = {0: "ENABLED", 1: "DISABLED"}
-"""``ReplicationProtos.ReplicationState.State``."""
-
 
 class InspectError(ValueError):
     """Bad input (unreachable ZooKeeper, missing file, no replication znodes); one line."""
@@ -80,124 +85,6 @@ class ZNode:
 
 Nodes = dict[str, ZNode]
 """Path -> node, for the subtrees an inspection reads."""
-
-
-# --- values -------------------------------------------------------------------------------------
-
-
-def strip_metadata(raw: bytes) -> bytes:
-    """``RecoverableZooKeeper.removeMetaData``: drop ``0xFF``, the id length and the id."""
-    if not raw or raw[0] != META_MAGIC:
-        return raw
-    if len(raw) < 5:
-        raise ValueError(f"metadata prefix cut short ({len(raw)} bytes)")
-    n = int.from_bytes(raw[1:5], "big", signed=True)
-    if n < 0 or 5 + n > len(raw):
-        raise ValueError(f"metadata id length {n} does not fit in {len(raw)} bytes")
-    return raw[5 + n :]
-
-
-def _varint(b: bytes, o: int) -> tuple[int, int]:
-    v = shift = 0
-    while True:
-        if o >= len(b) or shift > 63:
-            raise ValueError("protobuf varint cut short")
-        c = b[o]
-        o += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if not c & 0x80:
-            return v, o
-
-
-def _fields(msg: bytes) -> dict[int, Any]:
-    """The fields of a protobuf message (the last value of each), by number."""
-    out: dict[int, Any] = {}
-    o = 0
-    while o < len(msg):
-        key, o = _varint(msg, o)
-        num, wire = key >> 3, key & 7
-        if wire == 0:
-            out[num], o = _varint(msg, o)
-        elif wire == 1:
-            out[num], o = msg[o : o + 8], o + 8
-        elif wire == 2:
-            n, o = _varint(msg, o)
-            out[num], o = msg[o : o + n], o + n
-        elif wire == 5:
-            out[num], o = msg[o : o + 4], o + 4
-        else:
-            raise ValueError(f"protobuf wire type {wire} not expected")
-        if o > len(msg):
-            raise ValueError("protobuf field cut short")
-    return out
-
-
-def _pb(raw: bytes) -> dict[int, Any] | None:
-    """The protobuf fields of a value with the ``PBUF`` magic, or None for a plain value."""
-    data = strip_metadata(raw)
-    if not data.startswith(PB_MAGIC):
-        return None
-    return _fields(data[len(PB_MAGIC) :])
-
-
-def decode_position(raw: bytes) -> int:
-    """A WAL znode's position: ``ZKUtil.parseWALPositionFrom`` (``ReplicationHLogPosition``,
-    field 1, an int64 varint) or the reference cluster's decimal text; no data is 0 (a WAL
-    queued and not yet shipped from)."""
-    pb = _pb(raw)
-    if pb is not None:
-        if 1 not in pb:
-            raise ValueError("ReplicationHLogPosition without its position")
-        v = pb[1]
-        return v - (1 << 64) if v >> 63 else v
-    text = strip_metadata(raw).decode("ascii", "replace").strip()
-    if not text:
-        return 0
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"not a position: {text[:40]!r}") from None
-
-
-def decode_peer_state(raw: bytes) -> str:
-    """``peer-state``: a ``ReplicationState`` (field 1: 0 ENABLED, 1 DISABLED) or the text."""
-    pb = _pb(raw)
-    if pb is not None:
-        state = pb.get(1, 0)  # proto2 default: the enum's first value
-        if state not in PEER_STATES:
-            raise ValueError(f"unknown peer state {state}")
-        return PEER_STATES[state]
-    text = strip_metadata(raw).decode("ascii", "replace").strip()
-    if text not in ("ENABLED", "DISABLED"):
-        raise ValueError(f"not a peer state: {text[:40]!r}")
-    return text
-
-
-def decode_peer(raw: bytes) -> str:
-    """A peer znode's cluster key: ``ReplicationPeer.clusterkey`` (field 1), the reference
-    cluster's JSON (``{"cluster": c}`` is ``zk1:2181:/hbase-<c>``), or the text."""
-    pb = _pb(raw)
-    if pb is not None:
-        key = pb.get(1, b"")
-        return key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
-    text = strip_metadata(raw).decode("utf-8", "replace")
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return text
-    if isinstance(obj, dict) and "cluster" in obj:
-        return f"zk1:2181:/hbase-{obj['cluster']}"
-    return text
-
-
-def decode_lock(raw: bytes) -> str:
-    """A ``lock`` znode's holder: ``ReplicationLock.lockOwner`` (field 1) or the plain name."""
-    pb = _pb(raw)
-    if pb is not None:
-        owner = pb.get(1, b"")
-        return owner.decode("utf-8", "replace") if isinstance(owner, bytes) else str(owner)
-    return strip_metadata(raw).decode("utf-8", "replace")
 
 
 # --- reading ------------------------------------------------------------------------------------
