@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replcheck.model import get_design
+from replcheck.model import DESIGNS, get_design
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.model import Model
 from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
+from . import txnfill
 from .events import Trace, TraceFault, read_trace
 from .mapping import OBSERVATIONS, Candidate, Mapping, lane, promote
 from .steps import MAX_SERVERS, Steps
@@ -769,13 +770,19 @@ def validate_path(
             status="bad-input",
             reason=f"{trace.path}: no event names its design; give --design",
         )
+    events, filled = trace.events, 0
+    run = Path(trace.path).parent
+    if name in DESIGNS and DESIGNS[name].era == "zk" and (run / "zk-txnlog").is_dir():
+        events, filled = txnfill.fill(events, run)
     v = validate_events(
-        trace.events,
+        events,
         name,
         path=str(trace.path),
         bounds=bounds,
         seconds=seconds,
     )
+    if filled:
+        v.detail["from_txn_log"] = filled
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"

@@ -197,6 +197,8 @@ def render_text(v: Any, *, full: bool = False) -> str:
         f"{v.events} events, {v.actions} actions, {v.hidden} hidden steps, "
         f"{v.nodes} search nodes, {v.seconds:.1f} s"
     )
+    if v.detail.get("from_txn_log"):
+        stats += f"; {v.detail['from_txn_log']} from the ZooKeeper txn log"
     head = f"{v.path}: {v.headline()}"
     if v.status == "accepted":
         return f"{head} ({stats})"
