@@ -177,7 +177,9 @@ def read_snapshot_logs(snapshot: str | os.PathLike[str], logs: str | os.PathLike
 
     snap_path = Path(snapshot)
     if not snap_path.is_file():
-        raise InspectError(f"{snap_path}: no such file")
+        raise InspectError(
+            f"{snap_path}: " + ("not a file" if snap_path.exists() else "no such file")
+        )
     try:
         if logs is None:
             with read_snapshot(snap_path) as snap:
@@ -199,7 +201,7 @@ def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, i
     """A ZooKeeper data directory: its newest snapshot (or the empty tree) plus the logs after
     it."""
     from .zkdigest import replay
-    from .zklog import ZkLogError
+    from .zklog import ZkLogError, log_files
     from .zksnap import snapshot_files
 
     d = Path(data_dir)
@@ -207,6 +209,12 @@ def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, i
         raise InspectError(f"{d}: " + ("not a directory" if d.exists() else "no such directory"))
     try:
         snaps = snapshot_files(d)
+        try:
+            log_files(d)
+        except ZkLogError:
+            if not snaps:
+                raise
+            return read_snapshot_logs(snaps[-1], None, base)  # a snapshot and no logs
         r = replay(d, snapshot=snaps[-1] if snaps else None)
         zxid = r.start if r.start >= 0 else None
         for step in r:

@@ -67,16 +67,18 @@ def read_view(args: argparse.Namespace) -> Any:
     base = "/" + args.chroot.strip("/")
     if base == "/":
         raise UsageError("--chroot: give the znode parent, such as /hbase")
-    if args.logs and not args.snapshot:
+    if args.logs is not None and args.snapshot is None:
         raise UsageError("--logs: only with --snapshot")
+    if args.zk is not None and not args.zk.strip():
+        raise UsageError("--zk: give HOST:PORT")
     try:
-        if args.zk:
+        if args.zk is not None:
             nodes, consistent, session = _read_zk(args.zk, base)
             view = build_view(nodes, base, args.layout)
             view.consistent, view.source = consistent, f"ZooKeeper {args.zk}"
             view.session = session
             return view
-        if args.snapshot:
+        if args.snapshot is not None:
             nodes, zxid = read_snapshot_logs(args.snapshot, args.logs, base)
             where = args.snapshot + (f" + {args.logs}" if args.logs else "")
         else:
@@ -91,6 +93,7 @@ def read_view(args: argparse.Namespace) -> Any:
 
 def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
     from kazoo.client import KazooClient
+    from kazoo.exceptions import KazooException
     from kazoo.handlers.threading import KazooTimeoutError
 
     from replcheck.cli import UsageError
@@ -109,6 +112,8 @@ def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
     try:
         nodes, consistent = read_live(zk, base)
         return nodes, consistent, zk.client_id[0]
+    except KazooException as exc:
+        raise UsageError(f"--zk {hosts}: reading failed: {type(exc).__name__}: {exc}") from None
     finally:
         zk.stop()
         zk.close()

@@ -5,6 +5,7 @@ from the inspecting session in the transaction log."""
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from pathlib import Path
 
@@ -335,8 +336,12 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys) -> None:
     not_snap = tmp_path / "snapshot.1"
     not_snap.write_bytes(b"garbage")
     assert cli.main(["inspect", "--snapshot", str(not_snap)]) == 2
+    assert cli.main(["inspect", "--zk", ""]) == 2
+    assert cli.main(["inspect", "--data-dir", str(tmp_path), "--logs", str(tmp_path)]) == 2
+    assert cli.main(["inspect", "--data-dir", str(tmp_path), "--chroot", "/"]) == 2
+    assert cli.main(["inspect", "--zk", "127.0.0.1:1"]) == 2  # nothing listens there
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 3 and all(line.startswith("replcheck: error: ") for line in err)
+    assert len(err) == 7 and all(line.startswith("replcheck: error: ") for line in err)
     assert "Traceback" not in "".join(err)
 
 
@@ -474,6 +479,10 @@ def test_offline_from_snapshot_and_logs_equals_live(tmp_path: Path) -> None:
                 assert render_tree(view) == render_tree(live)
                 assert check(view) == check(live)
             assert "(position 211)" in render_tree(live)
+            only = tmp_path / "snapshot-only"  # a copy with the snapshot and no logs
+            only.mkdir()
+            shutil.copy(snaps[-1], only / snaps[-1].name)
+            assert read_data_dir(only, base)[0] == read_snapshot_logs(snaps[-1], None, base)[0]
             found = check(build_view(offline, base, "zk-multi"))
             assert [(f.check, f.severity) for f in found] == [("dead_server_queues", VIOLATION)]
             assert cli.main(["inspect", "--data-dir", str(server_dir), "--chroot", base,
