@@ -194,7 +194,7 @@ def from_actions(
     liveness = {p.name for p in model.liveness}
     if prop in liveness:
         b.failure = Failure("liveness", prop, len(steps) - 1)
-        how = "stuck" if stuck else f"loops back to step {loop_start}"
+        how = "gets stuck" if stuck else f"loops back to step {loop_start}"
         b.headline = f"{prop} never holds: the behaviour {how} ({len(steps) - 1} steps)"
         return b
     for n in range(len(steps)):

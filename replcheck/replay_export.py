@@ -179,30 +179,30 @@ def _actions_body(kind: str, prop: str, loop_start: int | None, stuck: bool) -> 
     body = [
         "    state = MODEL.init()",
         "    states = [state]",
-        "    broken: list[str] = []",
         "    for n, action in enumerate(ACTIONS, 1):",
         "        assert action in MODEL.enabled(state), f'step {n}: {action} is not enabled'",
         "        before, state = state, MODEL.step(state, action)",
         "        states.append(state)",
-        "        broken = [p.name for p in MODEL.invariants if not p.check(MODEL.cfg, state)]",
-        "        broken += [",
-        "            p.name",
-        "            for p in MODEL.step_properties",
-        "            if not p.check(MODEL.cfg, before, state)",
-        "        ]",
     ]
     if kind == "property":
+        body[2:2] = ["    broken: list[str] = []"]
         body += [
+            "        broken = [p.name for p in MODEL.invariants if not p.check(MODEL.cfg, state)]",
+            "        broken += [",
+            "            p.name",
+            "            for p in MODEL.step_properties",
+            "            if not p.check(MODEL.cfg, before, state)",
+            "        ]",
             "        if n < len(ACTIONS):",
             f"            assert {prop!r} not in broken, f'breaks already at step {{n}}'",
             f"    assert {prop!r} in broken",
         ]
     elif stuck:
         body += [
+            "    # nothing more can happen, and the goal does not hold",
             "    assert not MODEL.enabled(state), 'something is still enabled at the end'",
-            f"    assert not [p for p in MODEL.liveness if p.name == {prop!r}][0].check(",
-            "        MODEL.cfg, state",
-            "    )",
+            f"    goal = next(p for p in MODEL.liveness if p.name == {prop!r})",
+            "    assert not goal.check(MODEL.cfg, state)",
         ]
     else:
         body += [

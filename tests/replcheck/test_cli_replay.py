@@ -25,6 +25,10 @@ GOLDEN = ROOT / "traces" / "golden"
 VALID = GOLDEN / "zk-multi-kill.jsonl"
 MUTANT = "zk-lock/cleaner-skips-lookup"
 ACTIONS = "put(0, 0, 0); roll(0, 0); archive(0, 0, 0); clean(0, 0, 0)"
+STUCK = (
+    "put(0, 0, 0); roll(1, 0); crash(0); archive(0, 0, 0); archive(1, 0, 0); advance(1, 0); "
+    "lose_failover_event(0); cleaner_start(); cleaner_read(0); cleaner_read(1); cleaner_finish()"
+)
 
 
 def edited(tmp_path: Path, edit: str, base: Path = VALID) -> Path:
@@ -291,3 +295,27 @@ def test_the_step_debugger_in_a_terminal() -> None:
     finally:
         code = term.close()
     assert code == 1
+
+
+def test_a_liveness_counterexample_exports_its_stuck_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What explore --json prints of it (explore with liveness takes long: the result is kept).
+    stuck = {
+        "property": "dead_queues_claimed",
+        "kind": "liveness",
+        "actions": STUCK.split("; "),
+        "loop_start": None,
+        "stuck": True,
+    }
+    result = {"design": "zk-multi/HBASE-26029", "config": "std", "counterexamples": [stuck]}
+    document = {"schema": "replcheck-results/1", "results": [result]}
+    saved = _write(tmp_path, "live.json", json.dumps(document))
+    out_file = tmp_path / "test_live.py"
+    args = [str(saved), "--property", "dead_queues_claimed", "--export-test", str(out_file)]
+    code, out, _err = run(args, capsys)
+    assert code == 1 and "dead_queues_claimed never holds: the behaviour gets stuck" in out
+    assert "!! stuck: no action is enabled in this state" in out
+    assert "assert not MODEL.enabled(state)" in out_file.read_text()
+    result = run_pytest(out_file)
+    assert result.returncode == 0, result.stdout + result.stderr
