@@ -5,6 +5,7 @@ from the inspecting session in the transaction log."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from pathlib import Path
@@ -26,6 +27,7 @@ from replcheck.conformance.inspect import (
 )
 from replcheck.conformance.inspect_checks import VIOLATION, check
 from replcheck.conformance.inspect_render import (
+    dumps,
     render_distributed,
     render_tree,
     render_znodes,
@@ -240,6 +242,10 @@ def test_dump_replication_queues_formats() -> None:
         "regionservers" in dist
     )
     assert "    PeerId: 2 , sizeOfLogQueue: 7" in dist
+    as_json = json.loads(dumps(view, check(view)))
+    assert as_json["layout"] == "zk-lock" and as_json["findings"] == []
+    assert as_json["replicators"][1]["recovery"] == f"locked by {S1}"
+    assert [q["dead"] for q in as_json["replicators"][0]["queues"]] == [[], [S2, S3], [S3]]
 
 
 def names(found) -> set[tuple[str, str]]:
