@@ -97,9 +97,10 @@ def control_path(base: str) -> str:
 
 
 def roots_of(base: str) -> tuple[str, ...]:
-    """The subtrees an inspection reads."""
+    """The subtrees an inspection reads (not ``hfile-refs`` or serial replication's
+    ``regions``, which can be large and are not judged)."""
     b = base.rstrip("/")
-    return (f"{b}/rs", f"{b}/master", f"{b}/replication", f"{b}/replication-table",
+    return (f"{b}/rs", f"{b}/master", f"{b}/replication/peers", f"{b}/replication/rs",
             control_path(b))  # fmt: skip
 
 
@@ -318,7 +319,7 @@ def build_view(nodes: Nodes, base: str = "/hbase", layout: str = "auto") -> Repl
     """The replication state in ``nodes`` (see :func:`read_live`, :func:`nodes_from_tree`)."""
     b = base.rstrip("/")
     repl, rs_root, ctrl = f"{b}/replication", f"{b}/replication/rs", control_path(b)
-    if repl not in nodes and f"{b}/rs" not in nodes:
+    if rs_root not in nodes and f"{repl}/peers" not in nodes and f"{b}/rs" not in nodes:
         raise InspectError(f"no replication znodes under {b} (is the znode parent right?)")
     live = {s: nodes[f"{b}/rs/{s}"].ephemeral_owner for s in _kids(nodes, f"{b}/rs")}
     peers: dict[str, PeerInfo] = {}
