@@ -215,7 +215,7 @@ header { padding: 6px 12px; border-bottom: 1px solid #ccd; background: #f5f6f8; 
 main { display: flex; height: calc(100vh - 62px); }
 #timeline { flex: 0 0 58%; overflow: auto; border-right: 1px solid #ccd; }
 #detail { flex: 1; overflow: auto; padding: 6px 12px; }
-table { border-collapse: collapse; font-size: 12px; }
+table { border-collapse: separate; border-spacing: 0; font-size: 12px; }
 thead th { position: sticky; top: 0; background: #eef0f4; border-bottom: 1px solid #bbc;
   padding: 3px 6px; text-align: left; vertical-align: bottom; max-width: 130px;
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font-weight: 600; z-index: 1; }
@@ -224,7 +224,7 @@ td { padding: 1px 6px; border-right: 1px solid #eef; white-space: nowrap; max-wi
   overflow: hidden; text-overflow: ellipsis; }
 td.n { color: #889; text-align: right; font-variant-numeric: tabular-nums; }
 td.n, th.n { position: sticky; left: 0; width: 52px; min-width: 52px; max-width: 52px;
-  background: #fff; white-space: nowrap; }
+  background: #fff; white-space: nowrap; z-index: 1; box-shadow: -2px 0 0 #fff; }
 td.n + td.n, th.n + th.n { left: 52px; border-right: 1px solid #ccd; }
 th.n { z-index: 2; background: #eef0f4; }
 tr { cursor: pointer; }
