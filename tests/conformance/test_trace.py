@@ -62,10 +62,10 @@ def test_writer_merge_and_schema(tmp_path: Path) -> None:
 
 
 def test_unmodelled_steps_become_meta(tmp_path: Path) -> None:
-    w = trace.TraceWriter(tmp_path, "sink-1", "table")
-    e = w.emit("foreign_put", {"cluster": 1}, uid="1.0")
+    w = trace.TraceWriter(tmp_path, "rs-1.1.1.1,60020,123456780", "table")
+    e = w.emit("peer_sync", {"server": 0, "peer": 0})  # a ZooKeeper-era step
     assert e["kind"] == "meta" and e["name"] == "unmodelled"
-    assert e["detail"]["action"] == "foreign_put"
+    assert e["detail"]["action"] == "peer_sync"
     assert schema.problems(e) == []
 
 

@@ -166,9 +166,9 @@ CASES: dict[str, Case] = {
         stderr=["does not apply", "migration"],
     ),
     "table-era design with a ZooKeeper-era configuration": Case(
-        ["check", "--design", "table", "--config", "master-master"],
+        ["check", "--design", "table", "--config", "zk-faults"],
         2,
-        stderr=["does not apply", "topology"],
+        stderr=["does not apply", "zk_faults"],
     ),
     "negative budget": Case(
         ["explore", "--config", "std:cleaner_runs=-1"], 2, stderr=["must not be negative"]
