@@ -435,8 +435,9 @@ def test_replay_reproduces_every_logged_digest(runs: dict[str, Path]) -> None:
             assert checks["mismatch"] == 0, (method, snap.name)
             # the snapshot's own digest matches the tree it holds, except where ZooKeeper's own
             # race put a transaction after the digest's zxid into the snapshot (it then flags
-            # the same mismatch when it loads it): the first txn replayed fails then
-            raced = r.snapshot_check == "mismatch" and steps[0].err != 0
+            # the same mismatch when it loads it; a snapshot is fuzzy). Then the replay must
+            # still come back to ZooKeeper's logged digests: no mismatch above, and matches.
+            raced = r.snapshot_check == "mismatch" and checks["match"] > 0
             assert r.snapshot_check in ("match", "none") or raced, (method, snap.name)
             checked[r.snapshot_check] += 1
             nones = [s.txn for s in steps if s.check == "none"]
