@@ -121,6 +121,7 @@ from replcheck.report import (
     results_dict,
     to_json,
 )
+from replcheck.specs.results import CheckResult
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_PARTIAL, EXIT_INTERRUPTED = 4, 130
@@ -495,7 +496,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     if args.json:
         _print(to_json(results_dict(results)))
     else:
-        _print("\n\n".join(render_result(r, m) for r, m in results))
+        _print("\n\n".join(_with_reproducers(r, m, "explore") for r, m in results))
     if args.html:
         from replcheck.cli_replay import write_results_html
 
@@ -503,6 +504,17 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return _verdict(
         [r for r, _m in results], len(pairs), "undecided properties are not a pass", args.json
     )
+
+
+def _with_reproducers(result: CheckResult, model: Model, engine: str) -> str:
+    """A result as text, each counterexample followed by its pytest test and where it is saved
+    (``replcheck.counterexamples``)."""
+    from replcheck.counterexamples import reproducer
+
+    text = render_result(result, model)
+    for cex in result.counterexamples.values():
+        text += "\n\n" + reproducer(model, cex, engine)
+    return text
 
 
 def _verdict(
@@ -579,6 +591,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.json:
         _print(to_json(results_dict(results)))
     else:
+        from replcheck.counterexamples import reproducer
+
         blocks = []
         for result, model in results:
             text = render_result(result, model, counterexamples=False)
@@ -591,10 +605,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     if a is not None
                 )
                 text += f"\n\nminimal program breaking {prop}:\n{program or '  (empty)'}\n"
-                programs = result.stats.get("programs")
-                if isinstance(programs, dict) and isinstance(programs.get(prop), str):
-                    text += f"\nas a pytest test:\n{programs[prop].rstrip()}\n"
                 text += "\n" + render_counterexample(model, cex)
+                text += "\n\n" + reproducer(model, cex, "fuzz")
             blocks.append(text)
         _print("\n\n".join(blocks))
     liveness = frozenset(p.name for _r, m in results for p in m.liveness)

@@ -255,11 +255,30 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         text = render_bmc(results, failed=not ok)
+        head, _nl, verdict = text.rpartition("\n")
+        text = "\n".join([head, *_bmc_reproducers(results, cfg), verdict])
         if interrupted:  # the verdict line of what ran would read as the whole run's
             text = text.rpartition("\n")[0]
             text += f"\nINTERRUPTED (not a pass): {len(results)} design(s) checked before Ctrl-C"
         sys.stdout.write(text + "\n")
     return code
+
+
+def _bmc_reproducers(results: list[Any], cfg: Any) -> list[str]:
+    """Each replayed BMC counterexample's pytest test and saved file
+    (``replcheck.counterexamples``), after a line naming it."""
+    from replcheck.counterexamples import reproducer
+    from replcheck.model import Model, get_design
+    from replcheck.specs.crosscheck import default_config
+
+    out = []
+    for r in results:
+        model = Model(get_design(r.design), cfg or default_config(r.design))
+        for prop, cex in sorted(r.bmc.counterexamples.items()):
+            if r.bmc.replayed.get(prop) and prop in {p.name for p in model.properties}:
+                out += ["", f"bmc {r.design}@{r.config}: counterexample of {prop}"]
+                out.append(reproducer(model, cex, "bmc"))
+    return out
 
 
 def bmc_status(r: Any) -> str:
@@ -352,8 +371,26 @@ def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
         }
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(render_induction(results) + "\n")
+        text = render_induction(results)
+        head, _nl, verdict = text.rpartition("\n")
+        text = "\n".join([head, *_induction_reproducers(results), verdict])
+        sys.stdout.write(text + "\n")
     return code
+
+
+def _induction_reproducers(results: list[Any]) -> list[str]:
+    """Each counterexample to induction as a pytest test from the state it starts from, saved
+    (``replcheck.counterexamples``)."""
+    from replcheck.counterexamples import induction_reproducer
+    from replcheck.model import STANDARD, Model, get_design
+
+    out = []
+    for r in results:
+        if r.verdict == "not inductive":
+            model = Model(get_design(r.design), STANDARD[r.config])
+            out += ["", f"induction {r.design}@{r.config}: counterexample to {r.property}"]
+            out.append(induction_reproducer(model, r))
+    return out
 
 
 def render_induction(results: list[Any]) -> str:

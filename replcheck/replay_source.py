@@ -7,7 +7,9 @@ A SOURCE is, in the order it is recognised:
   ``check --json`` (schema ``replcheck-results/1``: actions with their design and
   configuration), the JSON of ``show --json`` (``replcheck-state/1``), or their text output
   saved to a file (the ``counterexample:`` and ``actions:`` lines under the
-  ``<checker> <design>@<config>:`` or ``### <design>@<config>`` line that names them);
+  ``<checker> <design>@<config>:`` or ``### <design>@<config>`` line that names them), or the
+  file an engine saved in ``replcheck-counterexamples/`` (``replcheck-counterexample/1``; one
+  that starts from a counterexample to induction's state is refused);
 * an **action string**, as ``show --actions`` takes it (``"crash(0); lock(1, 0)"``), replayed in
   ``--design`` under ``--config``.
 
@@ -29,6 +31,7 @@ from typing import Any
 
 from replcheck.conformance.events import TRACE_FILE, TraceFault
 from replcheck.conformance.replay import Behaviour, ReplayError, from_actions, from_trace
+from replcheck.counterexamples import SCHEMA as SAVED
 from replcheck.matrix import check_fits, design_configs, resolve_config
 from replcheck.model import Config, designs, get_design
 from replcheck.report import SCHEMA, parse_actions
@@ -118,7 +121,7 @@ def _file(path: Path, req: Request) -> Behaviour:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = None  # one JSON object per line: a trace
-        if isinstance(data, dict) and "kind" not in data:
+        if isinstance(data, dict) and ("kind" not in data or data.get("schema") == SAVED):
             return _counterexample(path, req, _from_json(path, data))
         return _trace(path, req)
     if not stripped:
@@ -180,6 +183,24 @@ def _from_json(path: Path, data: dict[str, Any]) -> list[Found]:
                 for r in data["results"]
                 for c in r.get("counterexamples") or []
             ]
+        if schema == SAVED:
+            if data.get("start") is not None:
+                raise SourceError(
+                    f"{path}: a counterexample to induction starts from a state that may be "
+                    "unreachable, and replay starts from the initial state: run its pytest test"
+                )
+            cfg = _config_of(data.get("config_params"), data.get("config"))
+            return [
+                Found(
+                    data["design"],
+                    cfg,
+                    data["property"],
+                    str(data.get("kind", "")),
+                    "; ".join(data["actions"]),
+                    data.get("loop_start"),
+                    bool(data.get("stuck")),
+                )
+            ]
         if schema == "replcheck-state/1":
             actions = [s["action"] for s in data["steps"] if s.get("action")]
             cfg = _config_of(data.get("config_params"), data.get("config"))
@@ -191,7 +212,7 @@ def _from_json(path: Path, data: dict[str, Any]) -> list[Found]:
             f"{path}: prove --depth JSON holds first depths, not actions: replay the "
             "counterexample of explore --json for the same design"
         )
-    raise SourceError(f"{path}:1: JSON, but not {SCHEMA}, replcheck-state/1 or a trace")
+    raise SourceError(f"{path}:1: JSON, but not {SCHEMA}, {SAVED}, replcheck-state/1 or a trace")
 
 
 _HEAD = re.compile(r"^(?:### (\S+)@(\S+) \(\w+\)|(?:explore|fuzz|bmc) (\S+)@(\S+):)")

@@ -236,16 +236,23 @@ def replay(model: Model, states: Sequence[State]) -> list[tuple[Action | None, S
     if normalize(cur) != normalize(model.init()):
         return None
     for want in states[1:]:
-        target = normalize(want)
-        for action in model.enabled(cur):
-            nxt = model.step(cur, action)
-            if normalize(nxt) == target:
-                out.append((action, nxt))
-                cur = nxt
-                break
-        else:
+        found = step_to(model, cur, want)
+        if found is None:
             return None
+        out.append(found)
+        cur = found[1]
     return out
+
+
+def step_to(model: Model, cur: State, want: State) -> tuple[Action, State] | None:
+    """The explicit model's action from ``cur`` to ``want`` (up to ``normalize``) and the state it
+    leads to, or None when no enabled action leads there."""
+    target = normalize(want)
+    for action in model.enabled(cur):
+        nxt = model.step(cur, action)
+        if normalize(nxt) == target:
+            return action, nxt
+    return None
 
 
 @dataclass
@@ -376,6 +383,9 @@ class InductionResult:
     """``inductive``, ``not inductive`` (a CTI), ``fails initially``, or ``unknown``."""
     seconds: float = 0.0
     cti: dict[str, Any] | None = None
+    states: tuple[State, State | None] | None = None
+    """With a CTI: its two states decoded into the explicit model's (None where one cannot be:
+    the step may leave the flat encoding's bounds)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -444,7 +454,17 @@ def induct(
         "changed": changed,
         "before": frames[0],
     }
-    return InductionResult(fm.design, fm.config, prop, names, "not inductive", elapsed, cti)
+    states = None
+    try:  # a state the explicit model cannot hold (the flat encoding's own) leaves them out
+        start = fm.decode(frames[0])
+    except Exception:
+        pass
+    else:
+        try:
+            states = (start, fm.decode(frames[1]))
+        except Exception:
+            states = (start, None)
+    return InductionResult(fm.design, fm.config, prop, names, "not inductive", elapsed, cti, states)
 
 
 def induct_invariants(

@@ -417,33 +417,58 @@ def _config_source(model: Model) -> str:
 
 _PROGRAM = Template(
     """\
-${imports}
+${header}${imports}
 
-${loads}
+${loads}${start}
 def ${name}():
     model = Model(${design}, ${config})
-    state = model.init()
-    assert not [p.name for p in model.invariants if not p.check(model.cfg, state)]
-    for action in [
-${actions}    ]:
-        assert action in model.enabled(state), f"{action} is not enabled"
+    state = ${state}
+    actions = [
+${actions}    ]
+    broken = [p.name for p in model.invariants if not p.check(model.cfg, state)]
+    ${first}
+    for n, action in enumerate(actions, 1):
+        assert action in model.enabled(state), f"step {n}: {action} is not enabled"
         before, state = state, model.step(state, action)
         broken = [p.name for p in model.step_properties if not p.check(model.cfg, before, state)]
         broken += [p.name for p in model.invariants if not p.check(model.cfg, state)]
-        assert not broken, f"after {action}: {broken}"
-"""
+        ${each}
+${last}"""
 )
 
 
+def _state_classes(value: object, out: dict[str, str]) -> None:
+    """Every named tuple class in ``value``, name to module, for its ``repr`` to be evaluated."""
+    if isinstance(value, tuple):
+        if hasattr(value, "_fields"):
+            out[type(value).__qualname__] = type(value).__module__
+        for item in value:
+            _state_classes(item, out)
+
+
 def counterexample_program(
-    model: Model, actions: Sequence[Action], property: str | None = None
+    model: Model,
+    actions: Sequence[Action],
+    property: str | None = None,
+    *,
+    start: State | None = None,
+    header: str = "",
 ) -> str:
-    """A pasteable pytest test that takes ``actions`` from the initial state of ``model`` and
-    fails (with an ``AssertionError``) at the first action that is not enabled or that breaks a
-    step property or a state invariant. The test is named after the design and ``property`` (or
-    the config). A standard config is written as ``STANDARD[name]``, any other as ``Config(...)``
-    with every field of ``Config.to_dict()``; a design loaded from a reviewer's file is loaded from
-    that file again, and an unregistered one is imported from its module."""
+    """A pasteable pytest test that takes ``actions`` from the initial state of ``model`` (or from
+    ``start``), checking that each is enabled.
+
+    With ``property`` the test pins a counterexample: it passes when ``property`` holds until the
+    last action and breaks at it (with no actions: in the state it starts from), and fails with an
+    ``AssertionError`` the day it no longer breaks so. Without ``property`` it fails at the first
+    action that breaks any step property or state invariant, as Hypothesis's falsifying examples
+    do. ``start`` (a counterexample to induction) is a state the test builds from its ``repr``
+    instead of the initial state; what holds there is assumed, not checked. ``header``, when
+    given, becomes the module's docstring.
+
+    The test is named after the design and ``property`` (or the config). A standard config is
+    written as ``STANDARD[name]``, any other as ``Config(...)`` with every field of
+    ``Config.to_dict()``; a design loaded from a reviewer's file is loaded from that file again,
+    and an unregistered one is imported from its module."""
     loads, design = _design_source(model)
     standard = STANDARD.get(model.cfg.name) == model.cfg
     names = {"Action", "Model", "STANDARD" if standard else "Config"}
@@ -455,14 +480,42 @@ def counterexample_program(
         imports.append(f"from {cls.__module__} import {cls.__qualname__.split('.')[0]}")
     if loads:
         names.add("load_design_file")
+    if start is not None:
+        classes: dict[str, str] = {}
+        _state_classes(start, classes)
+        for module in sorted(set(classes.values())):
+            wanted = sorted(n for n, m in classes.items() if m == module)
+            imports.append(f"from {module} import {', '.join(wanted)}")
     imports.insert(0, f"from replcheck.model import {', '.join(sorted(names))}")
     name = f"{model.design.name} {property or model.cfg.name}".lower()
+    if property is None:
+        first = 'assert not broken, f"initially: {broken}"'
+        each = 'assert not broken, f"after {action}: {broken}"'
+        last = ""
+    else:
+        prop = json.dumps(property)
+        if start is None:
+            first = f'assert {prop} not in broken or not actions, "broken initially"'
+        else:
+            first = "# START may be unreachable: what holds there is assumed, not checked"
+        each = f'assert {prop} not in broken or n == len(actions), f"broken at step {{n}}"'
+        last = f'    assert {prop} in broken, f"{property} holds at the end: {{broken}}"\n'
+    doc = ""
+    if header:
+        text = header.replace("\\", "\\\\").replace('"""', "'''").rstrip()
+        doc = f'"""{text}\n"""\n\n'
     return _PROGRAM.substitute(
+        header=doc,
         imports="\n".join(imports),
         loads="".join(f"{line}\n\n" for line in loads),
+        start="" if start is None else f"START = {start!r}\n\n",
         name="test_" + re.sub(r"[^0-9a-z]+", "_", name).strip("_"),
         design=design,
         config=_config_source(model),
+        state="model.init()" if start is None else "START",
+        first=first,
+        each=each,
+        last=last,
         actions="".join(
             f"        Action({json.dumps(a.name)}, {_literal(tuple(a.args))}),\n" for a in actions
         ),

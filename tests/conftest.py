@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from replcheck.model import DESIGNS
@@ -16,3 +17,10 @@ def registry() -> Iterator[None]:
     yield
     DESIGNS.clear()
     DESIGNS.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def counterexamples_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines save each counterexample they print (``replcheck.counterexamples``): into the
+    test's own folder, never the checkout."""
+    monkeypatch.setenv("REPLCHECK_COUNTEREXAMPLES", str(tmp_path / "replcheck-counterexamples"))
