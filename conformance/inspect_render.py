@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from replcheck.model.render_table import replication_summary
+
 from .inspect import Queue, ReplicationView, server_parts
 from .inspect_checks import Finding, recovery_of
 
@@ -134,22 +136,7 @@ def render_distributed(view: ReplicationView) -> str:
             sizes[q.peer] = sizes.get(q.peer, 0) + len(q.wals)
     if len(lines) > len(_peers_state(view)) + 1:
         lines.append("")
-    if deleted:
-        lines.append(
-            f"Found {len(deleted)} deleted queues, run hbck -fixReplication in order to remove "
-            "the deleted replication queues"
-        )
-        lines += [f"    {q}" for q in deleted]
-    if dead:
-        lines.append(
-            f"Found {len(dead)} dead regionservers, restart one regionserver to transfer the "
-            "queues of dead regionservers"
-        )
-        lines += [f"    {s}" for s in dead]
-    if sizes:
-        lines.append("Dumping all peers's number of WALs in replication queue")
-        lines += [f"    PeerId: {p} , sizeOfLogQueue: {n}" for p, n in sorted(sizes.items())]
-    lines.append("    Total size of WALs on HDFS: 0")
+    lines += replication_summary(deleted, dead, sizes)
     return "\n".join(line.rstrip() for line in lines)
 
 

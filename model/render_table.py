@@ -896,7 +896,7 @@ def _server_order(cfg: Config) -> Callable[[int], tuple[str, int, int]]:
     return lambda s: (rules.host(cfg, s).lower(), rules.PORT, rules.start_code(s))
 
 
-def _summary(
+def replication_summary(
     deleted: list[str], dead: list[str], sizes: dict[str, int], total: str = "0"
 ) -> list[str]:
     """``dumpReplicationSummary`` (without ``--hdfs`` the WAL size is never added up: 0)."""
@@ -997,9 +997,8 @@ def dump_distributed(cfg: Config, st: TState) -> list[str]:
                 offset = table_rules.group_offset(row, key[1])
                 pos = offset[1] if offset is not None and offset[0] == key[2] else 0
                 lines.append(f"    Replication position for {wal(cfg, key)}: {_position(pos)}")
-    return (
-        [*lines, "", *_summary(deleted, dead, sizes)] if lines else _summary(deleted, dead, sizes)
-    )
+    summary = replication_summary(deleted, dead, sizes)
+    return [*lines, "", *summary] if lines else summary
 
 
 # --- the ZooKeeper era (DumpReplicationQueues of 2.x) ---------------------------------------------
@@ -1066,9 +1065,8 @@ def _zk_distributed(cfg: Config, st: State) -> list[str]:
                 lines.append(
                     f"    Replication position for {rules.wal_name(cfg, key)}: {_position(pos)}"
                 )
-    return (
-        [*lines, "", *_summary(deleted, dead, sizes)] if lines else _summary(deleted, dead, sizes)
-    )
+    summary = replication_summary(deleted, dead, sizes)
+    return [*lines, "", *summary] if lines else summary
 
 
 def dump(cfg: Config, st: TState | State, distributed: bool = False) -> str:
