@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -436,19 +436,32 @@ def log_dir(path: str | os.PathLike[str]) -> Path:
     return root
 
 
-def _logs_in(folder: Path) -> list[tuple[int, Path]]:
+def numbered_files(folder: Path, zxid_of: Callable[[str], int | None]) -> list[tuple[int, Path]]:
+    """(zxid, path) of the files in ``folder`` whose names ``zxid_of`` reads, in zxid order
+    (logs here, snapshots in ``zksnap``)."""
     try:
         names = os.listdir(folder)
     except OSError as exc:
         raise ZkLogError(f"{folder}: cannot list: {exc.strerror or exc}") from None
     found = []
     for n in names:
-        if n.startswith("log."):
-            try:
-                found.append((int(n[4:], 16), folder / n))
-            except ValueError:
-                continue
+        z = zxid_of(n)
+        if z is not None:
+            found.append((z, folder / n))
     return sorted(found)
+
+
+def _log_zxid(name: str) -> int | None:
+    if not name.startswith("log."):
+        return None
+    try:
+        return int(name[4:], 16)
+    except ValueError:
+        return None
+
+
+def _logs_in(folder: Path) -> list[tuple[int, Path]]:
+    return numbered_files(folder, _log_zxid)
 
 
 def log_files(path: str | os.PathLike[str]) -> list[Path]:

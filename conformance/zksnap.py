@@ -29,7 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from .zklog import ACL, ZkLogError
+from .zklog import ACL, ZkLogError, numbered_files
 
 __all__ = [
     "SNAP_MAGIC",
@@ -427,16 +427,7 @@ def snapshot_dir(path: str | os.PathLike[str]) -> Path:
 
 
 def _snaps_in(folder: Path) -> list[tuple[int, Path]]:
-    try:
-        names = os.listdir(folder)
-    except OSError as exc:
-        raise ZkLogError(f"{folder}: cannot list: {exc.strerror or exc}") from None
-    found = []
-    for n in names:
-        z = _zxid_of(n)
-        if z is not None:
-            found.append((z, folder / n))
-    return sorted(found)
+    return numbered_files(folder, _zxid_of)
 
 
 def snapshot_files(path: str | os.PathLike[str]) -> list[Path]:
