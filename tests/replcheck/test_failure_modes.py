@@ -438,7 +438,9 @@ def test_ctrl_c_stops_prove_at_once_not_as_a_time_limit(argv: list[str], tmp_pat
         text=True,
         cwd=tmp_path,
     )
-    time.sleep(6.0)
+    # The rule proofs answer within seconds of starting, so the signal comes early (it lands
+    # wherever the run is); the bounded model check holds Z3 inside long queries when it comes.
+    time.sleep(1.0 if argv[1] == "--all" else 6.0)
     assert proc.poll() is None, "the proofs should still be running"
     proc.send_signal(signal.SIGINT)
     out, err = _stopped(proc)
