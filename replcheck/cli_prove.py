@@ -31,6 +31,7 @@ fails.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import sys
 from typing import Any
@@ -230,6 +231,12 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         try:
             cc = cross_check(n, cfg, args.depth, deadline=args.timeout, progress=progress)
         except KeyboardInterrupt:  # the designs checked so far, and no verdict
+            interrupted = True
+            break
+        except ctypes.ArgumentError as exc:
+            # Ctrl-C while Z3's bindings convert an argument reaches us wrapped in ctypes' error
+            if "KeyboardInterrupt" not in str(exc):
+                raise
             interrupted = True
             break
         finally:
