@@ -190,12 +190,17 @@ def read_snapshot_logs(snapshot: str | os.PathLike[str], logs: str | os.PathLike
         if not Path(logs).is_dir():
             raise InspectError(f"{logs}: no such directory")
         r = replay(logs, logs, snapshot=snap_path)
-        zxid = r.start if r.start >= 0 else None
-        for step in r:
-            zxid = step.txn.zxid
-        return nodes_from_tree(r.tree, base), zxid
+        return _replayed(r, base)
     except ZkLogError as exc:
         raise InspectError(str(exc)) from None
+
+
+def _replayed(r: Any, base: str) -> tuple[Nodes, int | None]:
+    """The tree a replay ends with, and the last zxid it applied (the snapshot's if none)."""
+    zxid = r.start if r.start >= 0 else None
+    for step in r:
+        zxid = step.txn.zxid
+    return nodes_from_tree(r.tree, base), zxid
 
 
 def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, int | None]:
@@ -217,10 +222,7 @@ def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, i
                 raise
             return read_snapshot_logs(snaps[-1], None, base)  # a snapshot and no logs
         r = replay(d, snapshot=snaps[-1] if snaps else None)
-        zxid = r.start if r.start >= 0 else None
-        for step in r:
-            zxid = step.txn.zxid
-        return nodes_from_tree(r.tree, base), zxid
+        return _replayed(r, base)
     except ZkLogError as exc:
         raise InspectError(str(exc)) from None
 
