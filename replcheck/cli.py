@@ -306,6 +306,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_zklog",
     "replcheck.cli_replay",
     "replcheck.cli_inspect",
+    "replcheck.cli_mine",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""

@@ -1,0 +1,366 @@
+"""The Spark job of ``replcheck mine`` (docs/mine.md), and its ``spark-submit`` entry point.
+
+The driver plans (``mine.discover`` lists the units), ships the project's code to the executors
+(a zip of the packages, ``package_zip``), and sums; each executor runs ``mine.mine_run`` on one
+unit at a time (read, replay through the model, statistics). The tables are written as Parquet
+by Spark: ``runs``, ``violations``, ``coverage``, ``races``, ``latencies`` and ``quarantine``,
+with ``summary.json`` and a self-contained ``index.html`` (``mine_html``) beside them.
+
+    spark-submit --master spark://HOST:PORT --py-files replcheck.zip \\
+        conformance/mine_job.py PATH... --out DIR [--partitions N]
+
+(``replcheck mine --package replcheck.zip`` writes the zip; executors need ``PYSPARK_PYTHON``
+to name a Python 3.11 with the project's dependencies.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from replcheck.conformance.mine import SCHEMA, branches, discover, mine_run
+
+TABLES = ("runs", "violations", "coverage", "races", "latencies", "quarantine")
+
+PACKAGES = {"replcheck": "replcheck", "model": "replcheck/model", "specs": "replcheck/specs"}
+PACKAGES["conformance"] = "replcheck/conformance"
+"""Source folder (relative to the project) -> where it goes in the zip (pyproject's
+``package-dir``)."""
+
+
+def project_root() -> Path:
+    """The folder holding the packages: the parent of ``conformance/``."""
+    return Path(__file__).resolve().parent.parent
+
+
+def package_zip(dest: Path) -> Path:
+    """Write the project's packages to ``dest`` (a zip for ``--py-files`` / ``addPyFile``),
+    laid out as installed: ``replcheck/``, ``replcheck/model/``, ``replcheck/specs/``,
+    ``replcheck/conformance/``."""
+    import replcheck
+
+    root = Path(replcheck.__file__).resolve().parent
+    sources = {
+        "replcheck": root,
+        "model": Path(sys.modules["replcheck.model"].__file__ or "").resolve().parent,
+        "specs": _package_dir("replcheck.specs"),
+        "conformance": Path(__file__).resolve().parent,
+    }
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for key, target in PACKAGES.items():
+            src = sources[key]
+            for f in sorted(src.rglob("*")):
+                if f.is_dir() or "__pycache__" in f.parts or f.suffix == ".pyc":
+                    continue
+                rel = f.relative_to(src)
+                if key == "replcheck" and rel.parts and rel.parts[0] in PACKAGES:
+                    continue
+                z.write(f, f"{target}/{rel.as_posix()}")
+    return dest
+
+
+def _package_dir(name: str) -> Path:
+    import importlib
+
+    return Path(importlib.import_module(name).__file__ or "").resolve().parent
+
+
+def partitions_for(units: int, parallelism: int) -> int:
+    """Partitions for ``units`` runs on ``parallelism`` cores: about four per core, so a slow
+    run does not leave the other cores idle at the end, and never more than one per run."""
+    return max(1, min(units, 4 * max(parallelism, 1)))
+
+
+def waves(units: list[dict[str, str]], partitions: int) -> Iterator[list[dict[str, str]]]:
+    """The units in waves of ``WAVE`` runs per partition: each wave is one Spark job, so a
+    Ctrl-C keeps every wave mined before it (the partial report), at the cost of cores idle
+    while a wave's last runs finish."""
+    size = max(1, WAVE * partitions)
+    for i in range(0, len(units), size):
+        yield units[i : i + size]
+
+
+WAVE = 8
+"""Runs per partition in one wave (one Spark job)."""
+
+
+def run_job(
+    paths: list[str],
+    out: Path,
+    *,
+    master: str | None = None,
+    partitions: int | None = None,
+    on_run: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Mine ``paths`` with Spark (``master``, or spark-submit's, or ``local[*]``) into ``out``;
+    returns the summary. A Ctrl-C stops the job: what was mined by then is written, and the
+    summary says ``interrupted``."""
+    from pyspark.sql import SparkSession
+
+    t0 = time.monotonic()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = (
+        SparkSession.builder.appName("replcheck mine")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    if master:
+        builder = builder.master(master)
+    elif not _under_spark_submit():
+        builder = builder.master("local[*]")
+    spark = builder.getOrCreate()
+    started = time.monotonic()
+    try:
+        sc = spark.sparkContext
+        sc.setLogLevel("ERROR")
+        with tempfile.TemporaryDirectory(prefix="replcheck-mine-") as tmp:
+            sc.addPyFile(str(package_zip(Path(tmp) / "replcheck.zip")))
+            units = discover(paths)
+            n = partitions or partitions_for(len(units), sc.defaultParallelism)
+            results: list[dict[str, Any]] = []
+            interrupted = False
+            mined = time.monotonic()
+            try:
+                for wave in waves(units, n):
+                    for r in sc.parallelize(wave, min(n, len(wave))).map(mine_run).collect():
+                        results.append(r)
+                        if on_run is not None:
+                            on_run(r)
+            except KeyboardInterrupt:
+                interrupted = True
+                sc.cancelAllJobs()
+            mined = time.monotonic() - mined
+        tables = build_tables(results)
+        write_tables(spark, tables, out)
+        summary = summarize(tables, planned=len(units), interrupted=interrupted)
+        summary["master"] = sc.master
+        summary["partitions"] = n
+        summary["seconds"] = {
+            "startup": round(started - t0, 3),
+            "mining": round(mined, 3),
+            "total": round(time.monotonic() - t0, 3),
+        }
+    finally:
+        spark.stop()
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    from replcheck.conformance.mine_html import render_html
+
+    (out / "index.html").write_text(render_html(summary, tables), encoding="utf-8")
+    return summary
+
+
+def _under_spark_submit() -> bool:
+    """Was this driver started by spark-submit (which then names the master)?"""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def build_tables(results: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every table from the per-run results (sums for ``coverage``, with a zero
+    row for every model action or branch of a design that no run exercised)."""
+    tables: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
+    events: Counter[tuple[str, str]] = Counter()
+    runs: Counter[tuple[str, str]] = Counter()
+    accepted: Counter[tuple[str, str]] = Counter()
+    designs: set[str] = set()
+    for r in results:
+        row = r["runs"]
+        tables["runs"].append(row)
+        for t in ("violations", "races", "latencies", "quarantine"):
+            tables[t].extend(r[t])
+        design = row["design"]
+        if design == "?" or not r["coverage"]:
+            continue
+        designs.add(design)
+        for action, n in r["coverage"].items():
+            events[design, action] += n
+            runs[design, action] += 1
+            accepted[design, action] += row["status"] == "accepted"
+    known: dict[str, set[str]] = defaultdict(set)
+    for d in designs:
+        try:
+            known[d] = set(branches(d))
+        except KeyError:
+            known[d] = set()
+    keys = set(events) | {(d, a) for d in designs for a in known[d]}
+    for design, action in sorted(keys):
+        tables["coverage"].append(
+            {
+                "design": design,
+                "action": action,
+                "in_model": action in known[design],
+                "events": events[design, action],
+                "runs": runs[design, action],
+                "accepted_runs": accepted[design, action],
+            }
+        )
+    tables["runs"].sort(key=lambda r: r["run"])
+    return tables
+
+
+SCHEMAS: dict[str, list[tuple[str, str]]] = {
+    "runs": [
+        ("run", "string"),
+        ("design", "string"),
+        ("status", "string"),
+        ("reason", "string"),
+        ("verdict", "string"),
+        ("event", "long"),
+        ("matched", "long"),
+        ("events", "long"),
+        ("actions", "long"),
+        ("search_nodes", "long"),
+        ("seconds", "double"),
+        ("started", "double"),
+        ("faults", "string"),
+        ("from_txn_log", "long"),
+    ],
+    "violations": [
+        ("run", "string"),
+        ("design", "string"),
+        ("property", "string"),
+        ("event", "long"),
+        ("line", "long"),
+        ("proc", "string"),
+        ("zxid", "long"),
+        ("text", "string"),
+        ("action", "string"),
+    ],
+    "coverage": [
+        ("design", "string"),
+        ("action", "string"),
+        ("in_model", "boolean"),
+        ("events", "long"),
+        ("runs", "long"),
+        ("accepted_runs", "long"),
+    ],
+    "races": [
+        ("run", "string"),
+        ("design", "string"),
+        ("claims_started", "long"),
+        ("claims_won", "long"),
+        ("claims_lost", "long"),
+        ("max_claim_rounds", "long"),
+        ("max_claimers", "long"),
+        ("cleaner_retries", "long"),
+        ("txns", "long"),
+        ("multis", "long"),
+        ("failed_multis", "long"),
+    ],
+    "latencies": [
+        ("run", "string"),
+        ("design", "string"),
+        ("metric", "string"),
+        ("value", "double"),
+    ],
+    "quarantine": [("run", "string"), ("file", "string"), ("reason", "string")],
+}
+
+
+def write_tables(spark: Any, tables: dict[str, list[dict[str, Any]]], out: Path) -> None:
+    """Each table as Parquet (``out/<table>/``), with the declared schema even when empty."""
+    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+
+    for name in TABLES:
+        schema = StructType(
+            [StructField(c, _parse_datatype_string(t), True) for c, t in SCHEMAS[name]]
+        )
+        rows = [tuple(_cell(r.get(c), t) for c, t in SCHEMAS[name]) for r in tables[name]]
+        df = spark.createDataFrame(rows, schema)
+        df.coalesce(1).write.mode("overwrite").parquet(str(out / name))
+
+
+def _cell(value: Any, kind: str) -> Any:
+    if value is None:
+        return None
+    if kind == "string":
+        return str(value)
+    if kind == "long":
+        return int(value)
+    if kind == "double":
+        return float(value)
+    return bool(value)
+
+
+def summarize(
+    tables: dict[str, list[dict[str, Any]]], *, planned: int, interrupted: bool
+) -> dict[str, Any]:
+    """What ``replcheck mine`` prints and ``summary.json`` holds: counts of runs by status and
+    design, violations by property, coverage's never-exercised list, race and latency
+    statistics, and the quarantine."""
+    runs = tables["runs"]
+    status = Counter(r["status"] for r in runs)
+    by_design: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in runs:
+        by_design[r["design"]][r["status"]] += 1
+    never: dict[str, list[str]] = defaultdict(list)
+    for c in tables["coverage"]:
+        if c["in_model"] and c["events"] == 0:
+            never[c["design"]].append(c["action"])
+    dist: dict[str, list[float]] = defaultdict(list)
+    for row in tables["latencies"]:
+        dist[row["metric"]].append(row["value"])
+    races = tables["races"]
+    return {
+        "schema": SCHEMA,
+        "planned": planned,
+        "mined": len(runs),
+        "interrupted": interrupted,
+        "status": {s: status.get(s, 0) for s in ("accepted", "rejected", "undecided", "bad-input")},
+        "designs": {d: dict(c) for d, c in sorted(by_design.items())},
+        "events": sum(r["events"] for r in runs),
+        "violations": dict(Counter(v["property"] for v in tables["violations"])),
+        "never_exercised": {d: sorted(a) for d, a in sorted(never.items())},
+        "races": {
+            k: sum(r[k] for r in races)
+            for k in ("claims_started", "claims_won", "claims_lost", "failed_multis", "multis")
+        },
+        "latencies": {m: quantiles(v) for m, v in sorted(dist.items())},
+        "quarantine": tables["quarantine"],
+    }
+
+
+def quantiles(values: list[float]) -> dict[str, float]:
+    """count, min, median, p90, p99, max of ``values`` (nearest rank)."""
+    v = sorted(values)
+
+    def rank(q: float) -> float:
+        return round(v[min(len(v) - 1, int(q * len(v)))], 4)
+
+    return {
+        "count": len(v),
+        "min": round(v[0], 4),
+        "p50": rank(0.5),
+        "p90": rank(0.9),
+        "p99": rank(0.99),
+        "max": round(v[-1], 4),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``spark-submit`` entry point: the same job as ``replcheck mine``."""
+    from replcheck.cli_mine import exit_status, render_summary
+
+    p = argparse.ArgumentParser(prog="mine_job.py", description=__doc__.split("\n")[0])
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--partitions", type=int, default=None, metavar="N")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = run_job(args.paths, out, partitions=args.partitions)
+    sys.stdout.write(render_summary(summary, out) + "\n")
+    return exit_status(summary)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

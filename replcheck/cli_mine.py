@@ -1,0 +1,189 @@
+"""``replcheck mine``: judge and measure many recorded runs with Spark (docs/mine.md).
+
+    replcheck mine PATH... [--master URL] [--out DIR] [--partitions N] [--json]
+    replcheck mine --package FILE
+
+Each PATH is a run folder, a trace file, a raw ZooKeeper data directory, or a folder of them.
+Every run gets exactly the verdict ``replcheck validate`` gives it alone; the job also writes
+Parquet tables (``runs``, ``violations``, ``coverage``, ``races``, ``latencies``,
+``quarantine``), ``summary.json`` and a self-contained ``index.html`` to ``--out``. A corrupt or
+unreadable input is quarantined with its reason and file:line or file:offset; the other runs are
+mined. ``--package FILE`` only writes the zip of the project's packages that ``spark-submit
+--py-files`` ships to executors.
+
+Exit status: 0 every run accepted; 1 some run rejected or undecided (undecided is never a pass);
+2 bad input (an unusable ``--out``; or some input quarantined); 130 interrupted: the runs mined by
+then are written and summed, and the last line says the job is not complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_OUT = "replcheck-mine"
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {n}")
+    return n
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "mine",
+        help="mine many recorded runs with Spark: verdicts, coverage, races, latencies",
+        description="Judge every run as `replcheck validate` does, in Spark's executors, and "
+        "sum verdicts, violations, coverage of the model's actions, claim races and latencies "
+        "into Parquet tables and an HTML summary (docs/mine.md).",
+        epilog="Exit status: 0 every run accepted; 1 some run rejected or undecided; 2 bad "
+        "input (some input quarantined); 130 interrupted.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run folders, traces, or folders")
+    p.add_argument(
+        "--master",
+        metavar="URL",
+        help="Spark master (default: local[*], embedded); e.g. spark://127.0.0.1:7077",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=DEFAULT_OUT,
+        help=f"a new or empty folder for the tables and the summary (default: ./{DEFAULT_OUT})",
+    )
+    p.add_argument(
+        "--partitions",
+        type=_positive,
+        metavar="N",
+        help="Spark partitions (default: about four per core, at most one per run)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--package",
+        metavar="FILE",
+        help="write the zip of the project's packages (for spark-submit --py-files) and stop",
+    )
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from replcheck.cli import UsageError
+
+    if args.package:
+        from replcheck.conformance.mine_job import package_zip
+
+        dest = Path(args.package)
+        if dest.is_dir() or not (dest.parent if str(dest.parent) else Path(".")).is_dir():
+            raise UsageError(f"--package {dest}: not a file in an existing folder")
+        package_zip(dest)
+        sys.stdout.write(f"{dest}\n")
+        return EXIT_OK
+    if not args.paths:
+        raise UsageError("mine: give at least one PATH (or --package FILE)")
+    out = Path(args.out)
+    _check_out(out)
+    from replcheck.conformance.mine_job import run_job
+
+    def progress(r: dict[str, Any]) -> None:
+        if not args.json:
+            row = r["runs"]
+            sys.stderr.write(f"  {row['run']}: {row['verdict']}\n")
+
+    try:
+        summary = run_job(
+            args.paths, out, master=args.master, partitions=args.partitions, on_run=progress
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write("replcheck: mine interrupted before anything was mined\n")
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # Spark could not start or the master is unreachable
+        if type(exc).__name__ in (
+            "Py4JError",
+            "Py4JJavaError",
+            "PySparkRuntimeError",
+            "Py4JNetworkError",
+        ):
+            raise UsageError(f"mine: Spark failed: {' '.join(str(exc).split())[:300]}") from None
+        raise
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_summary(summary, out) + "\n")
+    code = exit_status(summary)
+    sys.stderr.write(f"mine: {_word(code, summary)}\n")
+    return code
+
+
+def _check_out(out: Path) -> None:
+    from replcheck.cli import UsageError
+
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        raise UsageError(f"--out {out}: not empty (mining never overwrites earlier results)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create: {exc.strerror}") from None
+
+
+def exit_status(summary: dict[str, Any]) -> int:
+    """0 all accepted; 1 some rejected or undecided; 2 some input quarantined; 130 when the job
+    was interrupted (never a pass)."""
+    st = summary["status"]
+    if summary["interrupted"]:
+        return EXIT_INTERRUPTED
+    if st["bad-input"] or summary["quarantine"]:
+        return EXIT_BAD
+    if st["rejected"] or st["undecided"] or not summary["mined"]:
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _word(code: int, summary: dict[str, Any]) -> str:
+    st = summary["status"]
+    counts = ", ".join(f"{n} {s}" for s, n in st.items())
+    word = {
+        EXIT_OK: "PASS",
+        EXIT_FAIL: "FAIL",
+        EXIT_BAD: "BAD INPUT",
+        EXIT_INTERRUPTED: "INTERRUPTED (not a pass)",
+    }[code]
+    if st["undecided"] and code in (EXIT_FAIL, EXIT_BAD):
+        word += " (undecided is not a pass)"
+    return f"{word}: {summary['mined']} of {summary['planned']} runs: {counts}"
+
+
+def render_summary(summary: dict[str, Any], out: Path) -> str:
+    """The summary as text: verdicts, violations, never-exercised actions, races, latencies,
+    the quarantine, and where the tables are."""
+    lines = [
+        f"mined {summary['mined']} of {summary['planned']} runs, {summary['events']} events "
+        f"({summary['master']}, {summary['partitions']} partitions; Spark start-up "
+        f"{summary['seconds']['startup']} s, mining {summary['seconds']['mining']} s)",
+        "verdicts: " + ", ".join(f"{n} {s}" for s, n in summary["status"].items()),
+    ]
+    for design, counts in summary["designs"].items():
+        lines.append(f"  {design}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if summary["violations"]:
+        lines.append(
+            "violations: " + ", ".join(f"{p} {n}" for p, n in sorted(summary["violations"].items()))
+        )
+    for design, never in summary["never_exercised"].items():
+        lines.append(f"never exercised in {design}: {', '.join(never) or 'none'}")
+    lines.append("races: " + ", ".join(f"{k} {v}" for k, v in summary["races"].items()))
+    for metric, q in summary["latencies"].items():
+        lines.append(f"{metric}: " + ", ".join(f"{k} {v}" for k, v in q.items()))
+    for q in summary["quarantine"]:
+        lines.append(f"quarantined: {q['reason']}")
+    lines.append(f"tables and summary: {out}/ (index.html)")
+    return "\n".join(lines)
