@@ -328,19 +328,18 @@ class Cluster:
             proc = self.rs[i]
             self.faulted.add(proc.pid)
             self.trace.meta("fault", fault=kind, server=server_name(i), pid=proc.pid)
-            # ``crash`` is recorded when the server stops being one: at the kill, when a paused
-            # server's session has expired, or at the forced expiry.
+            # ``crash`` is recorded when the server stops being one for the rest of the cluster
+            # (the model's crash: the master expires it): when its session has expired, after a
+            # kill or a pause, or at the forced expiry.
             if kind == "kill":
                 proc.signal(signal.SIGKILL)
-                self.trace.emit("crash", {"server": i})
                 proc.popen.wait(5)
                 self.tear_tail(i)
+                self.await_expiry(i)
+                self.trace.emit("crash", {"server": i})
             elif kind == "pause":
                 proc.signal(signal.SIGSTOP)
-                resume = time.monotonic() + self.spec.session_timeout + 2.0
-                name = server_name(i)
-                while name in self.live_servers() and time.monotonic() < resume:
-                    time.sleep(0.05)  # its session expires: ZooKeeper deletes its live znode
+                resume = self.await_expiry(i)
                 self.trace.emit("crash", {"server": i})
                 time.sleep(max(0.0, resume - time.monotonic()))
                 proc.signal(signal.SIGCONT)
@@ -378,6 +377,15 @@ class Cluster:
             self.master.stop()
             self.start_master()
         self.faults[kind] += 1
+
+    def await_expiry(self, i: int) -> float:
+        """Wait (at most the session timeout and two seconds) until server ``i``'s session has
+        expired: ZooKeeper has deleted its live znode. Returns when the wait would have ended."""
+        until = time.monotonic() + self.spec.session_timeout + 2.0
+        name = server_name(i)
+        while name in self.live_servers() and time.monotonic() < until:
+            time.sleep(0.05)
+        return until
 
     def tear_tail(self, i: int) -> None:
         """Leave a torn record at the end of the killed server's newest WAL, as a crash in the

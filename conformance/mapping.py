@@ -9,7 +9,8 @@ Every event of a trace has one role:
   model's state by the real name the event carries (queue id, row key);
 * **observation**: a ``meta`` event that states a fact the model's state must agree with when it
   is matched (``OBSERVATIONS``): an edit a sink applied, a WAL the cleaner deleted, a server that
-  found itself fenced;
+  found itself fenced (a design that deletes a cleaner run's WALs one by one, zk-multi, has the
+  deletion as its step ``cleaner_delete_wal``);
 * **context**: a ``meta`` event that says nothing the model has a notion of (``CONTEXT``, each
   with the reason);
 * **unmodelled**: a step the cluster took that its design has no action for. The validator lists
@@ -28,7 +29,7 @@ from typing import Any
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
-from replcheck.model.state import ARCHIVED, DELETED, LOCAL, WalKey
+from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, WalKey
 from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
 from replcheck.model.table_state import ADD, C_READY, FULL, NO_SOURCE, SCP_SPLIT
 
@@ -264,6 +265,8 @@ class Mapping:
         """Events after the driver's end of run, while it stops the processes."""
         self.legacy_join = "join" in self.kinds and not any(e["name"] == "join" for e in events)
         """A trace recorded before region servers recorded ``join``: their start is the join."""
+        self.lost_ships = lost_batches(events) if "ship" in self.kinds else set()
+        """``sink_apply`` events (by id) of a batch its sender never recorded (``lost_ship``)."""
         unrecorded = [k for k in design.kinds if k.name in UNRECORDED]
         self.hidden = tuple(k.name for k in unrecorded if k.fair)
         """Model steps the cluster takes without an event, tried between events."""
@@ -282,7 +285,9 @@ class Mapping:
             return "unmodelled"
         if name == "fault" and (e.get("detail") or {}).get("fault") in FAULT_NOTES:
             return "action" if FAULT_NOTES[e["detail"]["fault"]] in self.kinds else "unmodelled"
-        if self.unanswered(e):
+        if self.unanswered(e) or id(e) in self.lost_ships:
+            return "action"
+        if name == "wal_deleted" and "cleaner_delete_wal" in self.kinds:
             return "action"
         if name in OBSERVATIONS:
             return "observation"
@@ -317,14 +322,21 @@ class Mapping:
         """The ways event ``n`` maps onto the model in state ``st``."""
         name = e["name"]
         if e["kind"] == "meta":
-            if name == "sink_apply":
+            if name == "sink_apply" and id(e) in self.lost_ships:
+                yield from self.lost_ship(e, st)
+            elif name == "sink_apply":
                 yield from self.relay_applies(e, st)
             elif name == "fault":
-                yield Candidate((Action(FAULT_NOTES[e["detail"]["fault"]], ()),))
+                fault = Action(FAULT_NOTES[e["detail"]["fault"]], ())
+                yield Candidate((fault,))
+                yield from self.lost_delete(fault, st)
             elif name == "claim_failed":
                 yield from self.claim_failed(e, st)
             elif name == "process_start":
                 yield Candidate((Action("join", (e["detail"]["index"],)),))
+            elif name == "wal_deleted":
+                key = self.resolver.wal_key(e["detail"]["wal"])
+                yield Candidate((Action("cleaner_delete_wal", key),))
             return
         kind = self.kinds[name]
         args = e["args"]
@@ -387,6 +399,45 @@ class Mapping:
                 return
             actions.append(Action("relay_apply", (c, s)))
         yield Candidate(tuple(actions))
+
+    def lost_ship(self, e: Event, st: Any) -> Iterator[Candidate]:
+        """A batch the sink applied but its sender never recorded (``lost_batches``): the sender
+        stopped (killed, or paused until its session expired) after the sink applied the batch
+        and before it heard back and wrote its line. Its ``ship`` steps, as many as it takes a
+        source of that server for the peer to reach the batch's edits, are matched here. A
+        dead sender's batch (a zombie's) is the observation's (``_sink_apply``)."""
+        if _sink_apply(self, e, st) is None:
+            yield Candidate(())
+            return
+        cluster = int(e["proc"].split("-", 1)[1])
+        try:
+            s = server_index((e.get("detail") or {}).get("source") or "")
+        except ValueError:
+            return
+        if s >= len(st.servers) or not st.servers[s].alive:
+            return
+
+        def applied(before: Any, after: Any) -> str | None:
+            return _sink_apply(self, e, after)
+
+        sinks = {k for (srv, _i, k) in self.design.enabled_args(self.cfg, st, "ship") if srv == s}
+        for i, sh in enumerate(st.servers[s].shippers):
+            if sh.peer + 1 != cluster:
+                continue
+            for k in sorted(sinks):
+                for n in range(1, self.cfg.edits_per_wal + 1):
+                    yield Candidate((Action("ship", (s, i, k)),) * n, applied)
+
+    def lost_delete(self, restart: Action, st: Any) -> Iterator[Candidate]:
+        """The master deletes a cleaner run's WALs one at a time, each file before its
+        ``wal_deleted`` line: killed in between, it deleted one WAL that no line records. So a
+        master restart in the middle of a run's deletes may follow one more of them."""
+        if restart.name != "master_restart" or "cleaner_delete_wal" not in self.kinds:
+            return
+        if st.cleaner.phase != DELETING:
+            return
+        for key in st.cleaner.candidates:
+            yield Candidate((Action("cleaner_delete_wal", key), restart))
 
     def owed(self, n: int, e: Event) -> tuple[Action, ...]:
         """The step of a deferred event this event's family owes before it (``DEFERRED``)."""
@@ -675,13 +726,16 @@ home is as many model ``relay_home`` steps as it takes the other cluster to reac
 def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     """The cleaner lists ``/rs`` and reads the znodes it finds; the model reads every server's
     slot, an absent znode adding nothing. Before the real cleaner's decision, the model reads the
-    absent ones it has not read; and when the cversion moved (a server's znode created after the
-    listing, say), every one it has not read: the run is read again, whatever it saw."""
+    ones it has not read that add nothing: absent, or holding no queue (a server killed while it
+    started, whose znode the model's join made but the real one never did, say); and when the
+    cversion moved (a server's znode created after the listing, say), every one it has not read:
+    the run is read again, whatever it saw. A znode with queues that the real cleaner did not
+    read stays unread, and the decision does not fit."""
     c = st.cleaner
     return tuple(
         Action("cleaner_read", (s,))
         for s in range(m.cfg.servers)
-        if not c.read >> s & 1 and (not st.rs[s] or c.changed)
+        if not c.read >> s & 1 and (not (st.rs[s] and st.rs[s].queues) or c.changed)
     )
 
 
@@ -844,6 +898,24 @@ EXPECT: dict[str, Callable[..., str | None]] = {
 
 
 # --- observations -------------------------------------------------------------------------------
+
+
+def lost_batches(events: list[Event]) -> set[int]:
+    """The ``sink_apply`` events (by id) of a sink whose edits the sending region server never
+    recorded shipping: no ``ship`` line of the sender's process names them."""
+    shipped: dict[str, set[str]] = {}
+    for e in events:
+        if e["name"] == "ship" and e["proc"].startswith("rs-"):
+            uids = (e.get("detail") or {}).get("uids") or []
+            shipped.setdefault(e["proc"][3:], set()).update(uids)
+    out = set()
+    for e in events:
+        d = e.get("detail") or {}
+        if e["name"] != "sink_apply" or not e["proc"].startswith("sink-") or not d.get("source"):
+            continue
+        if not set(d.get("uids") or []) <= shipped.get(d["source"], set()):
+            out.add(id(e))
+    return out
 
 
 def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:

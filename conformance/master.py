@@ -593,7 +593,9 @@ class Master(ZkProcess):
             for f in files:
                 if f.name in self.clean_cache:
                     continue  # seed 003: "it will first use its cache": kept without a lookup
+                lo = self.zk.last_zxid
                 queued = self.zk_queued()
+                read = [lo, self.zk.last_zxid]  # the zxids the lookup was served between
                 self.clean_cache = set(queued)
                 key = self.steps.parse_wal(f.name)
                 keys = tuple(self.steps.parse_wal(w) for w in queued)
@@ -603,6 +605,7 @@ class Master(ZkProcess):
                     {"server": key[0], "group": 0, "seq": key[2]},
                     wal=f.name,
                     delete=delete,
+                    read=read,
                 )
                 if delete:
                     self.delete_wal(f)
@@ -614,11 +617,15 @@ class Master(ZkProcess):
                 for server in self.children(QUEUES):
                     if server.startswith(CVERSION_PREFIX):
                         continue
+                    # the zxids the reads were served between: no earlier than the last reply
+                    # before them, no later than the last reply after them
+                    lo = self.zk.last_zxid
                     for q in self.children(f"{QUEUES}/{server}"):
                         if q != "lock":
                             seen.update(self.children(f"{QUEUES}/{server}/{q}"))
                     if server.startswith("1.1.1."):
-                        self.trace.emit("cleaner_read", {"server": server_index(server)})
+                        read = [lo, self.zk.last_zxid]
+                        self.trace.emit("cleaner_read", {"server": server_index(server)}, read=read)
                 v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
                 if v0 == v1:
@@ -639,7 +646,9 @@ class Master(ZkProcess):
             self.trace.emit("cleaner_start", {}, zxid=zxid)
             rows, live, peers = self.table_snapshot()
             self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers)
-            for f in files:
+            # CleanerChore lists oldWALs after preClean (the barrier and the snapshot): a WAL
+            # archived meanwhile is considered in this run
+            for f in self.candidates():
                 if self.steps.table_may_delete(rows, live, peers, self.steps.parse_wal(f.name)):
                     self.delete_wal(f)
             b, version = self.barrier()

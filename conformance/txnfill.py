@@ -5,10 +5,19 @@ A region server writes a queue position to ZooKeeper and then its trace line; ki
 two, it leaves a change no event records, and the validator would reject the run where a later
 event needs it (a recovered source that starts past it). The run folder keeps every ZooKeeper
 server's transaction logs (``zk-txnlog/``), which hold that write with its zxid. For the
-ZooKeeper-era designs, this module turns each position write of a queue whose zxid no trace event
-names into the ``persist`` event its process would have written, and puts it in the trace at its
-zxid. Nothing else is filled in: every other missing zxid stays missing (the validator reports
-what it cannot follow).
+ZooKeeper-era designs, this module turns each such write whose zxid no trace event names into the
+event its process would have written, and puts it in the trace at its zxid:
+
+* a position written to a queue's WAL znode: ``persist``;
+* a server's queue for a peer created (``/rs/<server>/<peer id>`` with its first WAL, the
+  transaction a region server makes when it starts a source for a peer, killed just after it
+  started, say): ``peer_sync``;
+* a starting server's join: its replication znode (``/hbase/replication/rs/<server>``, the
+  ZooKeeper era) or its live znode (``/hbase/rs/<server>``, the table era, where that is the
+  join), created by a server killed or paused before it wrote the line: ``join``.
+
+Nothing else is filled in: every other missing zxid stays missing (the validator reports what it
+cannot follow).
 """
 
 from __future__ import annotations
@@ -17,11 +26,45 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .common import QUEUES
-from .steps import server_index
+from .common import LIVE, QUEUES
+from .steps import peer_index, server_index
 from .zklog import OpCode, ZkLogError, read_logs
 
 Event = dict[str, Any]
+
+
+def _ops(txn: Any) -> Iterator[tuple[int, Any]]:
+    """(type, record) of each op of a transaction that applied (a multi's ops, or itself)."""
+    if txn.type == OpCode.multi:
+        if not txn.record.failed:
+            yield from ((sub.type, sub.record) for sub in txn.record.txns if sub.record)
+    else:
+        yield txn.type, txn.record
+
+
+def _queue_created(txn: Any) -> tuple[str, int] | None:
+    """(server, peer) when the transaction creates a server's queue for a peer (a queue znode
+    named by the peer id alone: a claimed queue's name carries its dead servers)."""
+    marker = QUEUES + "/"
+    for op, record in _ops(txn):
+        if op not in (OpCode.create, OpCode.create2) or marker not in record.path:
+            continue
+        parts = record.path.split(marker, 1)[1].split("/")
+        if len(parts) == 2 and parts[1].isdigit():
+            return parts[0], peer_index(parts[1])
+    return None
+
+
+def _joined(txn: Any, era: str) -> str | None:
+    """The server whose join the transaction is, if it is one (see the module docstring)."""
+    parent = LIVE if era == "table" else QUEUES
+    for op, record in _ops(txn):
+        if op not in (OpCode.create, OpCode.create2):
+            continue
+        head, _, name = record.path.rpartition("/")
+        if (head == parent or head.endswith(parent)) and name:  # under the run's chroot
+            return name
+    return None
 
 
 def _writes(txn: Any) -> Iterator[Any]:
@@ -50,60 +93,95 @@ def _position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
         return None
 
 
-def lost_persists(events: list[Event], run: Path) -> list[Event]:
-    """The ``persist`` events the run's transaction logs show and its trace lacks."""
+def _committed(logs: list[Path]) -> list[Any]:
+    """The transactions a majority of the servers' logs hold, in zxid order. A committed
+    transaction was logged by a quorum before it was committed; one a leader logged and then
+    lost with its leadership (never committed) is in fewer logs, and did not happen. A damaged
+    log supplies nothing."""
+    count: dict[int, int] = {}
+    first: dict[int, Any] = {}
+    for log_dir in logs:
+        try:
+            txns = list(read_logs(log_dir))
+        except ZkLogError:
+            continue
+        for txn in txns:
+            count[txn.zxid] = count.get(txn.zxid, 0) + 1
+            first.setdefault(txn.zxid, txn)
+    return [first[z] for z in sorted(first) if count[z] * 2 > len(logs)]
+
+
+def lost_steps(events: list[Event], run: Path) -> list[Event]:
+    """The ``persist``, ``peer_sync`` and ``join`` events the run's transaction logs show and
+    its trace lacks."""
     logs = sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
     if not logs:
         return []
     traced = {e["zxid"] for e in events if e.get("zxid") is not None}
     source: dict[tuple[str, str], Event] = {}
     """(process, queue) -> the process's last event naming the queue (its source number)."""
+    proc_event: dict[str, Event] = {}
+    """process -> an event of it (its pid, version and design)."""
     for e in events:
+        proc_event.setdefault(e["proc"], e)
         q = (e.get("detail") or {}).get("queue")
         if q and isinstance((e.get("args") or {}).get("shipper"), int):
             source[(e["proc"], q)] = e
+    design = next((e["design"] for e in events if e.get("design")), "")
+    era = "table" if str(design).startswith("table") else "zk"
+    joined = {e["proc"] for e in events if e["name"] == "join"}
     seen: set[int] = set()
     out = []
-    for log_dir in logs:
-        try:
-            txns = list(read_logs(log_dir))
-        except ZkLogError:
-            continue  # a damaged log supplies nothing; the trace is validated as it is
-        for txn in txns:
-            if txn.zxid in traced or txn.zxid in seen:
+
+    def event(like: Event, txn: Any, name: str, args: dict, detail: dict) -> Event:
+        seen.add(txn.zxid)
+        return {
+            "v": like.get("v", 1),
+            "proc": like["proc"],
+            "pid": like["pid"],
+            "seq": None,
+            "t": txn.time / 1000.0,
+            "kind": "action",
+            "name": name,
+            "args": args,
+            "zxid": txn.zxid,
+            "design": like.get("design"),
+            "detail": {**detail, "from": "txn-log"},
+        }
+
+    for txn in _committed(logs):
+        if txn.zxid in traced or txn.zxid in seen:
+            continue
+        server = _joined(txn, era)
+        if server is not None and f"rs-{server}" in proc_event.keys() - joined:
+            like = proc_event[f"rs-{server}"]
+            out.append(event(like, txn, "join", {"server": server_index(server)}, {}))
+            continue
+        created = _queue_created(txn)
+        if created is not None and f"rs-{created[0]}" in proc_event:
+            server, peer = created
+            like = proc_event[f"rs-{server}"]
+            args = {"server": server_index(server), "peer": peer}
+            out.append(event(like, txn, "peer_sync", args, {}))
+            continue
+        for write in _writes(txn):
+            found = _position(write.path, write.data)
+            if found is None:
                 continue
-            for write in _writes(txn):
-                found = _position(write.path, write.data)
-                if found is None:
-                    continue
-                server, queue, wal, position = found
-                like = source.get((f"rs-{server}", queue))
-                if like is None:
-                    continue
-                seen.add(txn.zxid)
-                args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
-                detail = {"position": position, "wal": wal, "queue": queue, "from": "txn-log"}
-                out.append(
-                    {
-                        "v": like.get("v", 1),
-                        "proc": like["proc"],
-                        "pid": like["pid"],
-                        "seq": None,
-                        "t": txn.time / 1000.0,
-                        "kind": "action",
-                        "name": "persist",
-                        "args": args,
-                        "zxid": txn.zxid,
-                        "design": like.get("design"),
-                        "detail": detail,
-                    }
-                )
+            server, queue, wal, position = found
+            like = source.get((f"rs-{server}", queue))
+            if like is None:
+                continue
+            args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
+            detail = {"position": position, "wal": wal, "queue": queue}
+            out.append(event(like, txn, "persist", args, detail))
+            break
     return out
 
 
 def fill(events: list[Event], run: Path) -> tuple[list[Event], int]:
-    """The trace with the lost ``persist`` events put in at their zxids, and how many."""
-    lost = sorted(lost_persists(events, run), key=lambda e: e["zxid"])
+    """The trace with the lost events (``lost_steps``) put in at their zxids, and how many."""
+    lost = sorted(lost_steps(events, run), key=lambda e: e["zxid"])
     if not lost:
         return events, 0
     out: list[Event] = []

@@ -24,6 +24,7 @@ The search itself has a node budget (``Bounds.max_nodes``); a trace it cannot de
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -183,29 +184,52 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     )
 
 
+def read_windows(events: list[dict[str, Any]], storage: list[int]) -> dict[int, tuple[int, int]]:
+    """Events whose ``detail.read`` gives the zxids ``[lo, hi]`` their ZooKeeper reads were
+    served between (the session's last reply before them and after them): the reads saw every
+    write up to ``lo`` and none after ``hi``. Each maps to (how many storage events, in zxid
+    order, precede it: those with zxid <= lo; the index of the first storage event it precedes:
+    the first with zxid > hi)."""
+    zxids = [events[n]["zxid"] for n in storage]
+    out = {}
+    for n, e in enumerate(events):
+        window = (e.get("detail") or {}).get("read")
+        if not (isinstance(window, list) and len(window) == 2):
+            continue
+        lo, hi = window
+        if isinstance(lo, int) and isinstance(hi, int) and lo <= hi:
+            out[n] = (bisect.bisect_right(zxids, lo), bisect.bisect_right(zxids, hi))
+    return out
+
+
 def acknowledged(events: list[dict[str, Any]], times: list[float]) -> Iterator[tuple[int, float]]:
     """(event, when its step happened) for each ``ship`` and ``relay_home`` whose receiver
-    recorded the apply (``sink_apply``): the latest apply of one of its edits by that receiver
-    no later than the sender's line."""
-    applies: dict[tuple[str, str], list[float]] = {}
+    recorded the apply (``sink_apply``): the latest apply of one of its edits by that receiver,
+    from that sender, no later than the sender's line. (An edit is applied again when a claimer
+    ships it again: the claimer's apply is not the first sender's.)"""
+    applies: dict[tuple[str, str], list[tuple[float, str | None]]] = {}
     for n, e in enumerate(events):
         if e["name"] == "sink_apply":
-            for uid in (e.get("detail") or {}).get("uids") or []:
-                applies.setdefault((e["proc"], uid), []).append(times[n])
+            d = e.get("detail") or {}
+            for uid in d.get("uids") or []:
+                applies.setdefault((e["proc"], uid), []).append((times[n], d.get("source")))
     for n, e in enumerate(events):
         d = e.get("detail") or {}
+        sender = e["proc"][3:] if e["proc"].startswith("rs-") else None
         if e["name"] == "ship" and isinstance((e.get("args") or {}).get("sink"), int):
             uids = d.get("uids") or []
             receivers = [p for p in {k[0] for k in applies} if p.startswith("sink-")]
         elif e["name"] == "relay_home" and isinstance(d.get("target"), str):
-            uids = [d.get("uid")]
+            uids, sender = [d.get("uid")], None
             receivers = [f"rs-{d['target']}"]
         else:
             continue
         best = None
         for proc in receivers:
             for uid in uids:
-                for t in applies.get((proc, uid), ()):
+                for t, source in applies.get((proc, uid), ()):
+                    if source is not None and sender is not None and source != sender:
+                        continue
                     if t <= times[n] and (best is None or t > best):
                         best = t
         if best is not None:
@@ -264,6 +288,10 @@ class Validator:
             for n in idx:
                 self.proc_of[n] = p
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
+        self.reads = read_windows(events, self.storage)
+        """Reads whose zxid window the event records: event -> (storage events that must be
+        matched before it, storage index it must be matched before)."""
+        self.storage_waits = self.waits_for_reads()
         self.times = self.effective_times(events)
         self.order = sorted(range(len(events)), key=lambda n: (self.times[n], n))
         """The events by when they happened at the latest (ties in file order): an order that
@@ -290,16 +318,37 @@ class Validator:
         times = [float(e.get("t", 0.0)) for e in events]
         for n, applied in acknowledged(events, times):
             times[n] = min(times[n], applied)
-        next_in_lane: dict[int, float] = {}
-        after_storage = float("inf")
-        for n in range(len(events) - 1, -1, -1):
-            p = self.proc_of[n]
-            t = min(times[n], next_in_lane.get(p, float("inf")))
-            if events[n]["zxid"] is not None:
-                t = min(t, after_storage)
-                after_storage = t
-            times[n] = next_in_lane[p] = t
+        # A read was served before the first write past its window (``read_windows``); bounding
+        # it can bound its lane's earlier steps and writes again: a few passes settle it.
+        for _ in range(3 if self.reads else 1):
+            for n, (_k, before) in self.reads.items():
+                if before < len(self.storage):
+                    times[n] = min(times[n], times[self.storage[before]])
+            next_in_lane: dict[int, float] = {}
+            after_storage = float("inf")
+            for n in range(len(events) - 1, -1, -1):
+                p = self.proc_of[n]
+                t = min(times[n], next_in_lane.get(p, float("inf")))
+                if events[n]["zxid"] is not None:
+                    t = min(t, after_storage)
+                    after_storage = t
+                times[n] = next_in_lane[p] = t
         return times
+
+    def waits_for_reads(self) -> list[tuple[tuple[int, int], ...]]:
+        """Per storage event (in zxid order), the lane cursors it waits for: every read whose
+        window closed before its zxid is matched first."""
+        by_before: dict[int, list[int]] = {}
+        for n, (_k, before) in self.reads.items():
+            by_before.setdefault(before, []).append(n)
+        need: dict[int, int] = {}
+        out: list[tuple[tuple[int, int], ...]] = []
+        for k in range(len(self.storage)):
+            for n in by_before.get(k, ()):
+                p = self.proc_of[n]
+                need[p] = max(need.get(p, 0), self.proc_events[p].index(n) + 1)
+            out.append(tuple(need.items()))
+        return out
 
     # --- readiness ----------------------------------------------------------------------------
 
@@ -315,11 +364,18 @@ class Validator:
         if not heads:
             return iter(())
         nxt_storage = self.storage[node.k] if node.k < len(self.storage) else None
+        if nxt_storage is not None:
+            waits = self.storage_waits[node.k]
+            if any(node.cursors[p] < c for p, c in waits):
+                nxt_storage = None  # a read served before this write is not matched yet
         horizon = min(self.times[n] for n in heads) + self.bounds.slack
+        reads = self.reads
         out = [
             n
             for n in heads
-            if (self.events[n]["zxid"] is None or n == nxt_storage) and self.times[n] <= horizon
+            if (self.events[n]["zxid"] is None or n == nxt_storage)
+            and self.times[n] <= horizon
+            and (n not in reads or node.k >= reads[n][0])
         ]
         out.sort(key=self.rank.__getitem__)
         return iter(out)
@@ -384,9 +440,10 @@ class Validator:
             if n is None:
                 yield _Node(node.cursors, node.k, st, node.h - 1, node.consumed, node, move, node.r)
                 continue
-            # The first event that fits is matched at no cost; matching another one first is a
-            # reordering (out of ``reorder``), tried only near where the trace stopped fitting.
-            if first is None:
+            # The first event that fits is matched at no cost, in each way it fits; matching
+            # another one first is a reordering (out of ``reorder``), tried only near where the
+            # trace stopped fitting.
+            if first is None or n == first:
                 first = n
                 r = node.r
             elif self.near_failure(front):
@@ -772,7 +829,7 @@ def validate_path(
         )
     events, filled = trace.events, 0
     run = Path(trace.path).parent
-    if name in DESIGNS and DESIGNS[name].era == "zk" and (run / "zk-txnlog").is_dir():
+    if name in DESIGNS and (run / "zk-txnlog").is_dir():
         events, filled = txnfill.fill(events, run)
     v = validate_events(
         events,

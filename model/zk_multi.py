@@ -15,7 +15,7 @@ from . import rules
 from .action import ActionKind
 from .config import Config
 from .logic import PY, dual
-from .state import ARCHIVED, DELETED, IDLE, IDLE_CLEANER, READING, Claim, State
+from .state import ARCHIVED, DELETED, DELETING, IDLE, IDLE_CLEANER, READING, Claim, State
 from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
 
 K = ActionKind
@@ -38,7 +38,13 @@ class ZkMulti(ZkCommon):
         K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
         K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
         K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
-        K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else delete"),
+        K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else decide"),
+        K(
+            "cleaner_delete_wal",
+            ("server", "group", "index"),
+            True,
+            "log cleaner: delete one WAL the run decided it may delete",
+        ),
         K("master_restart", (), False, "the master restarts: a cleaner run in progress is lost"),
     )
 
@@ -168,13 +174,30 @@ class ZkMulti(ZkCommon):
 
     def do_cleaner_finish(self, cfg: Config, st: State) -> State:
         """``getAllWALs``: if the cversion of ``/rs`` moved while reading, read everything again;
-        else delete every listed WAL that no queue named (reference 3a). Only the listed WALs are
-        kept from the snapshot: nothing else can be deleted."""
+        else decide: every listed WAL that no queue named (reference 3a) may go. Only the listed
+        WALs are kept from the snapshot: nothing else can be deleted. The chore then deletes the
+        files one by one (``cleaner_delete_wal``); a master restart abandons the rest."""
         c = st.cleaner
         if c.changed:
             return st._replace(cleaner=c._replace(read=0, seen=(), changed=False))
-        for key in c.candidates:
-            wal = st.wals[cfg.slot(key)]
-            if wal.place == ARCHIVED and rules.may_delete_wal(key, c.seen):
-                st = self.with_wal(cfg, st, wal._replace(place=DELETED))
-        return st._replace(cleaner=IDLE_CLEANER)
+        doomed = tuple(
+            key
+            for key in c.candidates
+            if st.wals[cfg.slot(key)].place == ARCHIVED and rules.may_delete_wal(key, c.seen)
+        )
+        if not doomed:
+            return st._replace(cleaner=IDLE_CLEANER)
+        return st._replace(cleaner=IDLE_CLEANER._replace(phase=DELETING, candidates=doomed))
+
+    def en_cleaner_delete_wal(self, cfg: Config, st: State) -> Iterator[tuple]:
+        if st.cleaner.phase == DELETING:
+            yield from st.cleaner.candidates
+
+    def do_cleaner_delete_wal(self, cfg: Config, st: State, s: int, g: int, i: int) -> State:
+        """One file of the run's decision is deleted from oldWALs (in any order)."""
+        key = (s, g, i)
+        wal = st.wals[cfg.slot(key)]
+        st = self.with_wal(cfg, st, wal._replace(place=DELETED))
+        rest = tuple(k for k in st.cleaner.candidates if k != key)
+        cleaner = st.cleaner._replace(candidates=rest) if rest else IDLE_CLEANER
+        return st._replace(cleaner=cleaner)

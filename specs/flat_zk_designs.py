@@ -13,7 +13,7 @@ from typing import Any
 from replcheck.model import get_design
 from replcheck.model.config import Config
 from replcheck.model.logic import generic_of
-from replcheck.model.state import ARCHIVED, DELETED, IDLE, NO_LOCK, READING
+from replcheck.model.state import ARCHIVED, DELETED, DELETING, IDLE, NO_LOCK, READING
 from replcheck.model.zk_lock import ZkLock
 from replcheck.model.zk_multi import ZkMulti
 
@@ -41,6 +41,8 @@ class ZkMultiFlat(ZkFlat):
         for s in self.S:
             out.append(self._cleaner_read(s))
         out.append(self._cleaner_finish())
+        for w in self.W:
+            out.append(self._cleaner_delete_wal(w))
         return out
 
     def lose_failover_event(self, d: int) -> list[Instance]:
@@ -171,23 +173,37 @@ class ZkMultiFlat(ZkFlat):
             changed = tx[("changed",)]
             keep = ops.not_(changed)
             seen = {w: tx[("seen", w)] for w in self.W}
-            for w in self.W:
-                delete = ops.and_(
+            doomed = {
+                w: ops.and_(
                     keep,
                     tx[("cand", w)],
                     tx[("wplace", w)] == ARCHIVED,
                     self.may_delete(ops, w, seen),
                 )
-                tx.when(delete, ("wplace", w), DELETED)
+                for w in self.W
+            }
             for s in self.S:
                 tx[("read", s)] = False
             for w in self.W:
                 tx[("seen", w)] = False
-                tx.when(keep, ("cand", w), False)
+                tx.when(keep, ("cand", w), doomed[w])
             tx[("changed",)] = False
-            tx[("phase",)] = ops.ite(changed, READING, IDLE)
+            deleting = ops.ite(ops.or_(*doomed.values()), DELETING, IDLE)
+            tx[("phase",)] = ops.ite(changed, READING, deleting)
 
         return Instance("cleaner_finish", (), guard, apply)
+
+    def _cleaner_delete_wal(self, w: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return ops.and_(get(("phase",)) == DELETING, get(("cand", w)))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("wplace", w)] = DELETED
+            tx[("cand", w)] = False
+            rest = ops.or_(*(tx[("cand", v)] for v in self.W if v != w))
+            tx[("phase",)] = ops.ite(rest, DELETING, IDLE)
+
+        return Instance("cleaner_delete_wal", self.key[w], guard, apply)
 
 
 class ZkLockFlat(ZkFlat):

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from replcheck.model.state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, NO_LOCK, READING
+from replcheck.model.state import (
+    ARCHIVED,
+    DELETED,
+    DELETING,
+    ENABLED,
+    IDLE,
+    LIVE_DIR,
+    NO_LOCK,
+    READING,
+)
 
 from .flat import FlatProperty, count
 from .flat_zk import COPIES
@@ -309,21 +318,28 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
         not listed, except by a claim, which moves the cversion.)"""
         out = []
         reading = get(("phase",)) == READING
+        deleting = get(("phase",)) == DELETING
         stable = ops.and_(reading, ops.not_(get(("changed",))))
         for w in W:
+            queued = []
             for s in S:
                 queued_s = ops.or_(*(get(("qin", s, p, ci, w)) for p in P for ci in CH))
                 known = ops.and_(stable, get(("read", s)), get(("cand", w)), queued_s)
                 out.append(ops.implies(known, get(("seen", w))))
+                queued.append(queued_s)
             place = get(("wplace", w))
             listed = ops.and_(get(("wex", w)), ops.or_(place == ARCHIVED, place == DELETED))
             out.append(ops.implies(get(("cand", w)), listed))
+            out.append(ops.implies(ops.not_(reading), ops.not_(get(("seen", w)))))
             out.append(
                 ops.implies(
-                    ops.not_(reading),
-                    ops.and_(ops.not_(get(("cand", w))), ops.not_(get(("seen", w)))),
+                    ops.and_(ops.not_(reading), ops.not_(deleting)), ops.not_(get(("cand", w)))
                 )
             )
+            # a run's decision (multi: deleting) names only archived WALs that no queue holds (a
+            # claim in progress that read one fails: the queue it read has changed)
+            doomed = ops.and_(deleting, get(("cand", w)))
+            out.append(ops.implies(doomed, ops.and_(place == ARCHIVED, ops.not_(ops.or_(*queued)))))
             out.append(ops.implies(get(("seen", w)), get(("cand", w))))
             if z.multi:
                 out.append(ops.not_(get(("cache", w))))
@@ -332,7 +348,8 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
         for s in S:
             out.append(ops.implies(ops.not_(reading), ops.not_(get(("read", s)))))
         out.append(ops.implies(ops.not_(reading), ops.not_(get(("changed",)))))
-        out.append(ops.or_(reading, get(("phase",)) == 0) if z.multi else get(("phase",)) == 0)
+        idle = get(("phase",)) == IDLE
+        out.append(ops.or_(reading, deleting, idle) if z.multi else idle)
         return ops.and_(*out)
 
     def read_means_applied(ops: Any, get: Any) -> Any:

@@ -14,7 +14,7 @@ RUN = Path(__file__).resolve().parents[2] / "test_data" / "validate" / "zk-lock-
 
 def test_the_lost_position_write_is_read_back_from_the_txn_log() -> None:
     events = read_trace(RUN).events
-    lost = txnfill.lost_persists(events, RUN)
+    lost = txnfill.lost_steps(events, RUN)
     assert [(e["zxid"], e["proc"], e["detail"]["position"]) for e in lost] == [
         (0x10000003C, "rs-1.1.1.1,60020,123456780", 939)
     ]
