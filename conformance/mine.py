@@ -81,6 +81,15 @@ def _is_zk_data(path: Path) -> bool:
 def mine_run(unit: dict[str, str]) -> dict[str, Any]:
     """Every row one unit contributes to the mining tables (see ``empty_result``). Never
     raises: an unexpected error is quarantined with its reason, like a corrupt input."""
+    if ".zip" + os.sep in __file__:
+        try:
+            return _unpacked().mine_run(unit)
+        except Exception as exc:
+            out = empty_result(unit["path"])
+            reason = f"{unit['path']}: cannot unpack the shipped project: {exc}"
+            out["runs"].update(reason=reason, verdict=f"bad input: {reason}")
+            out["quarantine"] = [{"run": unit["path"], "file": __file__, "reason": reason}]
+            return out
     path = unit["path"]
     out = empty_result(path)
     try:
@@ -91,6 +100,46 @@ def mine_run(unit: dict[str, str]) -> dict[str, Any]:
         out["runs"].update(status="bad-input", reason=reason, verdict=f"bad input: {reason}")
         out["quarantine"] = [{"run": path, "file": path, "reason": reason}]
     return out
+
+
+_UNPACKED: list[Any] = []
+
+
+def _unpacked() -> Any:
+    """This module, imported from the shipped zip unpacked to a folder of its own. Spark ships
+    the project as a zip (``--py-files``); the project reads files that sit beside its code
+    (the trace schema), which a zip on ``sys.path`` cannot give, so each executor unpacks it
+    once (to a folder named by the zip's size and time) and imports the project from there."""
+    if _UNPACKED:
+        return _UNPACKED[0]
+    import hashlib
+    import importlib
+    import sys
+    import tempfile
+    import zipfile
+
+    archive = __file__[: __file__.index(".zip" + os.sep) + 4]
+    st = os.stat(archive)
+    key = hashlib.sha256(f"{archive}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    dest = Path(tempfile.gettempdir()) / f"replcheck-mine-{key}"
+    if not dest.is_dir():
+        part = Path(tempfile.mkdtemp(prefix="replcheck-mine-part-"))
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(part)
+        try:
+            part.rename(dest)
+        except OSError:  # another worker process unpacked it first
+            import shutil
+
+            shutil.rmtree(part, ignore_errors=True)
+    for name in [m for m in sys.modules if m == "replcheck" or m.startswith("replcheck.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(dest))
+    module = importlib.import_module("replcheck.conformance.mine")
+    if ".zip" + os.sep in (module.__file__ or ""):
+        raise ImportError(f"{dest}: the unpacked project was not imported")
+    _UNPACKED.append(module)
+    return module
 
 
 def empty_result(path: str) -> dict[str, Any]:

@@ -6,11 +6,12 @@ unit at a time (read, replay through the model, statistics). The tables are writ
 by Spark: ``runs``, ``violations``, ``coverage``, ``races``, ``latencies`` and ``quarantine``,
 with ``summary.json`` and a self-contained ``index.html`` (``mine_html``) beside them.
 
-    spark-submit --master spark://HOST:PORT --py-files replcheck.zip \\
-        conformance/mine_job.py PATH... --out DIR [--partitions N]
+    replcheck mine --package DIR     # writes DIR/replcheck.zip and DIR/mine_submit.py
+    spark-submit --master spark://HOST:PORT --py-files DIR/replcheck.zip \\
+        DIR/mine_submit.py PATH... --out DIR [--partitions N]
 
-(``replcheck mine --package replcheck.zip`` writes the zip; executors need ``PYSPARK_PYTHON``
-to name a Python 3.11 with the project's dependencies.)
+(executors need ``PYSPARK_PYTHON`` to name a Python 3.11 with the project's dependencies; the
+project itself comes in the zip.)
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def package_zip(dest: Path) -> Path:
     root = Path(replcheck.__file__).resolve().parent
     sources = {
         "replcheck": root,
-        "model": Path(sys.modules["replcheck.model"].__file__ or "").resolve().parent,
+        "model": _package_dir("replcheck.model"),
         "specs": _package_dir("replcheck.specs"),
         "conformance": Path(__file__).resolve().parent,
     }
@@ -65,7 +66,32 @@ def package_zip(dest: Path) -> Path:
                 if key == "replcheck" and rel.parts and rel.parts[0] in PACKAGES:
                     continue
                 z.write(f, f"{target}/{rel.as_posix()}")
+        # Files the packages read beside their code: the trace schema (conformance/schema.py
+        # finds it two folders above itself).
+        schema = project_root() / "traces" / "schema"
+        for f in sorted(schema.rglob("*")):
+            if f.is_file():
+                z.write(f, f"replcheck/traces/schema/{f.relative_to(schema).as_posix()}")
     return dest
+
+
+SUBMIT_SCRIPT = """\"\"\"spark-submit entry point of replcheck mine (written by replcheck mine --package).\"\"\"
+
+import sys
+
+from replcheck.conformance.mine_job import main
+
+sys.exit(main())
+"""
+
+
+def write_package(folder: Path) -> tuple[Path, Path]:
+    """``folder/replcheck.zip`` (``package_zip``) and ``folder/mine_submit.py``, the script
+    spark-submit runs: everything a cluster needs besides a Python with the dependencies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "mine_submit.py"
+    script.write_text(SUBMIT_SCRIPT, encoding="utf-8")
+    return package_zip(folder / "replcheck.zip"), script
 
 
 def _package_dir(name: str) -> Path:
@@ -124,7 +150,8 @@ def run_job(
         sc = spark.sparkContext
         sc.setLogLevel("ERROR")
         with tempfile.TemporaryDirectory(prefix="replcheck-mine-") as tmp:
-            sc.addPyFile(str(package_zip(Path(tmp) / "replcheck.zip")))
+            if not _under_spark_submit():  # spark-submit ships it with --py-files
+                sc.addPyFile(str(package_zip(Path(tmp) / "replcheck.zip")))
             units = discover(paths)
             n = partitions or partitions_for(len(units), sc.defaultParallelism)
             results: list[dict[str, Any]] = []

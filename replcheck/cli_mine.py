@@ -1,15 +1,15 @@
 """``replcheck mine``: judge and measure many recorded runs with Spark (docs/mine.md).
 
     replcheck mine PATH... [--master URL] [--out DIR] [--partitions N] [--json]
-    replcheck mine --package FILE
+    replcheck mine --package DIR
 
 Each PATH is a run folder, a trace file, a raw ZooKeeper data directory, or a folder of them.
 Every run gets exactly the verdict ``replcheck validate`` gives it alone; the job also writes
 Parquet tables (``runs``, ``violations``, ``coverage``, ``races``, ``latencies``,
 ``quarantine``), ``summary.json`` and a self-contained ``index.html`` to ``--out``. A corrupt or
 unreadable input is quarantined with its reason and file:line or file:offset; the other runs are
-mined. ``--package FILE`` only writes the zip of the project's packages that ``spark-submit
---py-files`` ships to executors.
+mined. ``--package DIR`` only writes what ``spark-submit`` needs (docs/mine.md): the zip of the
+project's packages for ``--py-files`` and the entry script ``mine_submit.py``.
 
 Exit status: 0 every run accepted; 1 some run rejected or undecided (undecided is never a pass);
 2 bad input (an unusable ``--out``; or some input quarantined); 130 interrupted: the runs mined by
@@ -69,8 +69,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument(
         "--package",
-        metavar="FILE",
-        help="write the zip of the project's packages (for spark-submit --py-files) and stop",
+        metavar="DIR",
+        help="write DIR/replcheck.zip (for spark-submit --py-files) and DIR/mine_submit.py "
+        "(its entry point), and stop",
     )
     p.set_defaults(func=_run)
 
@@ -79,16 +80,19 @@ def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
 
     if args.package:
-        from replcheck.conformance.mine_job import package_zip
+        from replcheck.conformance.mine_job import write_package
 
         dest = Path(args.package)
-        if dest.is_dir() or not (dest.parent if str(dest.parent) else Path(".")).is_dir():
-            raise UsageError(f"--package {dest}: not a file in an existing folder")
-        package_zip(dest)
-        sys.stdout.write(f"{dest}\n")
+        if dest.exists() and not dest.is_dir():
+            raise UsageError(f"--package {dest}: not a folder")
+        try:
+            for f in write_package(dest):
+                sys.stdout.write(f"{f}\n")
+        except OSError as exc:
+            raise UsageError(f"--package {dest}: cannot write: {exc.strerror}") from None
         return EXIT_OK
     if not args.paths:
-        raise UsageError("mine: give at least one PATH (or --package FILE)")
+        raise UsageError("mine: give at least one PATH (or --package DIR)")
     out = Path(args.out)
     _check_out(out)
     from replcheck.conformance.mine_job import run_job
