@@ -10,6 +10,7 @@ one process group per daemon, killed when the ``with`` block ends, however it en
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -186,10 +187,9 @@ def _kill_group(p: subprocess.Popen[Any]) -> None:
         except subprocess.TimeoutExpired:
             continue
         if sig == signal.SIGTERM:
-            try:  # the group may outlive its leader (a worker's executors)
+            # the group may outlive its leader (a worker's executors)
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             return
 
 

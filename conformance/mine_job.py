@@ -75,7 +75,7 @@ def package_zip(dest: Path) -> Path:
     return dest
 
 
-SUBMIT_SCRIPT = """\"\"\"spark-submit entry point of replcheck mine (written by replcheck mine --package).\"\"\"
+SUBMIT_SCRIPT = """\"\"\"The spark-submit entry point of replcheck mine (from --package).\"\"\"
 
 import sys
 
