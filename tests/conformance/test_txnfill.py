@@ -8,6 +8,7 @@ from pathlib import Path
 from replcheck.conformance import txnfill
 from replcheck.conformance.events import read_trace
 from replcheck.conformance.validate import validate_path
+from replcheck.conformance.zklog import read_logs
 
 RUN = Path(__file__).resolve().parents[2] / "test_data" / "validate" / "zk-lock-lost-persist"
 
@@ -32,3 +33,46 @@ def test_the_run_is_accepted_with_its_logs_and_rejected_without(tmp_path: Path) 
     shutil.copy(RUN / "trace.jsonl", alone / "trace.jsonl")
     bare = validate_path(alone)
     assert bare.status == "rejected" and bare.reason == "divergence", bare.headline()
+
+
+DATA = RUN.parent
+
+
+def _without_logs(run: Path, tmp_path: Path) -> Path:
+    alone = tmp_path / run.name
+    alone.mkdir()
+    shutil.copy(run / "trace.jsonl", alone / "trace.jsonl")
+    return alone
+
+
+def test_a_lost_queue_creation_is_read_back_as_peer_sync(tmp_path: Path) -> None:
+    run = DATA / "zk-multi-lost-peer-sync"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["args"]) for e in lost] == [
+        ("peer_sync", "rs-1.1.1.4,60020,123456810", {"server": 3, "peer": 0})
+    ]
+    v = validate_path(run)
+    assert v.status == "accepted" and v.detail["from_txn_log"] == 1, v.headline()
+    bare = validate_path(_without_logs(run, tmp_path))
+    assert bare.status == "rejected", bare.headline()
+
+
+def test_a_lost_table_era_join_is_read_back_from_the_live_znode(tmp_path: Path) -> None:
+    run = DATA / "table-lost-join"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["args"]) for e in lost] == [
+        ("join", "rs-1.1.1.5,60020,123456820", {"server": 4})
+    ]
+    assert validate_path(run).status == "accepted"
+    assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
+
+
+def test_a_transaction_fewer_than_a_quorum_logged_did_not_happen() -> None:
+    run = DATA / "zk-multi-uncommitted-txn"
+    logs = sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
+    holders = [d.name for d in logs if any(t.zxid == 0x1000000C6 for t in read_logs(d))]
+    assert holders == ["server3"]  # the leader that lost its leadership before the commit
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert 0x1000000C6 not in {e["zxid"] for e in lost}
+    assert [e["name"] for e in lost] == ["join"]
+    assert validate_path(run).status == "accepted"

@@ -1,0 +1,105 @@
+"""Steps real runs take that their lines do not show, each with the trace that showed it (see
+``test_data/validate/README.md``), and an edit of it the validator must still reject."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replcheck.conformance.validate import validate_path
+
+DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(tmp_path: Path, events: list[dict], name: str = "trace.jsonl") -> Path:
+    out = tmp_path / name
+    out.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in events))
+    return out
+
+
+def test_a_master_restart_between_a_cleaner_runs_deletes() -> None:
+    """zk-multi's cleaner decided three WALs, deleted one (its line), a second without a line
+    (killed just after the delete) and a restart abandoned the third, which the next run lists."""
+    events = _lines(DATA / "zk-multi-restart-mid-deletes.jsonl")
+    restart = [e for e in events if (e.get("detail") or {}).get("fault") == "master-restart"]
+    assert len(restart) == 1
+    v = validate_path(DATA / "zk-multi-restart-mid-deletes.jsonl")
+    assert v.status == "accepted", v.headline()
+
+
+def test_without_the_restart_the_abandoned_delete_is_a_divergence(tmp_path: Path) -> None:
+    events = [
+        e
+        for e in _lines(DATA / "zk-multi-restart-mid-deletes.jsonl")
+        if (e.get("detail") or {}).get("fault") != "master-restart"
+    ]
+    v = validate_path(_write(tmp_path, events))
+    assert v.status == "rejected" and v.reason == "divergence", v.headline()
+
+
+def test_a_server_killed_while_it_started_adds_nothing_to_the_cleaners_read() -> None:
+    v = validate_path(DATA / "zk-multi-killed-while-starting.jsonl")
+    assert v.status == "accepted", v.headline()
+
+
+def test_a_read_of_a_server_with_queues_is_not_made_up(tmp_path: Path) -> None:
+    """Only a server whose znode holds no queue may go unread by the real cleaner: drop the
+    record of a read of one with queues and the cleaner's decision no longer fits."""
+    events = _lines(DATA / "zk-multi-killed-while-starting.jsonl")
+    n = next(
+        i for i, e in enumerate(events) if e["name"] == "cleaner_read" and e["args"]["server"] == 0
+    )
+    v = validate_path(_write(tmp_path, events[:n] + events[n + 1 :]))
+    assert v.status == "rejected" and v.reason == "divergence", v.headline()
+
+
+def _lost_batch(events: list[dict]) -> int:
+    """The line of the batch the paused sender wrote after its pause: take it away and its
+    batch is one the sender never recorded."""
+    return next(
+        i
+        for i, e in enumerate(events)
+        if e["name"] == "ship"
+        and e["proc"] == "rs-1.1.1.5,60020,123456820"
+        and e["detail"]["uids"] == ["0.4.3.27"]
+    )
+
+
+def test_a_batch_its_stopped_sender_never_recorded(tmp_path: Path) -> None:
+    events = _lines(DATA / "zk-multi-lost-peer-sync" / "trace.jsonl")
+    n = _lost_batch(events)
+    assert events[n + 1]["name"] == "fenced"  # the sender never wrote another step
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run, events[:n] + events[n + 1 :])
+    (run / "zk-txnlog").symlink_to(DATA / "zk-multi-lost-peer-sync" / "zk-txnlog")
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
+
+
+def test_a_sink_cannot_apply_an_edit_no_source_ships(tmp_path: Path) -> None:
+    """The same batch, but the sink says it applied the sender's LOCAL edit."""
+    events = _lines(DATA / "zk-multi-lost-peer-sync" / "trace.jsonl")
+    n = _lost_batch(events)
+    events = events[:n] + events[n + 1 :]
+    apply = next(
+        e for e in events if e["name"] == "sink_apply" and e["detail"].get("uids") == ["0.4.3.27"]
+    )
+    local = next(
+        e["detail"]["uid"]
+        for e in events
+        if e["name"] == "put"
+        and e["proc"] == "rs-1.1.1.5,60020,123456820"
+        and e["detail"]["family"] == "l"
+    )
+    apply["detail"]["uids"] = [local]
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run, events)
+    (run / "zk-txnlog").symlink_to(DATA / "zk-multi-lost-peer-sync" / "zk-txnlog")
+    v = validate_path(run)
+    assert v.status == "rejected", v.headline()
