@@ -47,11 +47,8 @@ def package_zip(dest: Path) -> Path:
     """Write the project's packages to ``dest`` (a zip for ``--py-files`` / ``addPyFile``),
     laid out as installed: ``replcheck/``, ``replcheck/model/``, ``replcheck/specs/``,
     ``replcheck/conformance/``."""
-    import replcheck
-
-    root = Path(replcheck.__file__).resolve().parent
     sources = {
-        "replcheck": root,
+        "replcheck": _package_dir("replcheck.cli"),
         "model": _package_dir("replcheck.model"),
         "specs": _package_dir("replcheck.specs"),
         "conformance": Path(__file__).resolve().parent,
@@ -95,6 +92,7 @@ def write_package(folder: Path) -> tuple[Path, Path]:
 
 
 def _package_dir(name: str) -> Path:
+    """The folder of module ``name``'s file (for a package, its ``__init__.py``)."""
     import importlib
 
     return Path(importlib.import_module(name).__file__ or "").resolve().parent
