@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -161,10 +162,13 @@ class StandaloneCluster:
         return sorted(self.dir.glob("work*/app-*/*/stderr"))
 
     def stop(self) -> None:
-        """Kill every daemon's process group (workers' executors with them)."""
+        """Kill every daemon's process group (workers' executors with them), and remove the
+        cluster's folder (logs, work folders) unless ``REPLCHECK_KEEP_SPARK`` is set."""
         for p in reversed(self.procs):
             _kill_group(p)
         self.procs.clear()
+        if not os.environ.get("REPLCHECK_KEEP_SPARK"):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def __exit__(
         self,

@@ -1,0 +1,101 @@
+"""``replcheck mine``'s command line: bad arguments are one-line errors (exit 2) before Spark
+starts; ``--package`` writes what spark-submit needs; the page renders in a real headless
+Chromium with its plots."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from headless import Browser, find_chromium
+from replcheck.conformance.mine import discover, mine_run
+from replcheck.conformance.mine_html import render_html
+from replcheck.conformance.mine_job import build_tables, summarize
+
+from replcheck.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = "<img src=x onerror=window.__pwned=1>"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["mine"], "give at least one PATH"),
+        (["mine", "x", "--partitions", "0"], "must be at least 1"),
+        (["mine", "x", "--out", "{file}"], "not a folder"),
+        (["mine", "x", "--out", "{full}"], "not empty"),
+        (["mine", "--package", "{file}"], "not a folder"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "old").write_text("x")
+    argv = [a.format(file=tmp_path / "file", full=tmp_path / "full") for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_package_writes_the_zip_and_the_entry_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mine", "--package", str(tmp_path / "pkg")]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed == [
+        str(tmp_path / "pkg" / "replcheck.zip"),
+        str(tmp_path / "pkg" / "mine_submit.py"),
+    ]
+    assert "replcheck/conformance/mine_job.py" in zipfile.ZipFile(printed[0]).namelist()
+    compile(Path(printed[1]).read_text(), printed[1], "exec")
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: scripts/run test installs it")
+        pytest.skip("chromium is not installed (scripts/run test installs it)")
+    b = Browser(binary, width=1100, height=2400)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.mark.browser
+def test_the_summary_page_in_a_browser(browser: Browser, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "test_data" / "validate", corpus)
+    (corpus / f"{HOSTILE}.jsonl").write_text("not json\n")
+    units = discover([str(corpus)])
+    tables = build_tables([mine_run(u) for u in units])
+    page = tmp_path / "index.html"
+    page.write_text(render_html(summarize(tables, planned=len(units), interrupted=False), tables))
+    browser.open(page)
+    assert browser.errors() == []
+    assert browser.requests() == [] or all(r.startswith("file:") for r in browser.requests())
+    assert browser.evaluate("typeof window.__pwned") == "undefined"
+    assert browser.evaluate("document.querySelectorAll('img').length") == 0
+    # Every plot is drawn, with bars of some width.
+    plots = browser.evaluate("document.querySelectorAll('svg.plot').length")
+    assert plots >= 6
+    drawn = browser.evaluate(
+        "[...document.querySelectorAll('svg.plot')].filter(s => "
+        "[...s.querySelectorAll('rect')].some(r => r.getBoundingClientRect().width > 1)).length"
+    )
+    assert drawn == plots
+    text = browser.evaluate("document.body.innerText")
+    assert HOSTILE in text and "never exercised in zk-lock" in text
+    browser.screenshot(tmp_path / "mine.png")
+    shots = os.environ.get("REPLCHECK_SCREENSHOTS")
+    if shots:
+        shutil.copy(tmp_path / "mine.png", Path(shots) / "mine.png")
