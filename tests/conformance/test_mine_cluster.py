@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from mine_corpus import make_corpus
-
-from replcheck.cli import main
 from replcheck.conformance.mine_cluster import StandaloneCluster, isolated_python
 from replcheck.conformance.mine_job import write_package
+
+from replcheck.cli import main
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
