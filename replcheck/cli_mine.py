@@ -93,6 +93,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.paths:
         raise UsageError("mine: give at least one PATH (or --package DIR)")
+    _check_paths(args.paths)
     out = Path(args.out)
     _check_out(out)
     from replcheck.conformance.mine_job import run_job
@@ -125,6 +126,24 @@ def _run(args: argparse.Namespace) -> int:
     code = exit_status(summary)
     sys.stderr.write(f"mine: {_word(code, summary)}\n")
     return code
+
+
+def _check_paths(paths: list[str]) -> None:
+    """Refuse, before Spark starts, a PATH that does not exist or a folder with nothing to
+    mine in it (a run folder, a trace or a ZooKeeper data directory that cannot be read is
+    mined: it is quarantined with its reason)."""
+    from replcheck.cli import UsageError
+    from replcheck.conformance.mine import discover
+
+    for text in paths:
+        path = Path(text)
+        if not path.exists():
+            raise UsageError(f"{text}: no such file or folder")
+        alone = [{"path": str(path), "kind": "run"}]
+        if path.is_dir() and not (path / "trace.jsonl").exists() and discover([text]) == alone:
+            raise UsageError(
+                f"{text or '.'}: no run folder, trace or ZooKeeper data directory in this folder"
+            )
 
 
 def _check_out(out: Path) -> None:

@@ -19,6 +19,7 @@ from replcheck.conformance.mine_job import build_tables, summarize
 from replcheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "test_data" / "validate" / "zk-lock-teardown-archive.jsonl"
 HOSTILE = "<img src=x onerror=window.__pwned=1>"
 
 
@@ -26,9 +27,11 @@ HOSTILE = "<img src=x onerror=window.__pwned=1>"
     ("argv", "message"),
     [
         (["mine"], "give at least one PATH"),
+        (["mine", "{file}x"], "no such file or folder"),
+        (["mine", "{empty}"], "no run folder, trace or ZooKeeper data directory"),
         (["mine", "x", "--partitions", "0"], "must be at least 1"),
-        (["mine", "x", "--out", "{file}"], "not a folder"),
-        (["mine", "x", "--out", "{full}"], "not empty"),
+        (["mine", "{run}", "--out", "{file}"], "not a folder"),
+        (["mine", "{run}", "--out", "{full}"], "not empty"),
         (["mine", "--package", "{file}"], "not a folder"),
     ],
 )
@@ -38,7 +41,11 @@ def test_bad_arguments_are_one_line_errors(
     (tmp_path / "file").write_text("x")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "old").write_text("x")
-    argv = [a.format(file=tmp_path / "file", full=tmp_path / "full") for a in argv]
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    argv = [
+        a.format(file=tmp_path / "file", full=tmp_path / "full", empty=tmp_path / "empty", run=RUN)
+        for a in argv
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
