@@ -331,21 +331,25 @@ class Cluster:
             # ``crash`` is recorded when the server stops being one for the rest of the cluster
             # (the model's crash: the master expires it): when its session has expired, after a
             # kill or a pause, or at the forced expiry.
+            # It carries the zxids its expiry lies between (``read``), which order it among the
+            # storage writes.
+            live_at = self.zk.last_zxid
             if kind == "kill":
                 proc.signal(signal.SIGKILL)
                 proc.popen.wait(5)
                 self.tear_tail(i)
-                self.await_expiry(i)
-                self.trace.emit("crash", {"server": i})
+                _, window = self.await_expiry(i, live_at)
+                self.crashed(i, window)
             elif kind == "pause":
                 proc.signal(signal.SIGSTOP)
-                resume = self.await_expiry(i)
-                self.trace.emit("crash", {"server": i})
+                resume, window = self.await_expiry(i, live_at)
+                self.crashed(i, window)
                 time.sleep(max(0.0, resume - time.monotonic()))
                 proc.signal(signal.SIGCONT)
             else:
                 self.expire(i)
-                self.trace.emit("crash", {"server": i})
+                _, window = self.await_expiry(i, live_at)
+                self.crashed(i, window)
             j = self.start_rs()  # a replacement, so the cluster keeps its size
             self.wait_for(
                 "the replacement region server", lambda: server_name(j) in self.live_servers()
@@ -378,14 +382,32 @@ class Cluster:
             self.start_master()
         self.faults[kind] += 1
 
-    def await_expiry(self, i: int) -> float:
+    def await_expiry(self, i: int, live_at: int) -> tuple[float, list[int] | None]:
         """Wait (at most the session timeout and two seconds) until server ``i``'s session has
-        expired: ZooKeeper has deleted its live znode. Returns when the wait would have ended."""
+        expired: ZooKeeper has deleted its live znode. Returns when the wait would have ended,
+        and the zxids the expiry lies between: after ``live_at`` (a zxid the driver saw while
+        the server was still up) or a later read that still found it live, and no later than
+        the read that found it gone (None if it was not seen gone)."""
         until = time.monotonic() + self.spec.session_timeout + 2.0
         name = server_name(i)
-        while name in self.live_servers() and time.monotonic() < until:
+        while time.monotonic() < until:
+            before = self.zk.last_zxid
+            try:
+                live = self.zk.get_children(LIVE)
+            except Exception:
+                live = None  # ZooKeeper did not answer: no news either way
+            if live is not None and name not in live:
+                return until, [live_at, self.zk.last_zxid]
+            if live is not None:
+                live_at = before
             time.sleep(0.05)
-        return until
+        return until, None
+
+    def crashed(self, i: int, window: list[int] | None) -> None:
+        if window is None:
+            self.trace.emit("crash", {"server": i})
+        else:
+            self.trace.emit("crash", {"server": i}, read=window)
 
     def tear_tail(self, i: int) -> None:
         """Leave a torn record at the end of the killed server's newest WAL, as a crash in the

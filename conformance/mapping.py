@@ -781,7 +781,26 @@ def _teardown_archive(m: Mapping, e: Event, st: Any) -> bool:
     return st.servers[e["args"]["server"]].alive
 
 
+def _refresh_unneeded(m: Mapping, e: Event, st: Any) -> bool:
+    """A refresh the master sent to a server that joined after the model's procedure named the
+    servers to refresh (the model names them with the storage update; HBase's master lists the
+    online servers at its REFRESH stage, a step later). The server read the peers in storage when
+    it started: an add finds the peer known and a removal finds it unknown, and
+    ``RSM.addPeer``/``removePeer`` do nothing (the model's ``rs_add_peer`` and
+    ``rs_remove_peer`` alike)."""
+    if not hasattr(st, "pprocs"):
+        return False
+    p, s = e["args"].get("peer"), e["args"].get("server")
+    if not isinstance(p, int) or not isinstance(s, int) or not st.pprocs[p]:
+        return False
+    proc, srv = st.pprocs[p], st.servers[s]
+    if proc.refresh >> s & 1 or not srv.alive:
+        return False
+    return bool(srv.known >> p & 1) == (proc.kind == ADD)
+
+
 ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
+    "refresh": _refresh_unneeded,
     "finish": _empty_claim_removed,
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "scp_finish": _scp_done,

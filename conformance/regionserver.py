@@ -546,12 +546,23 @@ class RegionServer(ZkProcess):
                 if data is None:
                     continue
                 p = peer_index(pid)
-                if data["op"] == "add":
+                if data["op"] == "add" and self.peers.get(p, {}).get("source"):
+                    # RSM.addPeer: a peer the server already has (it read it in storage when it
+                    # started, after the procedure's storage update) adds nothing
+                    self.answer_refresh(p, path)
+                elif data["op"] == "add":
                     self.peers.setdefault(p, {})
                     self.peers[p].update(self.read_peers().get(p, {}))
                     self.add_peer_source(p, write=True, refresh=path)
                 else:
                     self.remove_peer_sources(p, refresh=path)
+
+    def answer_refresh(self, p: int, path: str) -> None:
+        try:
+            zxid = self.txn(lambda t: t.delete(path))
+        except TxnFailed:
+            zxid = None
+        self.trace.emit("refresh", {"peer": p, "server": self.index}, zxid=zxid)
 
     def delete_request(self, req: str) -> None:
         """Answer a claim request (a control-plane znode, not replication storage)."""

@@ -14,20 +14,29 @@ event its process would have written, and puts it in the trace at its zxid:
   started, say): ``peer_sync``;
 * a starting server's join: its replication znode (``/hbase/replication/rs/<server>``, the
   ZooKeeper era) or its live znode (``/hbase/rs/<server>``, the table era, where that is the
-  join), created by a server killed or paused before it wrote the line: ``join``.
+  join), created by a server killed or paused before it wrote the line: ``join``;
+* the master's answer to an admin request in the ZooKeeper era (the request's znode deleted with
+  the peer's znode created or deleted, or its state set), made by a master killed (restarted)
+  before it wrote the line: ``add_peer``, ``remove_peer``, ``enable_peer``, ``disable_peer``.
 
 Nothing else is filled in: every other missing zxid stays missing (the validator reports what it
 cannot follow).
+
+The logs also say exactly when each server's session expired (its ``closeSession``, the session
+named in the run's ``sessions/``): that is when the rest of the cluster sees it die, the model's
+``crash``. A ``crash`` event whose recorded window holds that zxid gets it as its window
+(``detail.read``, see ``conformance/validate.py``), which orders it among the storage events.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .common import LIVE, QUEUES
-from .steps import peer_index, server_index
+from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES
+from .steps import peer_index, server_index, server_name
 from .zklog import OpCode, ZkLogError, read_logs
 
 Event = dict[str, Any]
@@ -64,6 +73,25 @@ def _joined(txn: Any, era: str) -> str | None:
         head, _, name = record.path.rpartition("/")
         if (head == parent or head.endswith(parent)) and name:  # under the run's chroot
             return name
+    return None
+
+
+def _admin_op(txn: Any) -> tuple[str, int] | None:
+    """(operation, peer) when the transaction is the master's answer to an admin request."""
+    ops = list(_ops(txn))
+    if not any(op == OpCode.delete and f"{ADMIN}/" in (r.path or "") for op, r in ops):
+        return None
+    for op, record in ops:
+        head, _, name = (record.path or "").rpartition("/")
+        if head.endswith(PEERS) and name.isdigit():
+            if op in (OpCode.create, OpCode.create2):
+                return "add_peer", peer_index(name)
+            if op == OpCode.delete:
+                return "remove_peer", peer_index(name)
+        if name == "peer-state" and op == OpCode.setData:
+            state = {ENABLED.encode(): "enable_peer", DISABLED.encode(): "disable_peer"}
+            if record.data in state:
+                return state[record.data], peer_index(head.rpartition("/")[2])
     return None
 
 
@@ -111,11 +139,40 @@ def _committed(logs: list[Path]) -> list[Any]:
     return [first[z] for z in sorted(first) if count[z] * 2 > len(logs)]
 
 
-def lost_steps(events: list[Event], run: Path) -> list[Event]:
-    """The ``persist``, ``peer_sync`` and ``join`` events the run's transaction logs show and
-    its trace lacks."""
-    logs = sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
-    if not logs:
+def _logs(run: Path) -> list[Path]:
+    return sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
+
+
+def crash_windows(events: list[Event], run: Path, committed: list[Any]) -> dict[int, list[int]]:
+    """Event index -> ``[zxid - 1, zxid]`` of the ``closeSession`` that ended the crashed
+    server's session, for each ``crash`` event that records the window the driver saw the expiry
+    in (a run recorded before crashes were recorded at the expiry has none: its crash lines keep
+    the driver's order, which is not the expiries') and whose server's session the run folder
+    names. The exact zxid lies in the recorded window, or the window is left as recorded."""
+    closed = {t.session: t.zxid for t in committed if t.type == OpCode.closeSession}
+    out = {}
+    for n, e in enumerate(events):
+        if e["name"] != "crash" or not isinstance((e.get("args") or {}).get("server"), int):
+            continue
+        path = run / "sessions" / f"{server_name(e['args']['server'])}.json"
+        try:
+            session = json.loads(path.read_text())["session"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        recorded = (e.get("detail") or {}).get("read")
+        if session in closed and isinstance(recorded, list) and len(recorded) == 2:
+            lo, hi = recorded
+            if isinstance(lo, int) and isinstance(hi, int) and lo < closed[session] <= hi:
+                out[n] = [closed[session] - 1, closed[session]]
+    return out
+
+
+def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = None) -> list[Event]:
+    """The events the run's transaction logs show and its trace lacks (see the module
+    docstring)."""
+    if committed is None:
+        committed = _committed(_logs(run))
+    if not committed:
         return []
     traced = {e["zxid"] for e in events if e.get("zxid") is not None}
     source: dict[tuple[str, str], Event] = {}
@@ -149,13 +206,17 @@ def lost_steps(events: list[Event], run: Path) -> list[Event]:
             "detail": {**detail, "from": "txn-log"},
         }
 
-    for txn in _committed(logs):
+    for txn in committed:
         if txn.zxid in traced or txn.zxid in seen:
             continue
         server = _joined(txn, era)
         if server is not None and f"rs-{server}" in proc_event.keys() - joined:
             like = proc_event[f"rs-{server}"]
             out.append(event(like, txn, "join", {"server": server_index(server)}, {}))
+            continue
+        admin = _admin_op(txn) if era == "zk" and "master" in proc_event else None
+        if admin is not None:
+            out.append(event(proc_event["master"], txn, admin[0], {"peer": admin[1]}, {}))
             continue
         created = _queue_created(txn)
         if created is not None and f"rs-{created[0]}" in proc_event:
@@ -179,11 +240,16 @@ def lost_steps(events: list[Event], run: Path) -> list[Event]:
     return out
 
 
-def fill(events: list[Event], run: Path) -> tuple[list[Event], int]:
-    """The trace with the lost events (``lost_steps``) put in at their zxids, and how many."""
-    lost = sorted(lost_steps(events, run), key=lambda e: e["zxid"])
-    if not lost:
-        return events, 0
+def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:
+    """The trace with the lost events (``lost_steps``) put in at their zxids and the crashes'
+    windows set (``crash_windows``); how many events were put in, and how many windows set."""
+    committed = _committed(_logs(run))
+    windows = crash_windows(events, run, committed)
+    events = [
+        {**e, "detail": {**(e.get("detail") or {}), "read": windows[n]}} if n in windows else e
+        for n, e in enumerate(events)
+    ]
+    lost = sorted(lost_steps(events, run, committed), key=lambda e: e["zxid"])
     out: list[Event] = []
     i = 0
     for e in events:
@@ -193,4 +259,4 @@ def fill(events: list[Event], run: Path) -> tuple[list[Event], int]:
             i += 1
         out.append(e)
     out.extend(lost[i:])
-    return out, len(lost)
+    return out, len(lost), len(windows)

@@ -827,10 +827,10 @@ def validate_path(
             status="bad-input",
             reason=f"{trace.path}: no event names its design; give --design",
         )
-    events, filled = trace.events, 0
+    events, filled, windows = trace.events, 0, 0
     run = Path(trace.path).parent
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
-        events, filled = txnfill.fill(events, run)
+        events, filled, windows = txnfill.fill(events, run)
     v = validate_events(
         events,
         name,
@@ -840,6 +840,8 @@ def validate_path(
     )
     if filled:
         v.detail["from_txn_log"] = filled
+    if windows:
+        v.detail["crashes_from_txn_log"] = windows
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"
