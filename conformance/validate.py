@@ -244,7 +244,7 @@ Move = tuple[int | None, tuple[Action, ...]]
 
 
 class _Node:
-    __slots__ = ("ahead", "consumed", "cursors", "h", "k", "parent", "r", "st", "step")
+    __slots__ = ("ahead", "consumed", "cursors", "fr", "h", "k", "parent", "r", "st", "step")
 
     def __init__(self, cursors, k, st, h, consumed, parent, step, r=0) -> None:
         self.cursors: tuple[int, ...] = cursors
@@ -258,6 +258,8 @@ class _Node:
         """Reorderings left: matches of an event other than the first that fits."""
         self.ahead: int = 0
         """Events matched since the earliest unmatched event last changed."""
+        self.fr: int = -1
+        """``Validator.front`` of the node, once computed."""
 
 
 class Validator:
@@ -481,11 +483,14 @@ class Validator:
 
     def front(self, node: _Node) -> int:
         """The rank (``order``) of the earliest event a node has not matched."""
+        if node.fr >= 0:
+            return node.fr
         first = len(self.events)
         for p, idx in enumerate(self.proc_events):
             c = node.cursors[p]
             if c < len(idx) and self.rank[idx[c]] < first:
                 first = self.rank[idx[c]]
+        node.fr = first
         return first
 
     def moves(self, node: _Node, ready: list[int]) -> Iterator[tuple[Move, Any]]:

@@ -502,3 +502,25 @@ def test_no_worker_outlives_a_killed_check(tmp_path) -> None:
     while _processes_mentioning(str(marker)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_mentioning(str(marker)) == []
+
+
+def test_ctrl_c_inside_a_garbage_collector_callback_is_raised_again_outside() -> None:
+    """Python drops an exception raised in a collector callback (Hypothesis times the collector
+    with one), so Ctrl-C arriving there is raised again a moment later, outside it."""
+    import gc
+
+    from replcheck import cli
+
+    frames = []
+
+    def callback(phase: str, info: dict) -> None:
+        frames.append(sys._getframe())
+
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+        inside = cli._in_finalizer(frames[0]) if frames else None
+        outside = cli._in_finalizer(sys._getframe())
+    finally:
+        gc.callbacks.remove(callback)
+    assert inside is True and outside is False
