@@ -644,8 +644,10 @@ class Master(ZkProcess):
                 lambda t: t.set_data(BARRIER, dumps({"state": "RUNNING", "n": 0}), version=version)
             )
             self.trace.emit("cleaner_start", {}, zxid=zxid)
+            lo = self.zk.last_zxid  # the zxids the snapshot was read between
             rows, live, peers = self.table_snapshot()
-            self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers)
+            read = [lo, self.zk.last_zxid]
+            self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers, read=read)
             # CleanerChore lists oldWALs after preClean (the barrier and the snapshot): a WAL
             # archived meanwhile is considered in this run
             for f in self.candidates():

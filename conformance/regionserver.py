@@ -577,12 +577,16 @@ class RegionServer(ZkProcess):
         dead, queue = data["dead"], data["queue"]
         d = server_index(dead)
         old = f"{QUEUES}/{dead}/{queue}"
+        lo = self.zk.last_zxid  # the zxids the reads were served between
         queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
         wals = {
             w: int((self.get(f"{old}/{w}") or (b"0", None))[0] or 0) for w in self.children(old)
         }
         qi = queues.index(queue) if queue in queues else -1
-        self.trace.emit("claim_read", {"server": self.index, "dead": d, "queue": qi}, queue=queue)
+        read = [lo, self.zk.last_zxid]
+        self.trace.emit(
+            "claim_read", {"server": self.index, "dead": d, "queue": qi}, queue=queue, read=read
+        )
         peer, chain = self.steps.parse_zk_queue_id(queue)
         new = self.steps.zk_queue_id(peer, (*chain, d))
         mine = f"{QUEUES}/{self.name}/{new}"
