@@ -31,6 +31,10 @@ FAILOVER_DONE = ("scp_finish", "finish_claim", "arqp_claim")
 """Events, each naming the dead server (``args.dead``), after which its queues are claimed."""
 
 
+FAULT_ACTIONS = {"master-restart": "master_restart"}
+"""Faults recorded as context events that the mapping matches with a model action."""
+
+
 def discover(paths: list[str]) -> list[dict[str, str]]:
     """The units of work for ``paths``, in order: ``{"path", "kind"}`` with kind ``run`` (a
     trace file or a run folder), ``zkdata`` (a ZooKeeper data directory without a trace) or
@@ -239,13 +243,18 @@ def _file_of(reason: str) -> str:
 
 def coverage(design: str, events: list[dict[str, Any]]) -> dict[str, int]:
     """Action events per model action of ``design`` (names the design has no action for are
-    counted under ``(unmapped) NAME``), and the branches that name an alternative: a claim that
+    counted under ``(unmapped) NAME``; a fault the mapping matches with a model action counts as
+    that action, ``FAULT_ACTIONS``), and the branches that name an alternative: a claim that
     lost (``claim_failed``), a cleaner pass that retried (``cleaner_finish[retry]``)."""
     from replcheck.model import DESIGNS
 
     kinds = _kinds(design) if design in DESIGNS else set()
     counts: Counter[str] = Counter()
     for e in events:
+        fault = (e.get("detail") or {}).get("fault") if e["name"] == "fault" else None
+        if fault in FAULT_ACTIONS and FAULT_ACTIONS[fault] in kinds:
+            counts[FAULT_ACTIONS[fault]] += 1  # a fault the mapping matches with a model action
+            continue
         if e["kind"] != "action" and e["name"] != "unmodelled":
             continue
         name = e["name"]

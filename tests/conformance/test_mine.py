@@ -135,8 +135,10 @@ def test_statistics_count_what_the_events_record() -> None:
     race = races("r", "zk-lock", events)
     assert race["claims_started"] == 2 and race["max_claimers"] == 2
     assert race["claims_won"] == 1 and race["max_claim_rounds"] == 2
-    cov = coverage("zk-lock", [*events, _event("bogus", 6.0)])
-    assert cov["lock"] == 2 and cov["(unmapped) bogus"] == 1
+    restart = _event("fault", 6.5, kind="meta", proc="driver", detail={"fault": "master-restart"})
+    cov = coverage("zk-lock", [*events, _event("bogus", 6.0), restart])
+    assert cov["lock"] == 2 and cov["(unmapped) bogus"] == 1 and cov["master_restart"] == 1
+    assert "crash" in cov and "fault" not in cov
 
 
 def test_coverage_has_a_zero_row_for_every_action_never_taken(tmp_path: Path) -> None:
