@@ -95,14 +95,18 @@ def no_lost_edit(cfg: Config, st: TState) -> bool:
 
 def no_wal_deleted_while_needed(cfg: Config, st: TState) -> bool:
     """Seed 004: "all the files before this offset can be deleted, otherwise not." No deleted
-    WAL is queued in a live source, and none is at or after the offset of a queue row of a peer
-    that still exists (a live, SCP-unfinished or not-yet-claimed server's queue)."""
+    WAL is queued in a live source of a peer that still exists, and none is at or after the
+    offset of a queue row of such a peer (a live, SCP-unfinished or not-yet-claimed server's
+    queue). (A removed peer's source ships until the refresh on its server stops it, and the
+    cleaner no longer keeps its WALs: what it can no longer read is owed to no one.)"""
     deleted = [w.key for w in st.wals if w and w.place == DELETED]
     if not deleted:
         return True
     gone = set(deleted)
     for srv in st.servers:
-        if srv.alive and any(k in gone for sh in srv.shippers for k in sh.wals):
+        if srv.alive and any(
+            k in gone for sh in srv.shippers if st.peers[sh.peer] != REMOVED for k in sh.wals
+        ):
             return False
     for row in st.rows:
         if st.peers[row.peer] == REMOVED:

@@ -111,13 +111,14 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def no_wal_deleted_while_needed(ops: Any, get: Any) -> Any:
         ok = []
         for sk in z.sh_keys:
-            o, _p, src, g, _m = sk
+            o, p, src, g, _m = sk
             for q in Q:
                 w = z.slot(z.wal_owner(o, src), g, q)
                 ok.append(
                     ops.not_(
                         ops.and_(
                             get(("alive", o)),
+                            get(("peer", p)) != REMOVED,
                             get(("sh", *sk)),
                             get(("shw", *sk, q)),
                             deleted(ops, get, w),

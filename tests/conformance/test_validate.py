@@ -103,3 +103,12 @@ def test_a_sink_cannot_apply_an_edit_no_source_ships(tmp_path: Path) -> None:
     (run / "zk-txnlog").symlink_to(DATA / "zk-multi-lost-peer-sync" / "zk-txnlog")
     v = validate_path(run)
     assert v.status == "rejected", v.headline()
+
+
+def test_a_removed_peers_source_may_lose_the_wals_the_cleaner_no_longer_keeps() -> None:
+    """The cleaner read the peers after a RemovePeerProcedure's storage update and deleted WALs
+    the removed peer's source, not yet stopped by its refresh, still had queued: nothing owed
+    is lost, and the run is a behaviour of the model with every property holding."""
+    v = validate_path(DATA / "table-removed-peer-source")
+    assert v.status == "accepted", v.headline()
+    assert v.detail["crashes_from_txn_log"] == 3
