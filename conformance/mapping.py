@@ -906,7 +906,19 @@ def _persist_position(
     return None if sh.pos == want else f"the model's source is at entry {sh.pos}, the event {want}"
 
 
+def _clean_lookup(m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any) -> str | None:
+    """zk-lock's lookup cached exactly the queued WALs the event lists (read at some point of
+    its zxid window: a WAL a roll queued meanwhile is in it or not, as the real read saw it)."""
+    cached = (e.get("detail") or {}).get("cached")
+    if cached is None or not hasattr(after.cleaner, "cache"):
+        return None
+    want = sorted({m.resolver.wal_key(w) for w in cached})
+    got = sorted(after.cleaner.cache)
+    return None if got == want else f"the model's lookup cached {got}, the event {want}"
+
+
 EXPECT: dict[str, Callable[..., str | None]] = {
+    "clean": _clean_lookup,
     "persist": _persist_position,
     "cleaner_finish": _cleaner_retry,
     "put": _put_uid,

@@ -606,6 +606,7 @@ class Master(ZkProcess):
                     wal=f.name,
                     delete=delete,
                     read=read,
+                    cached=sorted(queued),
                 )
                 if delete:
                     self.delete_wal(f)
