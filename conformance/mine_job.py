@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections import Counter, defaultdict
@@ -142,7 +143,9 @@ def run_job(
         builder = builder.master(master)
     elif not _under_spark_submit():
         builder = builder.master("local[*]")
-    spark = builder.getOrCreate()
+    # Started from a thread of its own, PySpark installs no Ctrl-C handler of its own (which
+    # would cancel the jobs from inside the JVM call it interrupts and break the gateway).
+    spark = _in_thread(builder.getOrCreate, on_interrupt=lambda s: s.stop())
     started = time.monotonic()
     try:
         sc = spark.sparkContext
@@ -157,13 +160,12 @@ def run_job(
             mined = time.monotonic()
             try:
                 for wave in waves(units, n):
-                    for r in sc.parallelize(wave, min(n, len(wave))).map(mine_run).collect():
+                    for r in _mine_wave(sc, wave, min(n, len(wave))):
                         results.append(r)
                         if on_run is not None:
                             on_run(r)
             except KeyboardInterrupt:
                 interrupted = True
-                sc.cancelAllJobs()
             mined = time.monotonic() - mined
         tables = build_tables(results)
         write_tables(spark, tables, out)
@@ -182,6 +184,52 @@ def run_job(
 
     (out / "index.html").write_text(render_html(summary, tables), encoding="utf-8")
     return summary
+
+
+def _mine_wave(sc: Any, wave: list[dict[str, str]], partitions: int) -> list[dict[str, Any]]:
+    """One wave's results. A Ctrl-C cancels the job (the wave is lost, the waves before it
+    kept) and ``KeyboardInterrupt`` goes on up."""
+    return list(
+        _in_thread(
+            lambda: sc.parallelize(wave, partitions).map(mine_run).collect(),
+            on_interrupt=lambda _rows: None,
+            cancel=sc.cancelAllJobs,
+        )
+    )
+
+
+def _in_thread(
+    fn: Callable[[], Any],
+    *,
+    on_interrupt: Callable[[Any], None],
+    cancel: Callable[[], None] | None = None,
+) -> Any:
+    """``fn()`` run in a thread of its own, so that a Ctrl-C reaches this thread between two
+    waits, never inside a call to the JVM. On Ctrl-C: ``cancel()``, wait for ``fn`` to end, hand
+    its result (if any) to ``on_interrupt``, and raise ``KeyboardInterrupt``."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="replcheck-mine", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        if cancel is not None:
+            cancel()
+        thread.join()
+        if "value" in box:
+            on_interrupt(box["value"])
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def _under_spark_submit() -> bool:
