@@ -29,6 +29,7 @@ from typing import Any
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
+from replcheck.model.rules import queue_wal_keys
 from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, WalKey
 from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
 from replcheck.model.table_state import ADD, C_READY, FULL, NO_SOURCE, SCP_SPLIT
@@ -917,7 +918,23 @@ def _clean_lookup(m: Mapping, n: int, e: Event, args: tuple, before: Any, after:
     return None if got == want else f"the model's lookup cached {got}, the event {want}"
 
 
+def _cleaner_read_wals(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """zk-multi's cleaner found, among the run's candidates, exactly the queued WALs the event
+    lists in the server's queues (read at some point of its zxid window)."""
+    wals = (e.get("detail") or {}).get("wals")
+    if wals is None or not hasattr(before.cleaner, "candidates"):
+        return None
+    candidates = set(before.cleaner.candidates)
+    want = sorted({m.resolver.wal_key(w) for w in wals} & candidates)
+    node = before.rs[args[0]]
+    got = sorted(set(queue_wal_keys(node.queues if node else ())) & candidates)
+    return None if got == want else f"the model's cleaner finds {got} there, the event {want}"
+
+
 EXPECT: dict[str, Callable[..., str | None]] = {
+    "cleaner_read": _cleaner_read_wals,
     "clean": _clean_lookup,
     "persist": _persist_position,
     "cleaner_finish": _cleaner_retry,

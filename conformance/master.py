@@ -621,12 +621,19 @@ class Master(ZkProcess):
                     # the zxids the reads were served between: no earlier than the last reply
                     # before them, no later than the last reply after them
                     lo = self.zk.last_zxid
+                    found: set[str] = set()
                     for q in self.children(f"{QUEUES}/{server}"):
                         if q != "lock":
-                            seen.update(self.children(f"{QUEUES}/{server}/{q}"))
+                            found.update(self.children(f"{QUEUES}/{server}/{q}"))
+                    seen.update(found)
                     if server.startswith("1.1.1."):
                         read = [lo, self.zk.last_zxid]
-                        self.trace.emit("cleaner_read", {"server": server_index(server)}, read=read)
+                        self.trace.emit(
+                            "cleaner_read",
+                            {"server": server_index(server)},
+                            read=read,
+                            wals=sorted(found),
+                        )
                 v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
                 if v0 == v1:
