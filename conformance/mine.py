@@ -113,7 +113,8 @@ def _unpacked() -> Any:
     """This module, imported from the shipped zip unpacked to a folder of its own. Spark ships
     the project as a zip (``--py-files``); the project reads files that sit beside its code
     (the trace schema), which a zip on ``sys.path`` cannot give, so each executor unpacks it
-    once (to a folder named by the zip's size and time) and imports the project from there."""
+    once (to a folder of the temporary directory named by the zip's content, so jobs shipping the
+    same code share it) and imports the project from there."""
     if _UNPACKED:
         return _UNPACKED[0]
     import hashlib
@@ -123,8 +124,8 @@ def _unpacked() -> Any:
     import zipfile
 
     archive = __file__[: __file__.index(".zip" + os.sep) + 4]
-    st = os.stat(archive)
-    key = hashlib.sha256(f"{archive}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    with open(archive, "rb") as f:  # by content: every job shipping the same code shares it
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
     dest = Path(tempfile.gettempdir()) / f"replcheck-mine-{key}"
     if not dest.is_dir():
         part = Path(tempfile.mkdtemp(prefix="replcheck-mine-part-"))
