@@ -112,3 +112,11 @@ def test_a_removed_peers_source_may_lose_the_wals_the_cleaner_no_longer_keeps() 
     v = validate_path(DATA / "table-removed-peer-source")
     assert v.status == "accepted", v.headline()
     assert v.detail["crashes_from_txn_log"] == 3
+
+
+def test_an_edit_written_to_two_wals_says_nothing_of_either_wals_order() -> None:
+    """Edit ``1.10`` came home to a server that died before answering (written to its WAL) and
+    was sent again to another: a claimer shipped it from the dead server's WAL to a peer before
+    that peer had the other WAL's earlier edits. ``sink_in_order`` holds."""
+    v = validate_path(DATA / "table-edit-in-two-wals")
+    assert v.status == "accepted", v.headline()
