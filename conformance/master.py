@@ -518,7 +518,10 @@ class Master(ZkProcess):
         znode by znode, a claim could move a queue from a server not yet read to one already
         read (the race HBASE-12865 is about, seen for real in soak run seed 7032); the move ends
         by deleting the dead server's node, which moves the cversion of ``/rs``, so the read is
-        repeated until that cversion did not move during it."""
+        repeated until that cversion did not move during it. A roll or a queue's end changes a
+        queue without moving it: the read is also repeated until two reads in a row found the
+        same queues (then the queues were what both found, at some point between them)."""
+        previous = None
         while True:
             before = self.retry(lambda: self.zk.exists(QUEUES)).cversion
             out: dict[str, list[str]] = {}
@@ -530,8 +533,10 @@ class Master(ZkProcess):
                         continue
                     for w in self.children(f"{QUEUES}/{server}/{q}"):
                         out.setdefault(w, []).append(f"{server}/{q}")
-            if self.retry(lambda: self.zk.exists(QUEUES)).cversion == before:
+            stable = self.retry(lambda: self.zk.exists(QUEUES)).cversion == before
+            if stable and out == previous:
                 return out
+            previous = out if stable else None
 
     def table_snapshot(self) -> tuple[list[Row], int, list[int]]:
         """preClean: live-or-SCP-unfinished servers first, then peers and every queue row."""
