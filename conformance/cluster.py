@@ -166,6 +166,8 @@ class Cluster:
         self.rng = random.Random(spec.seed)
         self.progress = progress or (lambda _msg: None)
         self.chroot = f"/replcheck-runs/{run_dir.name}-{uuid.uuid4().hex[:8]}"
+        # the ensemble may serve other runs too: their transactions are in the same logs
+        (run_dir / "zk-chroot").write_text(self.chroot + "\n")
         admin = KazooClient(hosts=ensemble.connect_string, timeout=10)
         admin.start(timeout=30)
         admin.ensure_path(self.chroot)
@@ -533,6 +535,9 @@ class Cluster:
         result.seconds = time.monotonic() - t0
         result.unexpected_exits = list(self.unexpected_exits)
         result.torn_lines = torn
+        # the run is judged as its folder is, with its ZooKeeper transaction logs (copied again
+        # once the ensemble has stopped)
+        copy_txn_logs(self.ensemble, self.run_dir / "zk-txnlog")
         result.conformance = conformance_of(self.run_dir)
         (self.run_dir / "verdict.json").write_text(
             json.dumps(

@@ -3,6 +3,7 @@
 Each run folder holds ``trace.jsonl`` (the merged trace), ``verdict.json`` (the end-state verdict
 and the run's numbers), ``trace/`` (each process's own events), ``logs/`` (each process's output),
 ``zk-txnlog/`` (the ZooKeeper transaction logs, copied from the ensemble's data-log directories),
+``zk-chroot`` (the run's subtree of the ensemble), ``sessions/`` (the region servers' sessions),
 the WALs and the sink stores. ``summary.json`` in the output folder sums the runs up.
 """
 

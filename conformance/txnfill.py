@@ -121,11 +121,24 @@ def _position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
         return None
 
 
-def _committed(logs: list[Path]) -> list[Any]:
+def _paths(txn: Any) -> list[str]:
+    return [r.path for _op, r in _ops(txn) if getattr(r, "path", None)]
+
+
+def _chroot(run: Path) -> str | None:
+    """The run's own subtree of the ensemble (``zk-chroot``), when the run folder names one."""
+    try:
+        return (run / "zk-chroot").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _committed(logs: list[Path], chroot: str | None = None) -> list[Any]:
     """The transactions a majority of the servers' logs hold, in zxid order. A committed
     transaction was logged by a quorum before it was committed; one a leader logged and then
     lost with its leadership (never committed) is in fewer logs, and did not happen. A damaged
-    log supplies nothing."""
+    log supplies nothing. With ``chroot``, a transaction on paths outside it is another run's
+    (sessions are the run's own: their ids name them)."""
     count: dict[int, int] = {}
     first: dict[int, Any] = {}
     for log_dir in logs:
@@ -136,7 +149,11 @@ def _committed(logs: list[Path]) -> list[Any]:
         for txn in txns:
             count[txn.zxid] = count.get(txn.zxid, 0) + 1
             first.setdefault(txn.zxid, txn)
-    return [first[z] for z in sorted(first) if count[z] * 2 > len(logs)]
+    out = [first[z] for z in sorted(first) if count[z] * 2 > len(logs)]
+    if chroot is None:
+        return out
+    inside = chroot.rstrip("/") + "/"
+    return [t for t in out if not _paths(t) or any(p.startswith(inside) for p in _paths(t))]
 
 
 def _logs(run: Path) -> list[Path]:
@@ -171,7 +188,7 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
     """The events the run's transaction logs show and its trace lacks (see the module
     docstring)."""
     if committed is None:
-        committed = _committed(_logs(run))
+        committed = _committed(_logs(run), _chroot(run))
     if not committed:
         return []
     traced = {e["zxid"] for e in events if e.get("zxid") is not None}
@@ -243,7 +260,7 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
 def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:
     """The trace with the lost events (``lost_steps``) put in at their zxids and the crashes'
     windows set (``crash_windows``); how many events were put in, and how many windows set."""
-    committed = _committed(_logs(run))
+    committed = _committed(_logs(run), _chroot(run))
     windows = crash_windows(events, run, committed)
     events = [
         {**e, "detail": {**(e.get("detail") or {}), "read": windows[n]}} if n in windows else e
