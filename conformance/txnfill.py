@@ -8,7 +8,8 @@ server's transaction logs (``zk-txnlog/``), which hold that write with its zxid.
 ZooKeeper-era designs, this module turns each such write whose zxid no trace event names into the
 event its process would have written, and puts it in the trace at its zxid:
 
-* a position written to a queue's WAL znode: ``persist``;
+* a position written to a queue's WAL znode, or a group's offset to a table-era queue row:
+  ``persist`` (a row's offset ``-1``, the WAL fully replicated: ``advance``);
 * a server's queue for a peer created (``/rs/<server>/<peer id>`` with its first WAL, the
   transaction a region server makes when it starts a source for a peer, killed just after it
   started, say): ``peer_sync``;
@@ -34,8 +35,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES
+from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES, TABLE
 from .steps import peer_index, server_index, server_name
 from .zklog import OpCode, ZkLogError, read_logs
 
@@ -118,6 +120,23 @@ def _position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
     try:
         return parts[0], parts[1], parts[2], int(data.decode())
     except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def _row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
+    """(owner, row key, WAL, offset) of a write of one group's offset to a table-era queue row
+    (``-1``: the WAL was fully replicated, the source's ``advance``), else None."""
+    marker = TABLE + "/"
+    if marker not in path:
+        return None
+    key = unquote(path.split(marker, 1)[1])
+    try:
+        groups = json.loads(data)["queue"]
+        (value,) = groups.values()
+        wal, _, pos = value.rpartition(":")
+        owner = key.split("-", 1)[1].split("/")[0]
+        return owner, key, wal, int(pos)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
@@ -243,16 +262,20 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             out.append(event(like, txn, "peer_sync", args, {}))
             continue
         for write in _writes(txn):
-            found = _position(write.path, write.data)
-            if found is None:
+            found = _position(write.path, write.data) if era == "zk" else None
+            row = _row_offset(write.path, write.data) if era == "table" else None
+            if found is None and row is None:
                 continue
-            server, queue, wal, position = found
+            server, queue, wal, position = found or row  # type: ignore[misc]
             like = source.get((f"rs-{server}", queue))
             if like is None:
                 continue
             args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
-            detail = {"position": position, "wal": wal, "queue": queue}
-            out.append(event(like, txn, "persist", args, detail))
+            if row is not None and position < 0:
+                out.append(event(like, txn, "advance", args, {"wal": wal, "queue": queue}))
+            else:
+                detail = {"position": position, "wal": wal, "queue": queue}
+                out.append(event(like, txn, "persist", args, detail))
             break
     return out
 

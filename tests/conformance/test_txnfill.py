@@ -78,3 +78,15 @@ def test_a_transaction_fewer_than_a_quorum_logged_did_not_happen() -> None:
     assert 0x1000000C6 not in {e["zxid"] for e in lost}
     assert [e["name"] for e in lost] == ["join"]
     assert validate_path(run).status == "accepted"
+
+
+def test_a_lost_table_era_advance_is_read_back_from_its_row(tmp_path: Path) -> None:
+    """A paused server wrote its row's ``-1`` (the WAL fully replicated) and was fenced when it
+    resumed, before the line: the cleaner then deleted the WAL, as the real one did."""
+    run = DATA / "table-lost-advance"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["detail"]["wal"]) for e in lost] == [
+        ("advance", "rs-1.1.1.3,60020,123456800", "1.1.1.3%2C60020%2C123456800.1265")
+    ]
+    assert validate_path(run).status == "accepted"
+    assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
