@@ -24,18 +24,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from replcheck.cli_record import _positive
+
 EXIT_OK, EXIT_FAIL, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_OUT = "replcheck-mine"
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {n}")
-    return n
 
 
 def add_commands(sub: Any) -> None:
