@@ -38,7 +38,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote, unquote
 
 from kazoo.client import KazooClient, KazooState
@@ -53,6 +53,8 @@ from kazoo.exceptions import (
 from kazoo.handlers.threading import KazooTimeoutError
 
 from .trace import TraceWriter
+
+R = TypeVar("R")
 
 LIVE = "/hbase/rs"
 MASTER = "/hbase/master"
@@ -287,6 +289,14 @@ class ZkProcess:
             traceback.print_exc()
             self.trace.meta("note", what=f"{what} failed", error=f"{type(exc).__name__}: {exc}")
             time.sleep(0.2)
+
+    def served(self, read: Callable[[], R]) -> tuple[R, list[int]]:
+        """``read()``'s result and the zxids its ZooKeeper reads were served between: no earlier
+        than this session's last reply before them, no later than its last reply after them
+        (an event's ``read`` window, docs/validate.md)."""
+        lo = self.zk.last_zxid
+        out = read()
+        return out, [lo, self.zk.last_zxid]
 
     def children(self, path: str) -> list[str]:
         try:

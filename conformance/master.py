@@ -511,6 +511,14 @@ class Master(ZkProcess):
         d = old_wal_dir(self.run_dir)
         return [p for p in sorted(d.glob("*")) if p.stat().st_mtime < horizon] if d.exists() else []
 
+    def queued_wals(self, server: str) -> set[str]:
+        """The WALs a server's queue znodes name."""
+        found: set[str] = set()
+        for q in self.children(f"{QUEUES}/{server}"):
+            if q != "lock":
+                found.update(self.children(f"{QUEUES}/{server}/{q}"))
+        return found
+
     def zk_queued(self) -> dict[str, list[str]]:
         """Every queued WAL, as one consistent read: WAL name -> the queue znodes naming it.
 
@@ -598,9 +606,7 @@ class Master(ZkProcess):
             for f in files:
                 if f.name in self.clean_cache:
                     continue  # seed 003: "it will first use its cache": kept without a lookup
-                lo = self.zk.last_zxid
-                queued = self.zk_queued()
-                read = [lo, self.zk.last_zxid]  # the zxids the lookup was served between
+                queued, read = self.served(self.zk_queued)
                 self.clean_cache = set(queued)
                 key = self.steps.parse_wal(f.name)
                 keys = tuple(self.steps.parse_wal(w) for w in queued)
@@ -623,16 +629,9 @@ class Master(ZkProcess):
                 for server in self.children(QUEUES):
                     if server.startswith(CVERSION_PREFIX):
                         continue
-                    # the zxids the reads were served between: no earlier than the last reply
-                    # before them, no later than the last reply after them
-                    lo = self.zk.last_zxid
-                    found: set[str] = set()
-                    for q in self.children(f"{QUEUES}/{server}"):
-                        if q != "lock":
-                            found.update(self.children(f"{QUEUES}/{server}/{q}"))
+                    found, read = self.served(lambda s=server: self.queued_wals(s))
                     seen.update(found)
                     if server.startswith("1.1.1."):
-                        read = [lo, self.zk.last_zxid]
                         self.trace.emit(
                             "cleaner_read",
                             {"server": server_index(server)},
@@ -657,9 +656,7 @@ class Master(ZkProcess):
                 lambda t: t.set_data(BARRIER, dumps({"state": "RUNNING", "n": 0}), version=version)
             )
             self.trace.emit("cleaner_start", {}, zxid=zxid)
-            lo = self.zk.last_zxid  # the zxids the snapshot was read between
-            rows, live, peers = self.table_snapshot()
-            read = [lo, self.zk.last_zxid]
+            (rows, live, peers), read = self.served(self.table_snapshot)
             self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers, read=read)
             # CleanerChore lists oldWALs after preClean (the barrier and the snapshot): a WAL
             # archived meanwhile is considered in this run

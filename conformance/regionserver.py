@@ -577,13 +577,14 @@ class RegionServer(ZkProcess):
         dead, queue = data["dead"], data["queue"]
         d = server_index(dead)
         old = f"{QUEUES}/{dead}/{queue}"
-        lo = self.zk.last_zxid  # the zxids the reads were served between
-        queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
-        wals = {
-            w: int((self.get(f"{old}/{w}") or (b"0", None))[0] or 0) for w in self.children(old)
-        }
+
+        def positions() -> tuple[list[str], dict[str, int]]:
+            queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
+            at = self.children(old)
+            return queues, {w: int((self.get(f"{old}/{w}") or (b"0", None))[0] or 0) for w in at}
+
+        (queues, wals), read = self.served(positions)
         qi = queues.index(queue) if queue in queues else -1
-        read = [lo, self.zk.last_zxid]
         self.trace.emit(
             "claim_read", {"server": self.index, "dead": d, "queue": qi}, queue=queue, read=read
         )

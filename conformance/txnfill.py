@@ -99,14 +99,7 @@ def _admin_op(txn: Any) -> tuple[str, int] | None:
 
 def _writes(txn: Any) -> Iterator[Any]:
     """The setData records of a transaction (a multi's ops, or the transaction itself)."""
-    if txn.type == OpCode.multi:
-        if txn.record.failed:
-            return
-        for sub in txn.record.txns:
-            if sub.type == OpCode.setData and sub.record is not None:
-                yield sub.record
-    elif txn.type == OpCode.setData:
-        yield txn.record
+    return (record for op, record in _ops(txn) if op == OpCode.setData)
 
 
 def _position(path: str, data: bytes) -> tuple[str, str, str, int] | None:

@@ -286,9 +286,12 @@ class Validator:
             procs.setdefault(lane(e), []).append(n)
         self.proc_events = list(procs.values())
         self.proc_of = {}
+        self.lane_pos = {}
+        """Event -> its place in its lane."""
         for p, idx in enumerate(self.proc_events):
-            for n in idx:
+            for i, n in enumerate(idx):
                 self.proc_of[n] = p
+                self.lane_pos[n] = i
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
         self.reads = read_windows(events, self.storage)
         """Reads whose zxid window the event records: event -> (storage events that must be
@@ -348,7 +351,7 @@ class Validator:
         for k in range(len(self.storage)):
             for n in by_before.get(k, ()):
                 p = self.proc_of[n]
-                need[p] = max(need.get(p, 0), self.proc_events[p].index(n) + 1)
+                need[p] = max(need.get(p, 0), self.lane_pos[n] + 1)
             out.append(tuple(need.items()))
         return out
 

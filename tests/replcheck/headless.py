@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,23 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+def open_browser(width: int = 1400, height: int = 900) -> Iterator[Browser]:
+    """A browser for a pytest fixture (``yield from``): a test fails on CI without Chromium and
+    is skipped elsewhere; the browser is closed afterwards."""
+    import pytest
+
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: scripts/run test installs it")
+        pytest.skip("chromium is not installed (scripts/run test installs it)")
+    b = Browser(binary, width=width, height=height)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 class BrowserError(Exception):

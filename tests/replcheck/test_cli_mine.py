@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless import Browser, find_chromium
+from headless import Browser, open_browser
 from replcheck.conformance.mine import discover, mine_run
 from replcheck.conformance.mine_html import render_html
 from replcheck.conformance.mine_job import build_tables, summarize
@@ -66,16 +66,7 @@ def test_package_writes_the_zip_and_the_entry_script(
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: scripts/run test installs it")
-        pytest.skip("chromium is not installed (scripts/run test installs it)")
-    b = Browser(binary, width=1100, height=2400)
-    try:
-        yield b
-    finally:
-        b.close()
+    yield from open_browser(width=1100, height=2400)
 
 
 @pytest.mark.browser

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless import Browser, find_chromium
+from headless import Browser, open_browser
 from replcheck.conformance import tracemut
 
 from replcheck.cli import main
@@ -73,16 +73,7 @@ def test_the_page_is_offline_and_escapes_what_came_from_outside(
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: scripts/run test installs it")
-        pytest.skip("chromium is not installed (scripts/run test installs it)")
-    b = Browser(binary)
-    try:
-        yield b
-    finally:
-        b.close()
+    yield from open_browser()
 
 
 def shown(browser: Browser) -> dict:
