@@ -65,6 +65,9 @@ class RunSpec:
     drain_timeout: float = 40.0
     zk_servers: int = 0
     """0: one server, or three when the ``zk-leader`` fault is asked for."""
+    plan: Any = None
+    """A ``plan.Plan``: the writes, peer operations and faults as data (``faults``,
+    ``edits``, ``servers``, ``master_master`` and ``second_peer`` then come from it)."""
 
 
 @dataclass
@@ -217,8 +220,7 @@ class Cluster:
                 *self.common_args(),
                 "--index",
                 str(i),
-                "--edits",
-                str(self.spec.edits),
+                *self.workload_args(),
                 "--rate",
                 str(self.spec.rate),
                 "--roll-every",
@@ -233,6 +235,9 @@ class Cluster:
             self.logs,
         )
         return i
+
+    def workload_args(self) -> list[str]:
+        return ["--edits", str(self.spec.edits)]
 
     def start_sink(self, c: int) -> None:
         args = [
@@ -303,26 +308,35 @@ class Cluster:
 
     # --- faults ---------------------------------------------------------------------------------
 
-    def victim(self) -> int | None:
+    def victim(self, pick: int | None = None, held: int | None = None) -> int | None:
+        """The region server a server fault hits: a random live one; or, for a plan, the
+        server ``held`` at a hook point when ``pick`` is -1, else the live one at ``pick`` in
+        index order (modulo their number), the held one left out. None when fewer than two
+        servers are live."""
         live = {server_index(s) for s in self.live_servers()}
         cands = sorted(i for i, p in self.rs.items() if p.alive() and i in live)
         if len(cands) < 2:
             return None
+        if pick == -1 and held in cands:
+            return held
+        if pick is not None:
+            others = [i for i in cands if i != held]
+            return others[pick % len(others)]
         return self.rng.choice(cands)
 
-    def fault(self, kind: str) -> None:
+    def fault(self, kind: str, pick: int | None = None, held: int | None = None) -> None:
         """Inject one fault; one that cannot be carried out is counted as skipped."""
         try:
-            self._fault(kind)
+            self._fault(kind, pick, held)
         except Exception as exc:
             self.progress(f"fault {kind} failed: {type(exc).__name__}: {exc}")
             self.trace.meta("note", what=f"fault {kind} failed", error=f"{type(exc).__name__}")
             self.skipped[kind] += 1
 
-    def _fault(self, kind: str) -> None:
+    def _fault(self, kind: str, pick: int | None, held: int | None) -> None:
         self.progress(f"fault: {kind}")
         if kind in ("kill", "pause", "expire"):
-            i = self.victim()
+            i = self.victim(pick, held)
             if i is None:
                 self.trace.meta("note", what=f"fault {kind} skipped: fewer than 2 live servers")
                 self.skipped[kind] += 1
@@ -349,8 +363,15 @@ class Cluster:
                 time.sleep(max(0.0, resume - time.monotonic()))
                 proc.signal(signal.SIGCONT)
             else:
-                self.expire(i)
+                try:
+                    self.expire(i)
+                except Exception as exc:  # the session may have expired all the same
+                    self.trace.meta("note", what="forced expiry raised", error=type(exc).__name__)
                 _, window = self.await_expiry(i, live_at)
+                if window is None:  # the server is still one: no crash, no replacement
+                    self.trace.meta("note", what="fault expire did not take")
+                    self.skipped[kind] += 1
+                    return
                 self.crashed(i, window)
             j = self.start_rs()  # a replacement, so the cluster keeps its size
             self.wait_for(
@@ -469,6 +490,11 @@ class Cluster:
 
     def run(self) -> RunResult:
         t0 = time.monotonic()
+        self.start()
+        self.drive()
+        return self.wind_down(t0)
+
+    def start(self) -> None:
         self.trace.meta("process_start", seed=self.spec.seed, faults=list(self.spec.faults))
         for c in (1, 2):
             self.start_sink(c)
@@ -480,6 +506,9 @@ class Cluster:
             self.start_rs()
         self.wait_for("region servers", lambda: len(self.live_servers()) >= self.spec.servers)
         self.progress(f"cluster up: {self.spec.servers} region servers, zk {self.hosts}")
+
+    def drive(self) -> None:
+        """The admin schedule and the faults, while the workload runs."""
         start = time.monotonic()
         for at, what, arg in self.schedule():
             delay = at - (time.monotonic() - start)
@@ -489,6 +518,9 @@ class Cluster:
                 self.admin(*arg)
             else:
                 self.fault(arg)
+
+    def wind_down(self, t0: float) -> RunResult:
+        """Wait for the workloads, the admin commands and the backlog; judge the run."""
         self.wait_for("workloads", self.workloads_done, timeout=120)
         self.wait_for("admin", self.admin_idle, timeout=30)
         self.progress("draining")
@@ -544,7 +576,10 @@ class Cluster:
                 {
                     "design": self.spec.design,
                     "seed": self.spec.seed,
-                    "spec": {k: v for k, v in vars(self.spec).items()},
+                    "spec": {
+                        k: v.to_json() if hasattr(v, "to_json") else v
+                        for k, v in vars(self.spec).items()
+                    },
                     "run": result.summary(),
                     "schema_problems": problems[:50],
                     "order_problems": trace.check_order(events)[:50],
@@ -585,7 +620,12 @@ def record_run(
         ensemble.start(timeout=90)
     cluster = None
     try:
-        cluster = Cluster(spec, run_dir, ensemble, progress)
+        if spec.plan is not None:
+            from .plan_run import PlannedCluster
+
+            cluster = PlannedCluster(spec, run_dir, ensemble, progress)
+        else:
+            cluster = Cluster(spec, run_dir, ensemble, progress)
         return cluster.run()
     except BaseException:
         if cluster is not None:

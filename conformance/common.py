@@ -52,6 +52,7 @@ from kazoo.exceptions import (
 )
 from kazoo.handlers.threading import KazooTimeoutError
 
+from .hooks import Hooks
 from .trace import TraceWriter
 
 R = TypeVar("R")
@@ -156,6 +157,7 @@ class ZkProcess:
         self.run_dir = run_dir
         self.design_name = design
         self.trace = TraceWriter(trace_dir(run_dir), proc, design)
+        self.hooks = Hooks(run_dir, proc)
         self.zk = KazooClient(hosts=zk_hosts, timeout=timeout)
         self.session_timeout = timeout
         self.fence_path = ""

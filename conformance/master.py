@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import json
 import random
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,6 @@ class Master(ZkProcess):
         if self.get(BARRIER) is None:
             with contextlib.suppress(NodeExistsError):
                 self.zk.create(BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}))
-        self.last_clean = 0.0
         self.clean_cache: set[str] = set()
         """zk-lock's cleaner: the WALs its last lookup found queued (kept in memory)."""
 
@@ -156,6 +156,7 @@ class Master(ZkProcess):
         _live, dead = self.unrecovered()
         for server, state in dead.items():
             if state is None:
+                self.hooks.point("scp_start", dead=server_index(server))
                 self.set_scp(server, {"stage": "split"})
                 continue
             if self.steps.base == "zk-lock":
@@ -619,6 +620,7 @@ class Master(ZkProcess):
                     read=read,
                     cached=sorted(queued),
                 )
+                self.hooks.point("cleaner_read", i=1)
                 if delete:
                     self.delete_wal(f)
         elif self.steps.base == "zk-multi":
@@ -626,6 +628,7 @@ class Master(ZkProcess):
             for _attempt in range(5):
                 v0 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 seen: set[str] = set()
+                i = 0
                 for server in self.children(QUEUES):
                     if server.startswith(CVERSION_PREFIX):
                         continue
@@ -638,6 +641,8 @@ class Master(ZkProcess):
                             read=read,
                             wals=sorted(found),
                         )
+                    i += 1
+                    self.hooks.point("cleaner_read", i=i)
                 v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
                 if v0 == v1:
@@ -658,6 +663,7 @@ class Master(ZkProcess):
             self.trace.emit("cleaner_start", {}, zxid=zxid)
             (rows, live, peers), read = self.served(self.table_snapshot)
             self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers, read=read)
+            self.hooks.point("cleaner_read", i=1)
             # CleanerChore lists oldWALs after preClean (the barrier and the snapshot): a WAL
             # archived meanwhile is considered in this run
             for f in self.candidates():
@@ -672,15 +678,20 @@ class Master(ZkProcess):
             self.trace.emit("cleaner_delete", {}, zxid=zxid)
 
     def run(self) -> None:
+        threading.Thread(target=self.cleaner_chore, name="cleaner", daemon=True).start()
         while not self.stopping.is_set() and not orphaned():
             time.sleep(0.15)
             self.guarded("admin", self.admin)
             self.guarded("crash procedures", self.crash_procedures)
             if self.steps.base == "zk-lock":
                 self.guarded("lock cleaner", self.lock_cleaner)
-            if time.time() - self.last_clean > self.args.cleaner_interval:
-                self.last_clean = time.time()
-                self.guarded("log cleaner", self.cleaner)
+
+    def cleaner_chore(self) -> None:
+        """The log cleaner on a thread of its own, as HBase's ``LogCleaner`` chore runs beside
+        the procedures (a cleaner pass held up does not hold up a ServerCrashProcedure)."""
+        while not self.stopping.is_set() and not orphaned():
+            time.sleep(self.args.cleaner_interval)
+            self.guarded("log cleaner", self.cleaner)
 
 
 def main(argv: list[str] | None = None) -> int:

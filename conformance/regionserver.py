@@ -54,7 +54,7 @@ from .common import (
     wal_dir,
     write_atomic,
 )
-from .steps import CFG, Steps, kind_of, peer_id, peer_index, server_index, server_name
+from .steps import CFG, WRITE_KINDS, Steps, kind_of, peer_id, peer_index, server_index, server_name
 
 T = TypeVar("T")
 
@@ -155,12 +155,26 @@ class RegionServer(ZkProcess):
 
     # --- workload ---------------------------------------------------------------------------------
 
+    def planned(self) -> list[tuple[str, str, str]] | None:
+        """This incarnation's writes from ``--workload`` (a plan's, ``conformance.plan``):
+        (table, family, op) in order; None without one."""
+        if not self.args.workload:
+            return None
+        writes = json.loads(Path(self.args.workload).read_text())
+        mine = writes[self.index] if self.index < len(writes) else []
+        return [(*WRITE_KINDS[w["kind"]], w["op"]) for w in mine]
+
     def workload(self) -> None:
+        planned = self.planned()
+        total = self.args.edits if planned is None else len(planned)
         n = 0
-        while n < self.args.edits and not self.stopping.is_set():
+        while n < total and not self.stopping.is_set():
             time.sleep(self.rng.uniform(0.5, 1.5) / max(self.args.rate, 0.1))
-            table, family = self.rng.choice(TABLES)
-            op = "delete" if self.rng.random() < 0.2 else "put"
+            if planned is None:
+                table, family = self.rng.choice(TABLES)
+                op = "delete" if self.rng.random() < 0.2 else "put"
+            else:
+                table, family, op = planned[n]
             edit = {
                 "table": table,
                 "family": family,
@@ -588,6 +602,7 @@ class RegionServer(ZkProcess):
         self.trace.emit(
             "claim_read", {"server": self.index, "dead": d, "queue": qi}, queue=queue, read=read
         )
+        self.hooks.point("claim_read", dead=d, queue=queue)
         peer, chain = self.steps.parse_zk_queue_id(queue)
         new = self.steps.zk_queue_id(peer, (*chain, d))
         mine = f"{QUEUES}/{self.name}/{new}"
@@ -653,6 +668,7 @@ class RegionServer(ZkProcess):
         self.trace.emit("claim_read", {"server": self.index, "dead": d, "child": child}, row=row)
         peer, _owner, source = self.steps.parse_row_key(row)
         got = self.get(row_znode(row))
+        self.hooks.point("claim_read", dead=d, queue=row)
         if self.peers.get(peer, {}).get("state") not in (ENABLED, "DISABLED") or got is None:
             self.delete_request(req)
             return
@@ -737,6 +753,7 @@ class RegionServer(ZkProcess):
             return
         self.trace.emit("lock", {"server": self.index, "dead": d}, zxid=zxid)
         queues = [q for q in self.children(base) if q != "lock"]
+        self.hooks.point("claim_read", dead=d, queue=",".join(queues))
         copied: list[tuple[int, str, tuple[int, ...], dict[str, int]]] = []
         for qi, q in enumerate(queues):
             wals = {
@@ -791,6 +808,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--design", required=True)
     ap.add_argument("--index", type=int, required=True)
     ap.add_argument("--edits", type=int, default=40)
+    ap.add_argument("--workload", help="a JSON file of each incarnation's writes (a plan's)")
     ap.add_argument("--rate", type=float, default=20.0, help="edits per second")
     ap.add_argument("--roll-every", type=int, default=10)
     ap.add_argument("--batch", type=int, default=5)

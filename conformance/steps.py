@@ -47,6 +47,10 @@ class DesignError(ValueError):
     """An unknown design, or a mutant the reference cluster cannot switch."""
 
 
+WRITE_KINDS = {"global": ("t1", "g"), "local": ("t1", "l"), "catalog": ("hbase:meta", "info")}
+"""A planned write's kind -> the (table, family) it goes to (``kind_of`` gives its scope)."""
+
+
 def kind_of(table: str, family: str) -> int:
     """An edit's kind from where it was written: the catalog table is CATALOG; family ``l`` is
     scoped LOCAL; every other family is GLOBAL (seed 002)."""

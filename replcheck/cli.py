@@ -308,6 +308,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_replay",
     "replcheck.cli_inspect",
     "replcheck.cli_mine",
+    "replcheck.cli_conform",
 )
 """Modules that add their own subcommands: each has ``add_commands(sub)``, which adds parsers
 whose ``func`` returns an exit status and raises ``UsageError`` for bad input."""

@@ -1,0 +1,370 @@
+"""Property-based conformance: Hypothesis draws runs of the real cluster, the model judges them.
+
+A run is a ``plan.Plan``. ``plans(profile)`` draws one: the region servers, each incarnation's
+writes (puts and deletes on GLOBAL, LOCAL and catalog families), master-master or not, and the
+steps: peer operations and faults, each after some edits, a fault possibly aimed at a hook point
+(``hooks.POINTS``) and hitting the held server or another one. The property, ``judge``: the run
+passes when ``replcheck validate`` accepts its trace and its end state is clean. ``search`` runs
+the property under Hypothesis. Each example is a real run, kept as a run folder; on a failure
+Hypothesis shrinks the plan, every shrink step a real run again, and the smallest plan that
+failed is printed as a pytest test that replays it on the real cluster.
+
+The cluster is not deterministic (plans fix what happens, not every interleaving), so a plan is
+run once per search and its verdict remembered: Hypothesis replays what it already tried from
+that memory, and the final shrunk plan is run once more to say whether it fails again. The
+search has a budget of real runs (``Profile.runs``); past it, new plans are not run (they are
+rejected, so a shrink stops where it got to) and the report says the budget ended it.
+
+Coverage feedback: every run's model actions (``mine.coverage``) are counted, and Hypothesis's
+``target`` is given, per run, the sum over the actions and branches the run exercised of
+``1 / (1 + runs that exercised it before)``: plans that reach what earlier runs did not are
+favoured.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, reject, settings, target
+from hypothesis import seed as hseed
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import Flaky
+
+from .hooks import POINTS
+from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, SERVER_FAULTS, Plan, Step, Write
+from .steps import WRITE_KINDS
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    examples: int
+    """Plans Hypothesis draws (before shrinking)."""
+    runs: int
+    """Real runs at most, shrinking included."""
+    max_servers: int
+    max_writes: int
+    """Writes per incarnation at most."""
+    max_steps: int
+    rate: float = 10.0
+
+
+PROFILES = {
+    "ci": Profile("ci", examples=2, runs=4, max_servers=3, max_writes=6, max_steps=3, rate=20.0),
+    "thorough": Profile(
+        "thorough", examples=30, runs=80, max_servers=4, max_writes=10, max_steps=5
+    ),
+}
+
+
+# --- strategies ----------------------------------------------------------------------------------
+
+
+VICTIMS = st.integers(0, 2)
+"""Which other live server a server fault hits (``Cluster.victim``)."""
+
+
+def writes() -> st.SearchStrategy[Write]:
+    return st.builds(Write, st.sampled_from(tuple(WRITE_KINDS)), st.sampled_from(OPS))
+
+
+@st.composite
+def steps(draw: Any, max_after: int) -> Step:
+    after = draw(st.integers(0, max_after))
+    if draw(st.integers(0, 2)) == 0:
+        return Step(after=after, op=draw(st.sampled_from(PEER_OPS)), peer=draw(st.integers(0, 1)))
+    fault = draw(st.sampled_from(PLAN_FAULTS))
+    at = draw(st.sampled_from(("", *POINTS)))
+    if fault == "stall" and not at:
+        at = "cleaner_read"
+    victim = draw(st.integers(HELD, 2)) if at else draw(VICTIMS)
+    i = draw(st.integers(0, 3)) if at == "cleaner_read" else 0
+    return Step(after=after, fault=fault, victim=victim, at=at, i=i)
+
+
+@st.composite
+def windows(draw: Any, max_after: int) -> list[Step]:
+    """A race the seeds and the reference name, set up step by step: a backlog (the peer
+    disabled, so that WALs wait in their queues), a server's death, and a fault aimed inside
+    the window that death opens:
+
+    * ``claim-in-cleaner-pass``: the cleaner stalls after its ``i``-th read of a pass while the
+      dead server's queues are claimed (HBASE-12865's race);
+    * ``claimer-dies``: the server that read a claim dies before its ``multi`` (HBASE-8099's);
+    * ``death-before-scp``: a second failure (a server, or the master) between the first
+      death and its ServerCrashProcedure.
+    """
+    after = draw(st.integers(0, max_after))
+    kind = draw(st.sampled_from(("claim-in-cleaner-pass", "claimer-dies", "death-before-scp")))
+    out = []
+    if draw(st.booleans()):
+        out.append(Step(after=0, op="disable_peer", peer=0))
+    death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
+    if kind == "claim-in-cleaner-pass":
+        i = draw(st.integers(1, 3))
+        out += [Step(after=after, fault="stall", at="cleaner_read", i=i), death]
+    elif kind == "claimer-dies":
+        second = draw(st.sampled_from(SERVER_FAULTS))
+        out += [death, Step(after=after, fault=second, victim=HELD, at="claim_read")]
+    else:
+        second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart")))
+        out += [death, Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start")]
+    if out[0].op:
+        out.append(Step(after=after, op="enable_peer", peer=0))
+    return out
+
+
+@st.composite
+def plans(draw: Any, profile: Profile) -> Plan:
+    servers = draw(st.integers(2, profile.max_servers))
+    each = st.lists(writes(), min_size=1, max_size=profile.max_writes)
+    ws = draw(st.lists(each, min_size=servers, max_size=servers))
+    total = sum(len(w) for w in ws)
+    groups = draw(
+        st.lists(
+            st.one_of(steps(total).map(lambda s: [s]), windows(total)),
+            max_size=profile.max_steps,
+        )
+    )
+    drawn = [s for g in groups for s in g]
+    replacements = sum(1 for s in drawn if s.fault in SERVER_FAULTS)
+    ws += draw(st.lists(each, max_size=replacements))
+    return Plan(
+        servers=servers,
+        writes=tuple(tuple(w) for w in ws),
+        master_master=draw(st.booleans()),
+        steps=tuple(sorted(drawn, key=lambda s: s.after)),
+    )
+
+
+# --- the property --------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """One real run of a plan."""
+
+    plan: Plan
+    run_dir: Path
+    passed: bool
+    why: str
+    seconds: float
+    coverage: dict[str, int] = field(default_factory=dict)
+    error: str = ""
+    """The run could not finish (ZooKeeper or a process did not start): no verdict."""
+    score: float = 0.0
+    """What the run added to the search's coverage (``target``)."""
+
+
+def judge(design: str, plan: Plan, run_dir: Path, seed: int = 0, rate: float = 10.0) -> Outcome:
+    """Run ``plan`` once on the real cluster and judge it."""
+    from .events import read_trace
+    from .mine import coverage
+    from .plan_run import run_plan
+
+    t0 = time.monotonic()
+    try:
+        result = run_plan(design, plan, run_dir, seed=seed, rate=rate)
+    except Exception as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        return Outcome(plan, run_dir, False, why, time.monotonic() - t0, error=why)
+    c = result.conformance
+    problems = []
+    if c.get("status") != "accepted":
+        problems.append(f"conformance: {c.get('verdict', 'not validated')}")
+    if not result.verdict.ok:
+        bad = {k: v for k, v in result.verdict.summary().items() if k in BAD and v}
+        problems.append(f"end state: {bad}")
+    try:
+        cov = coverage(design.split("/")[0], read_trace(run_dir / "trace.jsonl").events)
+    except Exception:
+        cov = {}
+    return Outcome(
+        plan, run_dir, not problems, "; ".join(problems) or "ok", time.monotonic() - t0, cov
+    )
+
+
+BAD = ("lost", "shipped_local", "returned_to_origin", "premature_deletions")
+"""The end-state counts that fail a run."""
+
+
+class Failed(AssertionError):
+    """A plan whose run the model or the end-state check rejected."""
+
+
+@dataclass
+class Report:
+    design: str
+    profile: str
+    seed: int
+    outcomes: list[Outcome]
+    first: Outcome | None
+    """The first failing run."""
+    smallest: Outcome | None
+    """The smallest plan that failed (the shrink's result)."""
+    again: Outcome | None
+    """The smallest plan run once more."""
+    budget_hit: bool
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    @property
+    def errors(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.error]
+
+    @property
+    def found(self) -> bool:
+        return self.smallest is not None
+
+    def to_json(self) -> dict[str, Any]:
+        def one(o: Outcome | None) -> dict[str, Any] | None:
+            if o is None:
+                return None
+            return {"run": str(o.run_dir), "why": o.why, "size": o.plan.size()}
+
+        return {
+            "design": self.design,
+            "profile": self.profile,
+            "seed": self.seed,
+            "runs": len(self.outcomes),
+            "failing_runs": sum(1 for o in self.outcomes if not o.passed and not o.error),
+            "runs_not_finished": [f"{o.run_dir.name}: {o.error}" for o in self.errors],
+            "found": self.found,
+            "first": one(self.first),
+            "smallest": one(self.smallest),
+            "smallest_plan": self.smallest.plan.to_json() if self.smallest else None,
+            "reproduced": None if self.again is None else not self.again.passed,
+            "budget_hit": self.budget_hit,
+            "interrupted": self.interrupted,
+            "seconds": round(self.seconds, 1),
+            "run_seconds": [round(o.seconds, 1) for o in self.outcomes],
+            "coverage": dict(sum((Counter(o.coverage) for o in self.outcomes), Counter())),
+        }
+
+
+def size_key(plan: Plan) -> tuple[int, ...]:
+    s = plan.size()
+    return (s["faults"] + s["peer_ops"], s["writes"], s["servers"])
+
+
+def search(
+    design: str,
+    profile: Profile,
+    out: Path,
+    seed: int = 0,
+    database: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Search for a plan the real cluster fails on (see the module docstring)."""
+    say = progress or (lambda _m: None)
+    out.mkdir(parents=True, exist_ok=True)
+    tried: dict[str, Outcome] = {}
+    outcomes: list[Outcome] = []
+    seen: Counter[str] = Counter()
+    budget = {"hit": False}
+    t0 = time.monotonic()
+
+    def run(plan: Plan) -> Outcome:
+        key = json.dumps(plan.to_json(), sort_keys=True)
+        if key in tried:
+            return tried[key]
+        if len(outcomes) >= profile.runs:
+            budget["hit"] = True
+            reject()
+        n = len(outcomes)
+        say(f"[run {n + 1}/{profile.runs}] {describe(plan)}")
+        o = judge(design, plan, out / f"run-{n:03d}", seed=seed, rate=profile.rate)
+        o.score = sum(1.0 / (1 + seen[k]) for k in o.coverage)
+        seen.update(o.coverage.keys())
+        tried[key] = o
+        outcomes.append(o)
+        verdict = "could not finish" if o.error else "pass" if o.passed else "FAIL"
+        say(f"[run {n + 1}/{profile.runs}] {verdict}: {o.why} ({o.seconds:.0f}s)")
+        return o
+
+    @settings(
+        max_examples=profile.examples,
+        deadline=None,
+        database=DirectoryBasedExampleDatabase(str(database)) if database else None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+        print_blob=False,
+        report_multiple_bugs=False,
+    )
+    @given(plans(profile))
+    def prop(plan: Plan) -> None:
+        o = run(plan)
+        if o.error:
+            reject()  # no verdict: the report says the search is undecided
+        target(o.score, label="new model actions")
+        if not o.passed:
+            raise Failed(o.why)
+
+    interrupted = False
+    try:
+        hseed(seed)(prop)()
+    except (Failed, Flaky):
+        pass
+    except KeyboardInterrupt:
+        interrupted = True
+    failing = [o for o in outcomes if not o.passed and not o.error]
+    first = failing[0] if failing else None
+    smallest = min(failing, key=lambda o: size_key(o.plan)) if failing else None
+    again = None
+    if smallest is not None and not interrupted:
+        say("running the smallest failing plan once more")
+        try:
+            again = judge(design, smallest.plan, out / "again", seed=seed, rate=profile.rate)
+        except KeyboardInterrupt:
+            interrupted = True
+    return Report(
+        design,
+        profile.name,
+        seed,
+        outcomes,
+        first,
+        smallest,
+        again,
+        budget["hit"],
+        interrupted,
+        time.monotonic() - t0,
+    )
+
+
+def describe(plan: Plan) -> str:
+    s = plan.size()
+    steps_ = "; ".join(x.describe() for x in plan.steps) or "no steps"
+    return (
+        f"{s['servers']} servers, {s['writes']} writes, "
+        f"{'master-master' if plan.master_master else 'one-way'}: {steps_}"
+    )
+
+
+def as_pytest(design: str, plan: Plan, why: str) -> str:
+    """A pytest test that replays ``plan`` on the real cluster and fails as the search did."""
+    name = "test_conform_" + "".join(c if c.isalnum() else "_" for c in design).strip("_")
+    body = plan.python().replace("\n", "\n    ")
+    return (
+        f"# replcheck conform: {design} failed: {why}\n"
+        "import pytest\n\n"
+        "from replcheck.conformance.conform import check_plan\n"
+        "from replcheck.conformance.plan import Plan, Step, Write\n\n\n"
+        "@pytest.mark.slow\n@pytest.mark.zookeeper\n"
+        f"def {name}(tmp_path):\n"
+        f"    plan = {body}\n"
+        f"    check_plan({design!r}, plan, tmp_path / 'run')\n"
+    )
+
+
+def check_plan(design: str, plan: Plan, run_dir: Path, seed: int = 0) -> None:
+    """Run ``plan``; fail (AssertionError) unless the model accepts it and the end state is
+    clean. The test ``as_pytest`` prints calls this."""
+    o = judge(design, plan, run_dir, seed=seed)
+    assert o.passed, f"{o.why} (run folder {o.run_dir})"

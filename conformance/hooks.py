@@ -1,0 +1,108 @@
+"""Holding a process at a protocol step, so that a fault lands exactly there.
+
+A seeded fault hits at a random moment and almost never inside a narrow window: a claim between
+its read and its ``multi``, a cleaner pass between two of its reads, a dead server between its
+expiry and its ServerCrashProcedure. The cluster's processes expose named *points* at those
+steps. The driver *arms* a point (a file ``hooks/<point>.armed`` in the run folder, holding the
+conditions a visit must meet); the first process whose visit meets them takes the arm (an atomic
+rename to ``hooks/<point>.held.<process>``) and waits there until the driver removes that file,
+or ``HOLD_LIMIT`` seconds have passed, so that a driver that went away cannot hang the cluster.
+A point nobody armed costs one ``stat``.
+
+Points (``POINTS``), and what a visit tells the driver:
+
+* ``claim_read``: a region server has read a claim's positions and not yet written its
+  ``multi`` (the claim's ``dead`` server and ``queue``);
+* ``cleaner_read``: the master's cleaner has read the queues of one server in a pass (``i``,
+  the read's place in the pass, from 1) and not yet decided what to delete;
+* ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+POINTS = ("claim_read", "cleaner_read", "scp_start")
+HOLD_LIMIT = 60.0
+"""Seconds a process waits at a point before it goes on by itself."""
+
+
+def hooks_dir(run_dir: Path) -> Path:
+    return run_dir / "hooks"
+
+
+class Hooks:
+    """A process's side: ``point(name, **detail)`` at each point."""
+
+    def __init__(self, run_dir: Path, proc: str) -> None:
+        self.dir = hooks_dir(run_dir)
+        self.proc = proc
+
+    def point(self, name: str, **detail: Any) -> bool:
+        """Hold here if the driver armed ``name`` for a visit like this one; True if it held."""
+        armed = self.dir / f"{name}.armed"
+        try:
+            want = json.loads(armed.read_text())
+        except (FileNotFoundError, ValueError):
+            return False
+        if any(detail.get(k) != v for k, v in want.items()):
+            return False
+        held = self.dir / f"{name}.held.{self.proc}"
+        visit = self.dir / f"{name}.visit.{self.proc}"
+        visit.write_text(json.dumps(detail))  # before the arm is taken: the driver reads it then
+        try:
+            os.rename(armed, held)
+        except FileNotFoundError:
+            visit.unlink(missing_ok=True)
+            return False  # another process took it
+        until = time.monotonic() + HOLD_LIMIT
+        while held.exists() and time.monotonic() < until:
+            time.sleep(0.02)
+        return True
+
+
+class Arms:
+    """The driver's side: arm a point, wait for a process to be held there, release it."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.dir = hooks_dir(run_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def arm(self, name: str, **want: Any) -> None:
+        if name not in POINTS:
+            raise ValueError(f"unknown hook point {name!r}; known: {', '.join(POINTS)}")
+        tmp = self.dir / f".{name}.arming"
+        tmp.write_text(json.dumps(want))
+        os.replace(tmp, self.dir / f"{name}.armed")
+
+    def disarm(self, name: str) -> None:
+        (self.dir / f"{name}.armed").unlink(missing_ok=True)
+
+    def held(self, name: str) -> tuple[str, dict[str, Any]] | None:
+        """(process, what its visit told) of the process held at ``name``, if one is."""
+        for path in self.dir.glob(f"{name}.held.*"):
+            proc = path.name.split(".held.", 1)[1]
+            visit = self.dir / f"{name}.visit.{proc}"
+            try:
+                return proc, json.loads(visit.read_text())
+            except (FileNotFoundError, ValueError):
+                return proc, {}
+        return None
+
+    def wait_held(self, name: str, timeout: float) -> tuple[str, dict[str, Any]] | None:
+        until = time.monotonic() + timeout
+        while time.monotonic() < until:
+            got = self.held(name)
+            if got is not None:
+                return got
+            time.sleep(0.02)
+        return None
+
+    def release(self, name: str) -> None:
+        self.disarm(name)
+        for path in self.dir.glob(f"{name}.held.*"):
+            path.unlink(missing_ok=True)

@@ -1,0 +1,163 @@
+"""Running a ``plan.Plan`` on the reference cluster: one recorded run, judged like any other.
+
+The cluster starts as ``Cluster`` starts it (sinks, master, peer 0, the plan's region servers,
+each incarnation given its writes), then the plan's steps are taken in order. A step waits until
+the servers have written its ``after`` edits (counted in their traces), then, if it is aimed at
+a hook point, until a process is held there (``hooks``); a fault is injected while the process
+is held, and the process is let go. A stall leaves its process held until the next claim commits
+(or ``STALL_LIMIT`` seconds), without stopping the driver: the steps after it go on meanwhile.
+A trigger that does not come in time (the servers that would write are gone; no process visits
+the point) skips its step, and the run's ``plan.log`` says so: the run is still judged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from .cluster import Cluster, RunResult, RunSpec, record_run
+from .common import trace_dir
+from .hooks import Arms
+from .plan import Plan, peer_ops_in_order
+from .steps import server_index
+
+TRIGGER_LIMIT = 60.0
+"""Seconds a step waits for its edits (it stops waiting once every live server has written
+all it had to)."""
+AIM_LIMIT = 30.0
+"""Seconds an aimed step waits for a process to visit its point."""
+STALL_LIMIT = 20.0
+
+
+def spec_for(design: str, plan: Plan, seed: int = 0, **more: Any) -> RunSpec:
+    """The ``RunSpec`` that runs ``plan`` (``seed`` only picks rows and timings)."""
+    return RunSpec(
+        design=design,
+        seed=seed,
+        servers=plan.servers,
+        edits=0,
+        faults=tuple(s.fault for s in plan.faults()),
+        master_master=plan.master_master,
+        second_peer=False,
+        zk_servers=plan.zk_servers(),
+        plan=plan,
+        **more,
+    )
+
+
+def run_plan(
+    design: str,
+    plan: Plan,
+    run_dir: Path,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    **more: Any,
+) -> RunResult:
+    """Record one run of ``plan`` into ``run_dir`` (its own ZooKeeper)."""
+    return record_run(spec_for(design, plan, seed, **more), run_dir, progress=progress)
+
+
+class PlannedCluster(Cluster):
+    """A ``Cluster`` whose workload and schedule are a plan's."""
+
+    def __init__(self, spec: RunSpec, run_dir: Path, *rest: Any) -> None:
+        super().__init__(spec, run_dir, *rest)
+        self.plan: Plan = spec.plan
+        (run_dir / "plan.json").write_text(self.plan.dumps() + "\n")
+        self.workload = run_dir / "workload.json"
+        self.workload.write_text(json.dumps([[asdict(w) for w in ws] for ws in self.plan.writes]))
+        self.arms = Arms(run_dir)
+        self.log = open(run_dir / "plan.log", "a", encoding="utf-8")  # noqa: SIM115
+        self.stalls: list[threading.Thread] = []
+
+    def workload_args(self) -> list[str]:
+        return ["--workload", str(self.workload)]
+
+    def say(self, msg: str) -> None:
+        self.log.write(msg + "\n")
+        self.log.flush()
+        self.progress(msg)
+        self.trace.meta("note", what=f"plan: {msg}")
+
+    def count(self, name: str) -> int:
+        """How many ``name`` events the region servers' traces hold."""
+        needle = f'"name":"{name}"'
+        n = 0
+        for path in trace_dir(self.run_dir).glob("rs-*.jsonl"):
+            with contextlib.suppress(OSError):
+                n += path.read_text(encoding="utf-8").count(needle)
+        return n
+
+    def workloads_done(self) -> bool:
+        # a plan's incarnations may write nothing (and so never say ``workload done``)
+        return self.count("put") >= self.plan.edits() or super().workloads_done()
+
+    def drive(self) -> None:
+        taken = peer_ops_in_order(self.plan.steps)
+        for n, (step, ok) in enumerate(zip(self.plan.steps, taken, strict=True)):
+            label = f"step {n + 1}/{len(self.plan.steps)} ({step.describe()})"
+            if not ok:
+                self.say(f"{label}: skipped, the peer operation does not apply here")
+                continue
+            self.wait_for(
+                f"{step.after} edits",
+                lambda s=step: self.count("put") >= s.after or self.workloads_done(),
+                TRIGGER_LIMIT,
+            )
+            if self.count("put") < step.after:
+                self.say(f"{label}: skipped, the edits were not written")
+                self.skipped[step.fault or step.op] += 1
+                continue
+            if step.op:
+                self.admin(step.op, step.peer)
+                self.say(f"{label}: done")
+            elif not step.at:
+                self.fault(step.fault, pick=step.victim)
+                self.say(f"{label}: done")
+            else:
+                self.aimed(label, step)
+        for t in self.stalls:
+            t.join()
+
+    def aimed(self, label: str, step: Any) -> None:
+        self.arms.arm(step.at, **({"i": step.i} if step.i else {}))
+        got = self.arms.wait_held(step.at, AIM_LIMIT)
+        if got is None:
+            self.arms.disarm(step.at)
+            # a process may have taken the arm just now: let it go
+            self.arms.release(step.at)
+            self.say(f"{label}: skipped, no process came to {step.at}")
+            self.skipped[step.fault] += 1
+            return
+        proc, visit = got
+        self.say(f"{label}: {proc} held at {step.at} {json.dumps(visit, sort_keys=True)}")
+        if step.fault == "stall":
+            claims = self.count("claim_commit")
+            t = threading.Thread(target=self.stall, args=(step.at, claims), daemon=True)
+            t.start()
+            self.stalls.append(t)
+            return
+        held = server_index(proc[3:]) if proc.startswith("rs-") else None
+        self.fault(step.fault, pick=step.victim, held=held)
+        self.arms.release(step.at)
+        self.say(f"{label}: done, {proc} let go")
+
+    def stall(self, point: str, claims: int) -> None:
+        until = time.monotonic() + STALL_LIMIT
+        while time.monotonic() < until and self.count("claim_commit") <= claims:
+            time.sleep(0.05)
+        self.arms.release(point)
+        got = self.count("claim_commit") > claims
+        self.say(f"stall at {point} let go: {'a claim committed' if got else 'no claim'}")
+
+    def stop_all(self) -> None:
+        for point in ("claim_read", "cleaner_read", "scp_start"):
+            self.arms.release(point)
+        super().stop_all()
+        self.log.close()

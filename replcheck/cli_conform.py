@@ -1,0 +1,112 @@
+"""``replcheck conform``: Hypothesis draws runs of the real cluster, the model judges each one.
+
+    replcheck conform --design D [--mutant M] [--profile ci|thorough] [--seed S] [--out DIR]
+
+Each run is kept as a run folder under ``--out`` (``validate`` and ``replay`` open it); a failure
+is shrunk, every shrink step a real run, and the smallest failing plan is printed as a pytest
+test (also written to ``DIR/test_conform.py``); ``DIR/report.json`` has the numbers. Failures are
+kept in Hypothesis's example database (``--database``, by default ``.replcheck/conform-db``) and
+tried first the next time.
+
+Exit status: 0 no failure found; 1 a failure found (the shrunk plan printed); 2 bad input;
+3 undecided (some run could not finish, so the search did not judge every plan it drew);
+130 interrupted (the runs so far are reported; the last line says the search is not complete).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from replcheck.cli import UsageError
+
+EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+DEFAULT_DB = ".replcheck/conform-db"
+
+
+def add_commands(sub: Any) -> None:
+    from replcheck.conformance.conform import PROFILES
+
+    p = sub.add_parser(
+        "conform",
+        help="property-based conformance: Hypothesis drives the real cluster, the model judges",
+        description="Draw runs of the reference cluster (writes, peer operations, faults aimed "
+        "at protocol steps) with Hypothesis, judge each with the model and the end-state check, "
+        "and shrink a failure to the smallest plan that still fails (docs/conform.md).",
+        epilog="Exit status: 0 no failure found; 1 a failure found; 2 bad input; 3 undecided "
+        "(a run could not finish); 130 interrupted.",
+    )
+    p.add_argument("--design", required=True, help="zk-lock, zk-multi or table")
+    p.add_argument("--mutant", help="a cluster mutant of the design, e.g. HBASE-12865")
+    p.add_argument("--profile", choices=sorted(PROFILES), default="ci")
+    p.add_argument("--seed", type=int, default=0, help="Hypothesis's seed (default 0)")
+    p.add_argument("--out", default="replcheck-conform", help="a new or empty folder for the runs")
+    p.add_argument("--database", default=DEFAULT_DB, help="Hypothesis's example database")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_conform)
+
+
+def cmd_conform(args: Any) -> int:
+    from replcheck.conformance.conform import PROFILES, as_pytest, describe, search
+    from replcheck.conformance.record import OutputNotEmpty, check_out
+    from replcheck.conformance.steps import DesignError, Steps
+
+    name = args.design if not args.mutant else f"{args.design}/{args.mutant}"
+    if args.mutant and "/" in args.mutant:
+        name = args.mutant
+    try:
+        Steps(name)
+        check_out(Path(args.out))
+    except (DesignError, OutputNotEmpty, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    profile = PROFILES[args.profile]
+    out = Path(args.out)
+    say(
+        f"conform: {name}, profile {profile.name} ({profile.examples} plans, "
+        f"{profile.runs} runs at most), seed {args.seed}"
+    )
+    report = search(name, profile, out, seed=args.seed, database=Path(args.database), progress=say)
+    data = report.to_json()
+    (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+    test = None
+    if report.smallest is not None:
+        test = as_pytest(name, report.smallest.plan, report.smallest.why)
+        (out / "test_conform.py").write_text(test)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        n = len(report.outcomes)
+        print(f"{name}: {n} runs, {data['failing_runs']} failing, {report.seconds:.0f}s")
+        if report.first is not None and report.smallest is not None:
+            print(f"first failing run: {report.first.run_dir} ({report.first.why})")
+            print(f"  plan: {describe(report.first.plan)}")
+            print(f"  size: {report.first.plan.size()}")
+            print(f"smallest failing run: {report.smallest.run_dir} ({report.smallest.why})")
+            print(f"  plan: {describe(report.smallest.plan)}")
+            print(f"  size: {report.smallest.plan.size()}")
+            if report.again is not None:
+                again = "failed again" if not report.again.passed else "passed this time"
+                print(f"  run again: {again} ({report.again.why})")
+            print()
+            print(test)
+    if report.interrupted:
+        print(f"conform: INTERRUPTED after {len(report.outcomes)} runs: the search is not complete")
+        return EXIT_INTERRUPTED
+    if report.found:
+        shrunk = " (shrinking stopped at the run budget)" if report.budget_hit else ""
+        print(f"conform: FAIL: {name} left the model or lost data; shrunk plan above{shrunk}")
+        return EXIT_FOUND
+    if report.errors:
+        print(
+            f"conform: UNDECIDED: {len(report.errors)} of {len(report.outcomes)} runs could not "
+            "finish, so not every plan drawn was judged"
+        )
+        return EXIT_UNDECIDED
+    print(f"conform: PASS: no failure in {len(report.outcomes)} runs of {name}")
+    return EXIT_OK

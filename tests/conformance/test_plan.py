@@ -1,0 +1,116 @@
+"""Plans as data: JSON and Python round trips, the peer-operation rule, and the strategies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from replcheck.conformance.conform import PROFILES, as_pytest, plans, windows
+from replcheck.conformance.plan import HELD, SERVER_FAULTS, Plan, Step, Write, peer_ops_in_order
+
+PLAN = Plan(
+    servers=3,
+    writes=((Write("global", "put"), Write("local", "delete")), (), (Write("catalog", "put"),)),
+    master_master=False,
+    steps=(
+        Step(after=1, op="disable_peer", peer=0),
+        Step(after=2, fault="stall", at="cleaner_read", i=2),
+        Step(after=2, fault="kill", victim=1),
+        Step(after=3, fault="pause", victim=HELD, at="claim_read"),
+        Step(after=4, op="enable_peer", peer=0),
+    ),
+)
+
+
+def test_json_round_trip() -> None:
+    again = Plan.from_json(json.loads(PLAN.dumps()))
+    assert again == PLAN
+    assert again.size() == {"servers": 3, "writes": 3, "peer_ops": 2, "faults": 3}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"servers": 0}, "servers must be 1-8"),
+        ({"steps": [{"after": 0, "fault": "explode"}]}, "unknown fault 'explode'"),
+        ({"steps": [{"after": 0, "fault": "stall"}]}, "a stall needs a point"),
+        ({"steps": [{"after": 0, "fault": "kill", "at": "nowhere"}]}, "unknown hook point"),
+        ({"steps": [{"after": 0, "op": "add_peer", "fault": "kill"}]}, "a peer operation or"),
+        ({"writes": [[{"kind": "meta", "op": "put"}]]}, "unknown write"),
+        ({"steps": [{"when": 3}]}, "not a plan: TypeError"),
+    ],
+)
+def test_bad_plans_are_refused_in_one_line(edit: dict, message: str) -> None:
+    data = {**PLAN.to_json(), **edit}
+    with pytest.raises(ValueError, match=message) as info:
+        Plan.from_json(data)
+    assert "\n" not in str(info.value)
+
+
+def test_peer_operations_that_do_not_apply_are_skipped() -> None:
+    steps = tuple(
+        Step(op=op, peer=p)
+        for op, p in [
+            ("enable_peer", 0),  # already enabled
+            ("disable_peer", 0),
+            ("disable_peer", 0),  # already disabled
+            ("remove_peer", 1),  # not there
+            ("add_peer", 1),
+            ("add_peer", 1),  # there
+            ("remove_peer", 1),
+            ("add_peer", 1),  # added once only
+            ("remove_peer", 0),  # peer 0 is never removed
+            ("enable_peer", 0),
+        ]
+    )
+    assert peer_ops_in_order(steps) == [
+        False, True, False, False, True, False, True, False, False, True,
+    ]  # fmt: skip
+
+
+def test_python_source_builds_the_same_plan() -> None:
+    source = PLAN.python()
+    assert eval(source, {"Plan": Plan, "Step": Step, "Write": Write}) == PLAN
+
+
+def test_printed_test_replays_the_same_plan() -> None:
+    text = as_pytest("zk-multi/HBASE-12865", PLAN, "conformance: rejected")
+    assert text.startswith("# replcheck conform: zk-multi/HBASE-12865 failed: conformance")
+    namespace: dict = {}
+    exec(compile(text, "test_conform.py", "exec"), namespace)
+    calls = []
+    namespace["check_plan"] = lambda design, plan, run_dir: calls.append((design, plan))
+    namespace["test_conform_zk_multi_HBASE_12865"](tmp_path=__import__("pathlib").Path("x"))
+    assert calls == [("zk-multi/HBASE-12865", PLAN)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(PROFILES)).flatmap(lambda p: plans(PROFILES[p])))
+def test_drawn_plans_are_valid_and_ordered(plan: Plan) -> None:
+    plan.check()
+    afters = [s.after for s in plan.steps]
+    assert afters == sorted(afters)
+    assert all(plan.writes[: plan.servers])  # every first incarnation writes
+    assert (
+        plan.servers
+        <= len(plan.writes)
+        <= plan.servers + sum(1 for s in plan.steps if s.fault in SERVER_FAULTS)
+    )
+    assert Plan.from_json(json.loads(plan.dumps())) == plan
+
+
+@settings(max_examples=40, deadline=None)
+@given(windows(20))
+def test_windows_aim_a_fault_after_a_death(steps: list[Step]) -> None:
+    faults = [s for s in steps if s.fault]
+    assert faults[0].fault in SERVER_FAULTS or faults[0].fault == "stall"
+    aimed = [s for s in faults if s.at]
+    assert len(aimed) == 1
+    if aimed[0].at == "cleaner_read":
+        assert aimed[0].fault == "stall" and aimed[0].i >= 1
+    if aimed[0].at == "claim_read":
+        assert aimed[0].victim == HELD
+    ops = [s.op for s in steps if s.op]
+    assert ops in ([], ["disable_peer", "enable_peer"])
