@@ -97,17 +97,25 @@ home are written by the thread that serves the other cluster's replication (``si
 SINK_LANES = {"sink_apply": "apply", "foreign_put": "writer", "relay_home": "relay"}
 
 
+CLEANER = frozenset(
+    ("clean", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete", "wal_deleted")
+)
+"""The master's log-cleaner events: its chore runs on a thread of its own."""
+
+
 def lane(e: Event) -> tuple[str, ...]:
     """The thread of its process that wrote an event. A region server runs its WAL writer, one
     thread per source, and a control thread (peers, claims) side by side; each writes events in
     its own order, but the order of two threads' lines in the process's file says nothing. Events
     keep the order of their lane only (a source is named by its number in the process). A sink
-    cluster's threads are lanes too."""
+    cluster's threads are lanes too, and so is the master's log cleaner."""
     proc = e["proc"]
     if proc.startswith("sink-"):
         # A sink cluster serves our sources, writes its own client edits and relays them to
         # us, each on a thread of its own.
         return (proc, SINK_LANES.get(e["name"], "main"))
+    if proc.startswith("master") and e["name"] in CLEANER:
+        return (proc, "cleaner")
     if not proc.startswith("rs-"):
         return (proc,)
     shipper = (e.get("args") or {}).get("shipper")
