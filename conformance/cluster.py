@@ -79,6 +79,9 @@ class RunResult:
     events: int = 0
     schema_problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    startup_seconds: float = 0.0
+    """Of which: starting ZooKeeper (when the run has its own) and the cluster, until every
+    region server is live."""
     drained: bool = False
     unexpected_exits: list[str] = field(default_factory=list)
     torn_lines: list[str] = field(default_factory=list)
@@ -95,6 +98,7 @@ class RunResult:
             "events": self.events,
             "schema_problems": len(self.schema_problems),
             "seconds": round(self.seconds, 1),
+            "startup_seconds": round(self.startup_seconds, 1),
             "drained": self.drained,
             "unexpected_exits": len(self.unexpected_exits),
             "torn_lines": len(self.torn_lines),
@@ -190,6 +194,8 @@ class Cluster:
         self.faulted: set[int] = set()
         self.skipped: Counter[str] = Counter()
         self.unexpected_exits: list[str] = []
+        self.zk_startup = 0.0
+        """Seconds ``record_run`` took to start the run's own ZooKeeper."""
 
     # --- processes ----------------------------------------------------------------------------
 
@@ -491,6 +497,7 @@ class Cluster:
     def run(self) -> RunResult:
         t0 = time.monotonic()
         self.start()
+        self.up_at = time.monotonic() - t0
         self.drive()
         return self.wind_down(t0)
 
@@ -565,6 +572,7 @@ class Cluster:
             drained=drained,
         )
         result.seconds = time.monotonic() - t0
+        result.startup_seconds = getattr(self, "up_at", 0.0) + self.zk_startup
         result.unexpected_exits = list(self.unexpected_exits)
         result.torn_lines = torn
         # the run is judged as its folder is, with its ZooKeeper transaction logs (copied again
@@ -614,10 +622,12 @@ def record_run(
 
     run_dir.mkdir(parents=True, exist_ok=True)
     own = ensemble is None
+    t0 = time.monotonic()
     if own:
         n = spec.zk_servers or (3 if "zk-leader" in spec.faults else 1)
         ensemble = Ensemble(run_dir / "zookeeper", servers=n)
         ensemble.start(timeout=90)
+    zk_startup = time.monotonic() - t0
     cluster = None
     try:
         if spec.plan is not None:
@@ -626,6 +636,7 @@ def record_run(
             cluster = PlannedCluster(spec, run_dir, ensemble, progress)
         else:
             cluster = Cluster(spec, run_dir, ensemble, progress)
+        cluster.zk_startup = zk_startup
         return cluster.run()
     except BaseException:
         if cluster is not None:

@@ -157,6 +157,8 @@ class Outcome:
     why: str
     seconds: float
     coverage: dict[str, int] = field(default_factory=dict)
+    startup: float = 0.0
+    """Seconds of ``seconds`` spent starting ZooKeeper and the cluster."""
     error: str = ""
     """The run could not finish (ZooKeeper or a process did not start): no verdict."""
     score: float = 0.0
@@ -186,8 +188,9 @@ def judge(design: str, plan: Plan, run_dir: Path, seed: int = 0, rate: float = 1
         cov = coverage(design.split("/")[0], read_trace(run_dir / "trace.jsonl").events)
     except Exception:
         cov = {}
+    why = "; ".join(problems) or "ok"
     return Outcome(
-        plan, run_dir, not problems, "; ".join(problems) or "ok", time.monotonic() - t0, cov
+        plan, run_dir, not problems, why, time.monotonic() - t0, cov, result.startup_seconds
     )
 
 
@@ -245,6 +248,7 @@ class Report:
             "interrupted": self.interrupted,
             "seconds": round(self.seconds, 1),
             "run_seconds": [round(o.seconds, 1) for o in self.outcomes],
+            "startup_seconds": [round(o.startup, 1) for o in self.outcomes],
             "coverage": dict(sum((Counter(o.coverage) for o in self.outcomes), Counter())),
         }
 

@@ -5,7 +5,8 @@ Each example is one subcommand with a few of its options, each given a value dra
 option takes (its choices, design and configuration names, numbers, paths) or from junk (unknown
 names, negative and huge numbers, empty strings, text). It runs as a real ``replcheck`` process
 with a time limit: a command still working when the limit is reached has given no wrong answer
-yet and is stopped. ``record`` and ``zk start`` are left out (they start clusters).
+yet and is stopped. ``record``, ``conform`` and ``zk start`` are left out (they start
+clusters).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from replcheck.model import DESIGNS
 from replcheck.cli import build_parser
 from replcheck.matrix import resolve_config
 
-LEFT_OUT = {"record"}
+LEFT_OUT = {"record", "conform"}
 REPORTS_BAD_INPUT = {"validate"}
 """Commands whose exit 2 is a report over many inputs (``validate``: one verdict per trace), not
 the one-line usage error; the other rules hold for them too."""
