@@ -107,15 +107,16 @@ def windows(draw: Any, max_after: int) -> list[Step]:
     if draw(st.booleans()):
         out.append(Step(after=0, op="disable_peer", peer=0))
     death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
+    # the aimed step first: its point is armed before the death that opens the window
     if kind == "claim-in-cleaner-pass":
         i = draw(st.integers(1, 3))
         out += [Step(after=after, fault="stall", at="cleaner_read", i=i), death]
     elif kind == "claimer-dies":
         second = draw(st.sampled_from(SERVER_FAULTS))
-        out += [death, Step(after=after, fault=second, victim=HELD, at="claim_read")]
+        out += [Step(after=after, fault=second, victim=HELD, at="claim_read"), death]
     else:
         second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart")))
-        out += [death, Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start")]
+        out += [Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start"), death]
     if out[0].op:
         out.append(Step(after=after, op="enable_peer", peer=0))
     return out

@@ -2,12 +2,14 @@
 
 The cluster starts as ``Cluster`` starts it (sinks, master, peer 0, the plan's region servers,
 each incarnation given its writes), then the plan's steps are taken in order. A step waits until
-the servers have written its ``after`` edits (counted in their traces), then, if it is aimed at
-a hook point, until a process is held there (``hooks``); a fault is injected while the process
-is held, and the process is let go. A stall leaves its process held until the next claim commits
-(or ``STALL_LIMIT`` seconds), without stopping the driver: the steps after it go on meanwhile.
-A trigger that does not come in time (the servers that would write are gone; no process visits
-the point) skips its step, and the run's ``plan.log`` says so: the run is still judged.
+the servers have written its ``after`` edits (counted in their traces). A step aimed at a hook
+point then arms it and goes on waiting, on a thread of its own, for a process to be held there
+(``hooks``), while the plan's next steps are taken (the death that opens the window it aims
+at, say); its fault is injected while the process is held (faults take turns), and the process
+is let go. A stall keeps its process held until the next claim commits (or ``STALL_LIMIT``
+seconds). A trigger that does not come in time (the servers that would write are gone; no
+process visits the point) skips its step, and the run's ``plan.log`` says so: the run is still
+judged.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from .steps import server_index
 TRIGGER_LIMIT = 60.0
 """Seconds a step waits for its edits (it stops waiting once every live server has written
 all it had to)."""
-AIM_LIMIT = 30.0
-"""Seconds an aimed step waits for a process to visit its point."""
+AIM_LIMIT = 45.0
+"""Seconds an aimed step waits, from its trigger, for a process to visit its point."""
 STALL_LIMIT = 20.0
 
 
@@ -74,7 +76,9 @@ class PlannedCluster(Cluster):
         self.workload.write_text(json.dumps([[asdict(w) for w in ws] for ws in self.plan.writes]))
         self.arms = Arms(run_dir)
         self.log = open(run_dir / "plan.log", "a", encoding="utf-8")  # noqa: SIM115
-        self.stalls: list[threading.Thread] = []
+        self.waiting: list[threading.Thread] = []
+        """The aimed steps' threads."""
+        self.fault_lock = threading.Lock()
 
     def workload_args(self) -> list[str]:
         return ["--workload", str(self.workload)]
@@ -121,12 +125,20 @@ class PlannedCluster(Cluster):
                 self.fault(step.fault, pick=step.victim)
                 self.say(f"{label}: done")
             else:
-                self.aimed(label, step)
-        for t in self.stalls:
+                self.arms.arm(step.at, **({"i": step.i} if step.i else {}))
+                t = threading.Thread(target=self.aimed, args=(label, step), daemon=True)
+                t.start()
+                self.waiting.append(t)
+        for t in self.waiting:
             t.join()
 
+    def fault(self, kind: str, pick: int | None = None, held: int | None = None) -> None:
+        with self.fault_lock:  # the plan's thread and its aimed steps' threads take turns
+            super().fault(kind, pick, held)
+
     def aimed(self, label: str, step: Any) -> None:
-        self.arms.arm(step.at, **({"i": step.i} if step.i else {}))
+        """An aimed step, on a thread of its own from when its point was armed: the steps after
+        it (the death that opens its window, say) go on meanwhile."""
         got = self.arms.wait_held(step.at, AIM_LIMIT)
         if got is None:
             self.arms.disarm(step.at)
@@ -138,10 +150,7 @@ class PlannedCluster(Cluster):
         proc, visit = got
         self.say(f"{label}: {proc} held at {step.at} {json.dumps(visit, sort_keys=True)}")
         if step.fault == "stall":
-            claims = self.count("claim_commit")
-            t = threading.Thread(target=self.stall, args=(step.at, claims), daemon=True)
-            t.start()
-            self.stalls.append(t)
+            self.stall(step.at, self.count("claim_commit"))
             return
         held = server_index(proc[3:]) if proc.startswith("rs-") else None
         self.fault(step.fault, pick=step.victim, held=held)
