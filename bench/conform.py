@@ -3,6 +3,7 @@ how many real runs and how long, and how far did shrinking take it.
 
     python bench/conform.py [--profile thorough] [--examples N] [--runs N] [--seed 0]
                             [--targets zk-multi,zk-multi/HBASE-12865,...] [--out bench-conform]
+    python bench/conform.py --coverage --before DIR... --after DIR...
 
 For each target, ``replcheck conform``'s search (``conformance.conform.search``) with the profile
 (``--examples`` and ``--runs`` override its budget). Prints a Markdown table and writes
@@ -11,6 +12,11 @@ plan's size against the smallest one's (faults, peer operations, writes), whethe
 failed again when run once more; and, over every run, runs per minute and the share of a run's
 time spent starting ZooKeeper and the cluster. Coverage of the model's actions is summed per
 target (``coverage``). Not a test: nothing here asserts timing. Ctrl-C prints what was measured.
+
+``--coverage`` compares, per design, the model actions and branches (``mine.branches``) that the
+run folders under ``--before`` (seeded ``record`` or soak runs, say) and under ``--after``
+(``conform`` runs) exercised: how many runs, how many of the design's branches each set reached,
+and which ones only one of them did.
 """
 
 from __future__ import annotations
@@ -34,7 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--targets", default=",".join((*DESIGNS, *SUPPORTED_MUTANTS)))
     ap.add_argument("--out", default="bench-conform")
+    ap.add_argument("--coverage", action="store_true")
+    ap.add_argument("--before", nargs="*", default=[])
+    ap.add_argument("--after", nargs="*", default=[])
     args = ap.parse_args(argv)
+    if args.coverage:
+        print(compare_coverage([Path(d) for d in args.before], [Path(d) for d in args.after]))
+        return 0
     profile = PROFILES[args.profile]
     if args.examples:
         profile = replace(profile, examples=args.examples)
@@ -71,6 +83,43 @@ def main(argv: list[str] | None = None) -> int:
     (out / "conform.json").write_text(json.dumps(rows, indent=2) + "\n")
     print(table(rows, profile.name))
     return 0
+
+
+def covered(dirs: list[Path]) -> dict[str, tuple[int, set[str]]]:
+    """Per design (a mutant counts as its base): runs, and the branches they exercised."""
+    from replcheck.conformance.events import read_trace
+    from replcheck.conformance.mine import coverage
+
+    out: dict[str, tuple[int, set[str]]] = {}
+    for d in dirs:
+        for verdict in sorted(d.rglob("verdict.json")):
+            design = json.loads(verdict.read_text())["design"].split("/")[0]
+            events = read_trace(verdict.parent / "trace.jsonl").events
+            runs, seen = out.get(design, (0, set()))
+            out[design] = (runs + 1, seen | {k for k, n in coverage(design, events).items() if n})
+    return out
+
+
+def compare_coverage(before: list[Path], after: list[Path]) -> str:
+    from replcheck.conformance.mine import branches
+
+    b, a = covered(before), covered(after)
+    lines = [
+        "| design | runs before | runs after | branches | reached before | reached after | "
+        "only before | only after | reached by neither |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for design in sorted(set(a) | set(b)):
+        every = set(branches(design))
+        rb, sb = b.get(design, (0, set()))
+        ra, sa = a.get(design, (0, set()))
+        sb, sa = sb & every, sa & every
+        lines.append(
+            f"| {design} | {rb} | {ra} | {len(every)} | {len(sb)} | {len(sa)} | "
+            f"{', '.join(sorted(sb - sa)) or '-'} | {', '.join(sorted(sa - sb)) or '-'} | "
+            f"{', '.join(sorted(every - sa - sb)) or '-'} |"
+        )
+    return "\n".join(lines)
 
 
 def _size(s: dict | None) -> str:

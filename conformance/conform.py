@@ -57,7 +57,7 @@ class Profile:
 
 
 PROFILES = {
-    "ci": Profile("ci", examples=2, runs=4, max_servers=3, max_writes=6, max_steps=3, rate=20.0),
+    "ci": Profile("ci", examples=3, runs=6, max_servers=3, max_writes=6, max_steps=3, rate=20.0),
     "thorough": Profile(
         "thorough", examples=30, runs=80, max_servers=4, max_writes=10, max_steps=5
     ),
