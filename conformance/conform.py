@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, Phase, given, reject, settings, target
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
-from hypothesis.errors import Flaky
+from hypothesis.errors import Flaky, Unsatisfiable
 
 from .hooks import POINTS
 from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, SERVER_FAULTS, Plan, Step, Write
@@ -297,7 +297,11 @@ def search(
     @settings(
         max_examples=profile.examples,
         deadline=None,
-        database=DirectoryBasedExampleDatabase(str(database)) if database else None,
+        database=(
+            DirectoryBasedExampleDatabase(str(database / design.replace("/", "_")))
+            if database
+            else None
+        ),
         suppress_health_check=list(HealthCheck),
         phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
         print_blob=False,
@@ -315,8 +319,8 @@ def search(
     interrupted = False
     try:
         hseed(seed)(prop)()
-    except (Failed, Flaky):
-        pass
+    except (Failed, Flaky, Unsatisfiable):
+        pass  # a failure (reported below), or every plan past the budget rejected
     except KeyboardInterrupt:
         interrupted = True
     failing = [o for o in outcomes if not o.passed and not o.error]
