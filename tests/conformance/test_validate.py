@@ -120,3 +120,16 @@ def test_an_edit_written_to_two_wals_says_nothing_of_either_wals_order() -> None
     that peer had the other WAL's earlier edits. ``sink_in_order`` holds."""
     v = validate_path(DATA / "table-edit-in-two-wals")
     assert v.status == "accepted", v.headline()
+
+
+def test_the_master_log_cleaner_is_a_lane_of_its_own() -> None:
+    """The cleaner chore runs beside the master's procedures: the order of a cleaner event and a
+    procedure event in the master's file says nothing (only zxids and read windows order them)."""
+    from replcheck.conformance.mapping import lane
+
+    def ev(name: str, proc: str = "master") -> dict:
+        return {"name": name, "proc": proc, "args": {}, "pid": 1}
+
+    assert lane(ev("cleaner_read")) == lane(ev("wal_deleted")) == ("master", "cleaner")
+    assert lane(ev("scp_finish")) == lane(ev("remove_peer")) == ("master",)
+    assert lane(ev("cleaner_read", "rs-1.1.1.1,60020,123456780")) != ("master", "cleaner")
