@@ -30,7 +30,7 @@ from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.rules import queue_wal_keys
-from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, WalKey
+from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, REMOVED, WalKey
 from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
 from replcheck.model.table_state import ADD, C_READY, FULL, NO_SOURCE, SCP_SPLIT
 
@@ -782,6 +782,23 @@ def _empty_claim_removed(m: Mapping, e: Event, st: Any) -> bool:
     return not any(r.peer == peer and r.owner == owner and r.source == source for r in st.rows)
 
 
+def _removed_peer_queue_dropped(m: Mapping, e: Event, st: Any) -> bool:
+    """ZooKeeper era: a claimer that had not yet seen a peer's removal copied its queue and
+    started a source, which found the peer gone and deleted the queue (``finish``); the model's
+    claimer drops a claimed queue of a removed peer with the claim (HBASE-17077's fix). The queue
+    must be gone in the model and its peer removed. (A batch that source shipped first would not
+    fit: the model has no per-server view of the peers yet.)"""
+    queue = (e.get("detail") or {}).get("queue")
+    s = e["args"].get("server")
+    if not hasattr(st, "rs") or not isinstance(queue, str) or not isinstance(s, int):
+        return False
+    peer, chain = m.steps.parse_zk_queue_id(queue)
+    if not chain or st.peers[peer] != REMOVED:
+        return False
+    node = st.rs[s]
+    return not (node and any(q.peer == peer and q.chain == tuple(chain) for q in node.queues))
+
+
 def _teardown_archive(m: Mapping, e: Event, st: Any) -> bool:
     """After the run's end the driver stops the region servers, which the model has no step
     for (a clean stop), and the master archives the last WALs of servers the model has alive."""
@@ -810,7 +827,9 @@ def _refresh_unneeded(m: Mapping, e: Event, st: Any) -> bool:
 
 ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
     "refresh": _refresh_unneeded,
-    "finish": _empty_claim_removed,
+    "finish": lambda m, e, st: (
+        _empty_claim_removed(m, e, st) or _removed_peer_queue_dropped(m, e, st)
+    ),
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "scp_finish": _scp_done,
     "claim_read": _claimed_already,

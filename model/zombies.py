@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 from . import rules
 from .action import ActionKind
 from .config import Config
-from .state import ARCHIVED, DELETED, DISABLED, ENABLED, LIVE_DIR, Wal, set_at
+from .state import ARCHIVED, DISABLED, ENABLED, LIVE_DIR, Wal, set_at
 
 S = TypeVar("S", bound=NamedTuple)
 
@@ -107,12 +107,13 @@ class Zombies:
         return self.with_wal(cfg, st, wal._replace(place=ARCHIVED))
 
     def en_zombie_ship(self, cfg: Config, st: S) -> Iterator[tuple]:
-        """Any edit still in a WAL, to a peer that should receive it, once some server is dead:
-        its sources (normal or recovered) may have had a batch of any of their WALs in flight."""
+        """Any edit of a WAL, to a peer that should receive it, once some server is dead: its
+        sources (normal or recovered) may have had a batch of any of their WALs in flight, read
+        before the log cleaner deleted the WAL if it since has (a reader holds what it read)."""
         if not cfg.zombies or all(srv.alive for srv in st.servers):
             return
         for wal in st.wals:
-            if wal and wal.place != DELETED:
+            if wal:
                 for i, e in enumerate(wal.entries):
                     for p in range(cfg.peers):
                         if rules.edit_replicable(e, p + 1):

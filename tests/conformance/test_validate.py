@@ -133,3 +133,17 @@ def test_the_master_log_cleaner_is_a_lane_of_its_own() -> None:
     assert lane(ev("cleaner_read")) == lane(ev("wal_deleted")) == ("master", "cleaner")
     assert lane(ev("scp_finish")) == lane(ev("remove_peer")) == ("master",)
     assert lane(ev("cleaner_read", "rs-1.1.1.1,60020,123456780")) != ("master", "cleaner")
+
+
+def test_a_zombie_ships_a_batch_it_read_before_its_wal_was_deleted() -> None:
+    """A paused server's shipper had read a batch of its first WAL; the claimer shipped the rest,
+    the cleaner deleted the WAL, then the zombie woke and sent the batch (a duplicate)."""
+    v = validate_path(DATA / "zk-lock-zombie-ships-deleted-wal.jsonl")
+    assert v.status == "accepted", v.headline()
+
+
+def test_a_claimer_behind_a_peer_removal_drops_the_queue_it_copied() -> None:
+    """zk-lock: the claimer copied a queue of a peer removed just before, started its source,
+    and the source found the peer gone and deleted the queue; the model drops it at the claim."""
+    v = validate_path(DATA / "zk-lock-claimer-behind-peer-removal.jsonl")
+    assert v.status == "accepted", v.headline()
