@@ -392,9 +392,11 @@ class Mapping:
 
     def relay_applies(self, e: Event, st: Any) -> Iterator[Candidate]:
         """``relay_apply`` for each unanswered edit (``unanswered``), which must be the next
-        edit each other cluster sends us."""
+        edit each other cluster sends us; on a server dead in the model, ``zombie_relay_apply``
+        (the edit may have gone to another server since)."""
         s = server_index(e["proc"][3:])
         actions = []
+        zombie = "zombie_relay_apply" in self.kinds and not st.servers[s].alive
         for uid in self.unanswered(e):
             want = self.resolver.uids.get(uid)
             if want is None:
@@ -403,6 +405,12 @@ class Mapping:
             relay = st.relays[c] if c < len(st.relays) else ()
             if not relay:
                 return
+            if zombie:  # a request it received before its session expired (``zombie_relay_apply``)
+                at = [i for i, x in enumerate(relay.log) if x.uid == want]
+                if not at:
+                    return
+                actions.append(Action("zombie_relay_apply", (c, s, at[0])))
+                continue
             j = self.cfg.outbound(c).index(0)
             if relay.shipped[j] >= len(relay.log) or relay.log[relay.shipped[j]].uid != want:
                 return

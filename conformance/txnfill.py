@@ -27,6 +27,10 @@ The logs also say exactly when each server's session expired (its ``closeSession
 named in the run's ``sessions/``): that is when the rest of the cluster sees it die, the model's
 ``crash``. A ``crash`` event whose recorded window holds that zxid gets it as its window
 (``detail.read``, see ``conformance/validate.py``), which orders it among the storage events.
+A region server whose session ended with no fault aimed at it (a process starved of the CPU past
+its session timeout) died all the same: a ``closeSession`` that deletes a server's live znode,
+for a server no ``crash`` event names, is put in as a ``crash`` with that window (by process
+``zookeeper``: no process of the run saw it, so it keeps no process's order).
 """
 
 from __future__ import annotations
@@ -196,6 +200,46 @@ def crash_windows(events: list[Event], run: Path, committed: list[Any]) -> dict[
     return out
 
 
+def unrecorded_crashes(events: list[Event], committed: list[Any]) -> list[Event]:
+    """A ``crash`` for each region server whose live znode a ``closeSession`` deleted and that
+    no ``crash`` event names (see the module docstring); ``detail.read`` is ``[zxid - 1, zxid]``."""
+    crashed = {(e.get("args") or {}).get("server") for e in events if e["name"] == "crash"}
+    procs = {e["proc"] for e in events}
+    driver = next((e for e in events if e["proc"] == "driver"), None)
+    if driver is None:
+        return []
+    # after the run's end the driver stops the servers: their sessions close, and no one died
+    end = min((e["t"] for e in events if e["name"] == "run_end"), default=float("inf"))
+    out = []
+    for txn in committed:
+        if txn.type != OpCode.closeSession or txn.record is None or txn.time / 1000.0 >= end:
+            continue
+        for path in txn.record.paths or []:
+            head, _, name = (path or "").rpartition("/")
+            if not (head.endswith(LIVE) and f"rs-{name}" in procs):
+                continue
+            s = server_index(name)
+            if s in crashed:
+                continue
+            crashed.add(s)
+            out.append(
+                {
+                    "v": driver.get("v", 1),
+                    "proc": "zookeeper",  # a lane of its own: the driver did not see it
+                    "pid": driver["pid"],
+                    "seq": None,
+                    "t": txn.time / 1000.0,
+                    "kind": "action",
+                    "name": "crash",
+                    "args": {"server": s},
+                    "zxid": None,
+                    "design": driver.get("design"),
+                    "detail": {"read": [txn.zxid - 1, txn.zxid], "from": "txn-log"},
+                }
+            )
+    return out
+
+
 def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = None) -> list[Event]:
     """The events the run's transaction logs show and its trace lacks (see the module
     docstring)."""
@@ -274,22 +318,29 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
 
 
 def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:
-    """The trace with the lost events (``lost_steps``) put in at their zxids and the crashes'
-    windows set (``crash_windows``); how many events were put in, and how many windows set."""
+    """The trace with the lost events (``lost_steps``, ``unrecorded_crashes``) put in at their
+    zxids and the crashes' windows set (``crash_windows``); how many events were put in, and how
+    many windows set."""
     committed = _committed(_logs(run), _chroot(run))
     windows = crash_windows(events, run, committed)
     events = [
         {**e, "detail": {**(e.get("detail") or {}), "read": windows[n]}} if n in windows else e
         for n, e in enumerate(events)
     ]
-    lost = sorted(lost_steps(events, run, committed), key=lambda e: e["zxid"])
+    lost = lost_steps(events, run, committed) + unrecorded_crashes(events, committed)
+    lost.sort(key=_at)
     out: list[Event] = []
     i = 0
     for e in events:
         z = e.get("zxid")
-        while i < len(lost) and z is not None and lost[i]["zxid"] < z:
+        while i < len(lost) and z is not None and _at(lost[i]) < z:
             out.append(lost[i])
             i += 1
         out.append(e)
     out.extend(lost[i:])
     return out, len(lost), len(windows)
+
+
+def _at(e: Event) -> int:
+    """Where a read-back event goes: at its zxid, or a crash just before its session's end."""
+    return e["zxid"] if e["zxid"] is not None else e["detail"]["read"][1]

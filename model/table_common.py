@@ -516,8 +516,10 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     def en_crash(self, cfg: Config, st: TState) -> Iterator[tuple]:
         # With restarts (unbounded crashes) at most one server is down at a time, so the targets
         # of a running claim stay up: new SCPs keep coming, but each claim can finish.
-        if (st.budget.crashes or cfg.restarts) and len(self.online(st)) > (
-            2 if cfg.restarts else 1
+        # The checkers keep one server up; a recorded run can lose them all at once (a kill while
+        # another server's session expires), which trace validation (``zombies``) allows.
+        if (st.budget.crashes or cfg.restarts) and (
+            len(self.online(st)) > (2 if cfg.restarts else 1) or cfg.zombies
         ):
             for s in self.online(st):
                 yield (s,)

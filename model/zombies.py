@@ -44,6 +44,12 @@ ZOMBIE_KINDS: tuple[ActionKind, ...] = (
         False,
         "an edit in a dead server's batch in flight reaches the peer",
     ),
+    K(
+        "zombie_relay_apply",
+        ("cluster", "server", "entry"),
+        False,
+        "a dead server's sink handler writes an edit the other cluster had sent it",
+    ),
 )
 
 
@@ -122,3 +128,34 @@ class Zombies:
     def do_zombie_ship(self, cfg: Config, st: S, s: int, g: int, seq: int, i: int, p: int) -> S:
         edit = st.wals[cfg.slot((s, g, seq))].entries[i]
         return self.deliver(cfg, st, p + 1, [edit])
+
+    def en_zombie_relay_apply(self, cfg: Config, st: S) -> Iterator[tuple]:
+        """An edit another cluster sent us (it is in its log, sent or next to send) that a dead
+        server's sink handler had received before its session expired: it writes it to its WAL
+        while the split has not taken it, and answers no one (the other cluster, timed out, may
+        have given it to another server already)."""
+        if not cfg.zombies:
+            return
+        for s, srv in enumerate(st.servers):
+            if srv.alive or not srv.current or not self._unsplit(cfg, st, (s, 0, srv.current[0])):
+                continue
+            for c in range(1, cfg.clusters):
+                relay = st.relays[c]
+                if not relay or 0 not in cfg.outbound(c):
+                    continue
+                sent = relay.shipped[cfg.outbound(c).index(0)]
+                for i, edit in enumerate(relay.log[: sent + 1]):
+                    if rules.edit_replicable(edit, 0):
+                        yield (c, s, i)
+
+    def do_zombie_relay_apply(self, cfg: Config, st: S, c: int, s: int, i: int) -> S:
+        """The edit is applied here and written to the dead server's WAL (its recovered queues
+        owe it to the peers in storage, as a zombie's own put)."""
+        edit = st.relays[c].log[i]
+        srv = st.servers[s]
+        stored = sum(1 << p for p, status in enumerate(st.peers) if status in (ENABLED, DISABLED))
+        st = self.deliver(cfg, st, 0, [edit])
+        ids = (*edit.cluster_ids, 0)
+        st = self.with_server(st, s, srv._replace(known=stored))
+        st = self.append(cfg, st, s, 0, edit.kind, ids, uid=edit.uid)
+        return self.with_server(st, s, srv)

@@ -218,9 +218,9 @@ def render_text(v: Any, *, full: bool = False) -> str:
     last = d.get("last_matched")
     if last:
         z = f", zxid {last['zxid']:#x}" if last.get("zxid") is not None else ""
-        lines.append(
-            f"  matched: every event up to line {last['line']} ({last['proc']}{z}): {last['text']}"
-        )
+        at = f"line {last['line']}" if last.get("line") is not None else "an event read back"
+        at += " from the ZooKeeper txn log" if last.get("line") is None else ""
+        lines.append(f"  matched: every event up to {at} ({last['proc']}{z}): {last['text']}")
     if "event_text" in d:
         lines.append(f"  did not fit: line {d['event_line']}: {d['event_text']}")
     if "action" in d:

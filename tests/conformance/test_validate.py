@@ -147,3 +147,14 @@ def test_a_claimer_behind_a_peer_removal_drops_the_queue_it_copied() -> None:
     and the source found the peer gone and deleted the queue; the model drops it at the claim."""
     v = validate_path(DATA / "zk-lock-claimer-behind-peer-removal.jsonl")
     assert v.status == "accepted", v.headline()
+
+
+def test_a_mutant_run_is_judged_by_its_bug_past_what_the_cluster_did_around_it() -> None:
+    """A conform run of zk-multi/recovered-restarts-at-zero: a paused server, woken, writes an
+    edit coming home that the other cluster had since given to another server (line 92); a
+    server's session expires with no fault aimed at it (the machine was loaded), which only the
+    txn log records, while another is killed, so every server is down at once. Past all three,
+    the run is rejected for the mutant's own bug: a recovered source's position going back."""
+    v = validate_path(DATA / "zk-multi-mutant-all-servers-down")
+    assert (v.status, v.reason, v.event) == ("rejected", "positions_monotone", 159), v.headline()
+    assert v.detail["from_txn_log"] == 1
