@@ -329,6 +329,41 @@ class Mapping:
 
     def candidates(self, n: int, e: Event, st: Any) -> Iterator[Candidate]:
         """The ways event ``n`` maps onto the model in state ``st``."""
+        early = self.early_refresh(n, e, st)
+        if early is None:
+            yield from self._candidates(n, e, st)
+            return
+        after = self.design.step(self.cfg, st, early)
+        for c in self._candidates(n, e, after):
+            # the event's own check compares the states around its own step
+            check = c.expect
+            expect = None if check is None else lambda _before, new, f=check: f(after, new)
+            yield Candidate((early, *c.actions), expect)
+
+    def early_refresh(self, n: int, e: Event, st: Any) -> Action | None:
+        """Table era: a server that started while a peer was being added read the peers after
+        the procedure's storage update, and so knows the peer before the refresh the procedure
+        sends it (which it then answers as already done, ``_refresh_unneeded``); the model's join
+        reads the peers in storage with the live znode. An event of the server's source for that
+        peer first takes the refresh."""
+        if not hasattr(st, "pprocs") or "shipper" not in (e.get("args") or {}):
+            return None
+        queue = self.resolver.queue_of.get(n)
+        s = e["args"].get("server")
+        if queue is None or not isinstance(s, int) or not st.servers[s].alive:
+            return None
+        p, _chain = self.resolver.source_of(queue)
+        proc = st.pprocs[p] if 0 <= p < len(st.pprocs) else None
+        if (
+            not proc
+            or proc.kind != ADD
+            or not proc.refresh >> s & 1
+            or st.servers[s].known >> p & 1
+        ):
+            return None
+        return Action("refresh", (p, s))
+
+    def _candidates(self, n: int, e: Event, st: Any) -> Iterator[Candidate]:
         name = e["name"]
         if e["kind"] == "meta":
             if name == "sink_apply" and id(e) in self.lost_ships:

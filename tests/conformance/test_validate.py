@@ -158,3 +158,10 @@ def test_a_mutant_run_is_judged_by_its_bug_past_what_the_cluster_did_around_it()
     v = validate_path(DATA / "zk-multi-mutant-all-servers-down")
     assert (v.status, v.reason, v.event) == ("rejected", "positions_monotone", 159), v.headline()
     assert v.detail["from_txn_log"] == 1
+
+
+def test_a_server_started_during_an_add_peer_knows_the_peer_before_its_refresh() -> None:
+    """table: server 3 went live between AddPeer's PRE and its storage update, then read the peers
+    (the new one in storage) and shipped to it before the refresh the procedure sent it."""
+    v = validate_path(DATA / "table-joined-during-add-peer.jsonl")
+    assert v.status == "accepted", v.headline()
