@@ -39,6 +39,7 @@ from hypothesis.errors import Flaky, Unsatisfiable
 
 from .hooks import POINTS
 from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, SERVER_FAULTS, Plan, Step, Write
+from .plan_shrink import shrink, weight
 from .steps import WRITE_KINDS
 
 
@@ -48,7 +49,9 @@ class Profile:
     examples: int
     """Plans Hypothesis draws (before shrinking)."""
     runs: int
-    """Real runs at most, shrinking included."""
+    """Real runs at most for Hypothesis, its shrinking included."""
+    cuts: int
+    """Real runs at most for the structural shrink after it (``plan_shrink``)."""
     max_servers: int
     max_writes: int
     """Writes per incarnation at most."""
@@ -57,9 +60,11 @@ class Profile:
 
 
 PROFILES = {
-    "ci": Profile("ci", examples=3, runs=6, max_servers=3, max_writes=6, max_steps=3, rate=20.0),
+    "ci": Profile(
+        "ci", examples=3, runs=6, cuts=4, max_servers=3, max_writes=6, max_steps=3, rate=20.0
+    ),
     "thorough": Profile(
-        "thorough", examples=30, runs=80, max_servers=4, max_writes=10, max_steps=5
+        "thorough", examples=30, runs=60, cuts=30, max_servers=4, max_writes=10, max_steps=5
     ),
 }
 
@@ -164,6 +169,13 @@ class Outcome:
     """The run could not finish (ZooKeeper or a process did not start): no verdict."""
     score: float = 0.0
     """What the run added to the search's coverage (``target``)."""
+    labels: frozenset[str] = frozenset()
+    """How it failed: the property (or ``divergence``) and the end-state counts that failed."""
+
+    def same_failure(self, other: Outcome) -> bool:
+        """Fails as ``other`` did: a property or end-state count in common (a divergence
+        alone counts only when the other was a divergence too)."""
+        return not self.passed and not self.error and bool(self.labels & other.labels)
 
 
 def judge(design: str, plan: Plan, run_dir: Path, seed: int = 0, rate: float = 10.0) -> Outcome:
@@ -190,8 +202,19 @@ def judge(design: str, plan: Plan, run_dir: Path, seed: int = 0, rate: float = 1
     except Exception:
         cov = {}
     why = "; ".join(problems) or "ok"
+    labels = set()
+    if c.get("status") != "accepted":
+        labels.add(str(c.get("reason") or c.get("status")))
+    labels |= {k for k, v in result.verdict.summary().items() if k in BAD and v}
     return Outcome(
-        plan, run_dir, not problems, why, time.monotonic() - t0, cov, result.startup_seconds
+        plan,
+        run_dir,
+        not problems,
+        why,
+        time.monotonic() - t0,
+        cov,
+        result.startup_seconds,
+        labels=frozenset(labels),
     )
 
 
@@ -218,6 +241,8 @@ class Report:
     budget_hit: bool
     interrupted: bool = False
     seconds: float = 0.0
+    cut_runs: int = 0
+    """Of the runs, those of the structural shrink."""
 
     @property
     def errors(self) -> list[Outcome]:
@@ -246,17 +271,13 @@ class Report:
             "smallest_plan": self.smallest.plan.to_json() if self.smallest else None,
             "reproduced": None if self.again is None else not self.again.passed,
             "budget_hit": self.budget_hit,
+            "cut_runs": self.cut_runs,
             "interrupted": self.interrupted,
             "seconds": round(self.seconds, 1),
             "run_seconds": [round(o.seconds, 1) for o in self.outcomes],
             "startup_seconds": [round(o.startup, 1) for o in self.outcomes],
             "coverage": dict(sum((Counter(o.coverage) for o in self.outcomes), Counter())),
         }
-
-
-def size_key(plan: Plan) -> tuple[int, ...]:
-    s = plan.size()
-    return (s["faults"] + s["peer_ops"], s["writes"], s["servers"])
 
 
 def search(
@@ -325,7 +346,26 @@ def search(
         interrupted = True
     failing = [o for o in outcomes if not o.passed and not o.error]
     first = failing[0] if failing else None
-    smallest = min(failing, key=lambda o: size_key(o.plan)) if failing else None
+    smallest = min(failing, key=lambda o: weight(o.plan)) if failing else None
+    cut_runs, cut_budget_hit = 0, False
+    if smallest is not None and not interrupted:
+        say(f"structural shrink of {describe(smallest.plan)}")
+        goal = smallest
+
+        def fails(plan: Plan) -> bool | None:
+            n = len(outcomes)
+            o = judge(design, plan, out / f"run-{n:03d}", seed=seed, rate=profile.rate)
+            outcomes.append(o)
+            kept = o.same_failure(goal)
+            say(f"[cut {n + 1}] {'kept' if kept else 'not kept'}: {describe(plan)}: {o.why}")
+            return None if o.error else kept
+
+        try:
+            plan, cut_runs, cut_budget_hit = shrink(smallest.plan, fails, profile.cuts)
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            smallest = next(o for o in reversed(outcomes) if o.plan == plan and not o.passed)
     again = None
     if smallest is not None and not interrupted:
         say("running the smallest failing plan once more")
@@ -341,9 +381,10 @@ def search(
         first,
         smallest,
         again,
-        budget["hit"],
+        budget["hit"] or cut_budget_hit,
         interrupted,
         time.monotonic() - t0,
+        cut_runs,
     )
 
 

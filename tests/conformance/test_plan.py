@@ -115,3 +115,23 @@ def test_windows_arm_a_point_then_open_it_with_a_death(steps: list[Step]) -> Non
         assert aimed[0].victim == HELD
     ops = [s.op for s in steps if s.op]
     assert ops in ([], ["disable_peer", "enable_peer"])
+
+
+def test_the_structural_shrink_keeps_a_cut_only_while_the_plan_still_fails() -> None:
+    from replcheck.conformance.plan_shrink import shrink
+
+    def fails(plan: Plan) -> bool:  # the bug: a LOCAL write shipped
+        return any(w.kind == "local" for ws in plan.writes for w in ws)
+
+    plan, runs, out_of_runs = shrink(PLAN, fails, runs=100)
+    assert not out_of_runs and runs < 40
+    assert plan.steps == () and not plan.master_master
+    assert plan.servers == 1 and [w for ws in plan.writes for w in ws] == [Write("local", "delete")]
+
+
+def test_the_structural_shrink_stops_at_its_budget() -> None:
+    from replcheck.conformance.plan_shrink import shrink
+
+    plan, runs, out_of_runs = shrink(PLAN, lambda p: True, runs=3)
+    assert (runs, out_of_runs) == (3, True)
+    assert plan.steps == ()  # the first cut, kept
