@@ -1,12 +1,12 @@
 """Property-based conformance, measured: per design and cluster mutant, was a failure found, after
 how many real runs and how long, and how far did shrinking take it.
 
-    python bench/conform.py [--profile thorough] [--examples N] [--runs N] [--seed 0]
+    python bench/conform.py [--profile thorough] [--examples N] [--runs N] [--cuts N] [--seed 0]
                             [--targets zk-multi,zk-multi/HBASE-12865,...] [--out bench-conform]
     python bench/conform.py --coverage --before DIR... --after DIR...
 
 For each target, ``replcheck conform``'s search (``conformance.conform.search``) with the profile
-(``--examples`` and ``--runs`` override its budget). Prints a Markdown table and writes
+(``--examples``, ``--runs`` and ``--cuts`` override its budget). Prints a Markdown table and writes
 ``OUT/conform.json``: found or not, runs to the first failure, seconds to it, the first failing
 plan's size against the smallest one's (faults, peer operations, writes), whether the smallest
 failed again when run once more; and, over every run, runs per minute and the share of a run's
@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", choices=sorted(PROFILES), default="thorough")
     ap.add_argument("--examples", type=int)
     ap.add_argument("--runs", type=int)
+    ap.add_argument("--cuts", type=int)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--targets", default=",".join((*DESIGNS, *SUPPORTED_MUTANTS)))
     ap.add_argument("--out", default="bench-conform")
@@ -52,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         profile = replace(profile, examples=args.examples)
     if args.runs:
         profile = replace(profile, runs=args.runs)
+    if args.cuts is not None:
+        profile = replace(profile, cuts=args.cuts)
     out = Path(args.out)
     rows: dict[str, dict] = {}
     try:
@@ -132,7 +135,7 @@ def table(rows: dict[str, dict], profile: str) -> str:
     lines = [
         f"profile {profile}",
         "",
-        "| target | runs | found | runs to find | s to find | first failing | shrunk | "
+        "| target | runs (cuts) | found | runs to find | s to find | first failing | shrunk | "
         "failed again | runs/min | start-up share |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -145,7 +148,8 @@ def table(rows: dict[str, dict], profile: str) -> str:
         again = {None: "-", True: "yes", False: "no"}[d["reproduced"]]
         undecided = f" ({len(d['runs_not_finished'])} unfinished)" if d["runs_not_finished"] else ""
         lines.append(
-            f"| {name} | {d['runs']}{undecided} | {'yes' if d['found'] else 'no'} | "
+            f"| {name} | {d['runs']} ({d['cut_runs']}){undecided} | "
+            f"{'yes' if d['found'] else 'no'} | "
             f"{d['runs_to_find'] or '-'} | {d['seconds_to_find'] or '-'} | {_size(first)} | "
             f"{_size(small)} | {again} | {per_min:.2f} | {share:.0%} |"
         )
