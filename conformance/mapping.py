@@ -791,14 +791,6 @@ def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     )
 
 
-def _scp_done(m: Mapping, e: Event, st: Any) -> bool:
-    """zk-multi: the claim that moves a dead server's last queue also deletes its znode and ends
-    its SCP in the model (``do_claim_commit``); the cluster's master does that in a transaction of
-    its own, which then changes nothing the model has."""
-    d = e["args"]["dead"]
-    return hasattr(st, "failover") and not st.failover >> d & 1 and not st.rs[d]
-
-
 def _claimed_already(m: Mapping, e: Event, st: Any) -> bool:
     """zk-multi: a claim request whose queue the claimer no longer finds (another server took it
     first) reads nothing and claims nothing; the model's claim starts only from a queue that is
@@ -874,7 +866,6 @@ ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
         _empty_claim_removed(m, e, st) or _removed_peer_queue_dropped(m, e, st)
     ),
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
-    "scp_finish": _scp_done,
     "claim_read": _claimed_already,
     "peer_proc": _refresh_sent,
 }

@@ -74,14 +74,16 @@ def replicable_ignoring_scope(ops: Ops, kind: I, cluster_ids: tuple, target: I) 
 class Hbase12865(ZkMulti):
     name = "zk-multi/HBASE-12865"
     mutant_of = "zk-multi"
-    overrides = "bump_cversion"
+    overrides = "claim_bump"
     configs = ("cleaner-race",)
     bug = (
         "HBASE-12865: the claim does not bump the cversion of /rs, so the cleaner's snapshot can "
         "miss a queue that moved between two servers it read, and delete a WAL still queued."
     )
 
-    def bump_cversion(self, st: State) -> State:
+    def claim_bump(self, st: State) -> State:
+        """No ``cversion_`` node: the cversion of ``/rs`` still moves when a server's znode is
+        created or deleted (ZooKeeper does that), not when a queue moves between two."""
         return st
 
 

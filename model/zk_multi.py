@@ -94,9 +94,7 @@ class ZkMulti(ZkCommon):
         st = self.drop_queue(st, d, q.peer, q.chain)
         moved = q._replace(chain=self.rule_claimed_chain(q.chain, d))
         st = self.with_rs(st, s, self.put_queue(st.rs[s], moved))
-        st = self.bump_cversion(st)
-        if st.failover >> d & 1 and not (st.rs[d] and st.rs[d].queues):
-            st = self.do_scp_finish(cfg, st, d)
+        st = self.claim_bump(st)
         return self.start_recovered(cfg, st, s, moved)
 
     def claim_failed(self, cfg: Config, st: State, s: int, claim: Claim) -> State:
@@ -106,7 +104,13 @@ class ZkMulti(ZkCommon):
     def rs_child_created(self, st: State) -> State:
         return self.bump_cversion(st)
 
+    def claim_bump(self, st: State) -> State:
+        """The claim's ``multi`` creates and deletes ``/rs/cversion_<newQueueId>``: it moves
+        only grandchildren of ``/rs`` otherwise, which ZooKeeper's cversion of ``/rs`` ignores."""
+        return self.bump_cversion(st)
+
     def bump_cversion(self, st: State) -> State:
+        """A child of ``/rs`` was created or deleted: its cversion moved."""
         if st.cleaner.phase == READING:
             return st._replace(cleaner=st.cleaner._replace(changed=True))
         return st
@@ -117,8 +121,10 @@ class ZkMulti(ZkCommon):
                 yield (d,)
 
     def do_scp_finish(self, cfg: Config, st: State, d: int) -> State:
-        """``removeReplicatorIfQueueIsEmpty``: the dead server's znode goes; the SCP ends. The
-        claim that takes a dead server's last queue does this at once (``do_claim_commit``)."""
+        """``removeReplicatorIfQueueIsEmpty``: the dead server's znode goes; the SCP ends. A
+        step of its own after the last claim (branch-2's ``ClaimReplicationQueuesProcedure``
+        calls it when it runs again after its children): its delete moves the cversion of
+        ``/rs``, which a cleaner reading at that moment sees."""
         st = st._replace(failover=st.failover & ~(1 << d))
         if st.rs[d]:
             st = self.bump_cversion(self.with_rs(st, d, ()))

@@ -132,16 +132,20 @@ def induction_reproducer(model: Model, result: Any) -> str:
         return "no reproducer: the counterexample's states are not ones the explicit model holds"
     if not broken:
         return "no reproducer: the step breaks only strengthening lemmas, not a model property"
-    from replcheck.specs.bmc import step_to
+    from replcheck.specs.bmc import UNREADABLE, step_to, steps_from
 
     before, after = result.states
+    try:
+        model.enabled(before)
+    except UNREADABLE:
+        return "no reproducer: the counterexample's state is not one the explicit model can read"
+
     prop = result.property if result.property in broken else broken[0]
     kind, check = next((p.kind, p) for p in model.properties if p.name == prop)
     found = step_to(model, before, after) if after is not None else None
     if found is None:  # the step's effect differs in some detail the property does not read
         name = str(cti.get("step", "")).partition("(")[0]
-        for action in model.enabled(before):
-            nxt = model.step(before, action)
+        for action, nxt in steps_from(model, before):
             holds = (
                 check.check(model.cfg, before, nxt)
                 if kind == "step"
@@ -153,4 +157,20 @@ def induction_reproducer(model: Model, result: Any) -> str:
         else:
             return f"no reproducer: the explicit model takes no step like {cti.get('step')} there"
     steps: list[tuple[Action | None, State]] = [(None, before), found]
-    return reproducer(model, Counterexample(prop, kind, steps), "induction", start=before)
+    cex = Counterexample(prop, kind, steps)
+    if not _replays(program(model, cex, "induction", before)):
+        return f"no reproducer: from the state as printed, the step does not break {prop}"
+    return reproducer(model, cex, "induction", start=before)
+
+
+def _replays(source: str) -> bool:
+    """Does the printed test pass (its last step breaks the property from its ``START``)?"""
+    namespace: dict[str, Any] = {}
+    try:
+        exec(compile(source, "<reproducer>", "exec"), namespace)
+        for name, fn in list(namespace.items()):
+            if name.startswith("test_") and callable(fn):
+                fn()
+    except (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return False
+    return True

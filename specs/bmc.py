@@ -18,7 +18,7 @@ a state where everything assumed holds and the step that leaves it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,12 +244,32 @@ def replay(model: Model, states: Sequence[State]) -> list[tuple[Action | None, S
     return out
 
 
+UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+"""What an explicit guard or step raises on a state it cannot read."""
+
+
+def steps_from(model: Model, st: State) -> Iterator[tuple[Action, State]]:
+    """Every enabled action from ``st`` with the state it leads to. An induction's state may be
+    one no run reaches, which an explicit guard or step can fail to read (a server's current WAL
+    missing, say): such a kind, or such a step, leads nowhere."""
+    for kind in model.design.kinds:
+        try:
+            args = list(model.design.enabled_args(model.cfg, st, kind.name))
+        except UNREADABLE:
+            continue
+        for a in args:
+            action = Action(kind.name, a)
+            try:
+                yield action, model.step(st, action)
+            except UNREADABLE:
+                continue
+
+
 def step_to(model: Model, cur: State, want: State) -> tuple[Action, State] | None:
     """The explicit model's action from ``cur`` to ``want`` (up to ``normalize``) and the state it
-    leads to, or None when no enabled action leads there."""
+    leads to, or None when no enabled action leads there (``steps_from``)."""
     target = normalize(want)
-    for action in model.enabled(cur):
-        nxt = model.step(cur, action)
+    for action, nxt in steps_from(model, cur):
         if normalize(nxt) == target:
             return action, nxt
     return None

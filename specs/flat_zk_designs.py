@@ -98,13 +98,7 @@ class ZkMultiFlat(ZkFlat):
             self.claim_failed(ops, tx, ops.not_(applies), s, p, nci, snap)
             self.drop_queue(ops, tx, applies, d, p, ci)
             self.put_queue(ops, tx, applies, s, p, nci, snap)
-            self.bump_cversion(ops, tx, applies)
-            finish = ops.and_(
-                applies,
-                tx[("fail", d)],
-                ops.not_(ops.and_(tx[("rex", d)], self.has_queues(ops, tx.__getitem__, d))),
-            )
-            self.scp_finish(ops, tx, finish, d)
+            self.claim_bump(ops, tx, applies)
             self.start_recovered(ops, tx, applies, s, p, nci, snap)
 
         return Instance("claim_commit", (s, d, p, ci), guard, apply)
@@ -113,6 +107,10 @@ class ZkMultiFlat(ZkFlat):
         self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int, snap: list
     ) -> None:
         """A failed ``multi`` claims nothing (the fix of HBASE-8099)."""
+
+    def claim_bump(self, ops: Any, tx: Tx, cond: Any) -> None:
+        """The claim's ``cversion_`` node (``ZkMulti.claim_bump``)."""
+        self.bump_cversion(ops, tx, cond)
 
     def scp_finish(self, ops: Any, tx: Tx, cond: Any, d: int) -> None:
         tx.when(cond, ("fail", d), False)
@@ -336,7 +334,7 @@ class ZkLockFlat(ZkFlat):
 
 
 class FlatHbase12865(ZkMultiFlat):
-    def bump_cversion(self, ops: Any, tx: Tx, cond: Any) -> None:
+    def claim_bump(self, ops: Any, tx: Tx, cond: Any) -> None:
         return None
 
 
