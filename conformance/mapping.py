@@ -365,6 +365,11 @@ class Mapping:
 
     def _candidates(self, n: int, e: Event, st: Any) -> Iterator[Candidate]:
         name = e["name"]
+        if name == "crash" and "died_starting" in self.kinds and _unrecorded_join(self, e, st):
+            # ZooKeeper era: no join recorded, nor read back from the txn log: it never made
+            # its replication znode
+            yield Candidate((Action("died_starting", (e["args"]["server"],)),))
+            return
         if e["kind"] == "meta":
             if name == "sink_apply" and id(e) in self.lost_ships:
                 yield from self.lost_ship(e, st)
@@ -876,7 +881,9 @@ state shows it done, or when the model does it with the event that follows (each
 def _unrecorded_join(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     """A server killed while it started: the driver chose it among the live servers (its live
     znode was there), but it died before it recorded ``join`` (its replication znode, or its
-    line). It had joined: the model takes the join before the crash."""
+    line). The table era's join is the live znode: it had joined, and the model takes the join
+    before the crash. (The ZooKeeper era's is the replication znode, which it may never have
+    made: ``died_starting``, see ``Mapping._candidates``.)"""
     s = e["args"].get("server")
     if not isinstance(s, int) or "join" not in m.kinds or s in m.resolver.joined:
         return ()

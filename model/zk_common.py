@@ -77,6 +77,12 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     K("register_wal", ("server", "group", "seq"), True, "queue a WAL that is already in use"),
     K("crash", ("server",), False, "a region server dies (its ZooKeeper session expires)"),
     K("join", ("server",), False, "a new region server starts: its rs znode and first WAL"),
+    K(
+        "died_starting",
+        ("server",),
+        False,
+        "a starting region server dies before it made its rs znode (trace validation only)",
+    ),
     K("archive", ("server", "group", "seq"), False, "a closed WAL is moved to oldWALs"),
     K("ship", ("server", "shipper", "sink"), True, "read a batch, filter it, ship it to a sink"),
     K("persist", ("server", "shipper"), True, "write the shipped position to the WAL's znode"),
@@ -425,6 +431,23 @@ class ZkCommon(SinkOutages, Relays, Zombies, Design):
     def rs_child_created(self, st: State) -> State:
         """A znode was created under ``/hbase/replication/rs`` (its cversion moves)."""
         return st
+
+    def en_died_starting(self, cfg: Config, st: State) -> Iterator[tuple]:
+        """Only with the configuration's ``zombies`` (trace validation: a recorded run's server
+        can go live, be chosen as a fault's victim and die before it creates its znode under
+        ``/hbase/replication/rs``, which HBase creates with the server's first queue)."""
+        if not cfg.zombies:
+            return
+        for s in range(cfg.servers - cfg.joins, cfg.servers):
+            if not st.servers[s].alive and not st.wals[cfg.slot((s, 0, 0))]:
+                yield (s,)
+
+    def do_died_starting(self, cfg: Config, st: State, s: int) -> State:
+        """Its first WAL is left for the master's split, and the master's crash procedure runs
+        for it; it had no queue, and nothing moved the cversion of ``/rs``."""
+        for g in range(cfg.wal_groups):
+            st = self.with_wal(cfg, st, Wal((s, g, 0), (), True, LIVE_DIR))
+        return self.on_death(cfg, st, s)
 
     def kill(self, cfg: Config, st: State, s: int) -> State:
         """The server's ephemeral znode goes; its memory is lost; its WALs stay where they are."""
