@@ -85,3 +85,36 @@ def test_ci_profile_finds_a_cluster_mutant_and_prints_a_test(tmp_path: Path) -> 
     namespace["check_plan"] = lambda design, plan, run_dir: plans.append(plan)
     namespace["test_conform_zk_lock_ships_local_scope"](tmp_path=tmp_path)
     assert plans == [Plan.from_json(report["smallest_plan"])]
+
+
+@pytest.mark.slow
+@pytest.mark.zookeeper
+def test_an_interrupted_search_reports_what_it_ran_and_says_so(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "replcheck", "conform", "--design", "table", "--out", "out"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    log = tmp_path / "out" / "run-001"  # the second run has started
+    while not log.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, out + err[-2000:]
+    assert out.strip().splitlines()[-1].startswith("conform: INTERRUPTED after ")
+    assert "the search is not complete" in out
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["interrupted"] and report["runs"] >= 1
+    assert "Traceback" not in err
+    from replcheck.conformance.lifeline import leftovers
+
+    until = time.monotonic() + 30  # no process of the cluster outlives the search
+    while leftovers(tmp_path / "out", include_live=True) and time.monotonic() < until:
+        time.sleep(0.2)
+    assert leftovers(tmp_path / "out", include_live=True) == []
