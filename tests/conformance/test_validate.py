@@ -165,3 +165,9 @@ def test_a_server_started_during_an_add_peer_knows_the_peer_before_its_refresh()
     (the new one in storage) and shipped to it before the refresh the procedure sent it."""
     v = validate_path(DATA / "table-joined-during-add-peer.jsonl")
     assert v.status == "accepted", v.headline()
+
+
+def test_a_zombies_append_after_its_wal_was_finished_is_a_lost_edit() -> None:
+    """zk-lock: found by conform (docs/findings.md); the model's verdict, pinned."""
+    v = validate_path(DATA / "zk-lock-zombie-append-after-recovered-finish")
+    assert (v.status, v.reason, v.event) == ("rejected", "no_lost_edit", 87), v.headline()
