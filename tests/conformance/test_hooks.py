@@ -27,6 +27,17 @@ def visit(run_dir: Path, i: int) -> subprocess.Popen:
     )
 
 
+def visited(run_dir: Path, i: int) -> bool:
+    """Was a process visiting ``cleaner_read`` (read ``i``) held there?"""
+    out = subprocess.run(
+        [sys.executable, "-c", VISITOR, str(run_dir), str(i)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout
+    return out.split()[0] == "True"
+
+
 def test_a_process_is_held_until_released(tmp_path: Path) -> None:
     arms = Arms(tmp_path)
     arms.arm("cleaner_read", i=2)
@@ -48,13 +59,7 @@ def test_a_process_is_held_until_released(tmp_path: Path) -> None:
 def test_a_visit_that_does_not_match_goes_on(tmp_path: Path) -> None:
     arms = Arms(tmp_path)
     arms.arm("cleaner_read", i=2)
-    out = subprocess.run(
-        [sys.executable, "-c", VISITOR, str(tmp_path), "1"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    ).stdout
-    assert out.split()[0] == "False"
+    assert not visited(tmp_path, 1)
     assert (tmp_path / "hooks" / "cleaner_read.armed").exists()  # still armed for read 2
 
 
@@ -64,13 +69,7 @@ def test_one_arm_holds_one_process(tmp_path: Path) -> None:
     first = visit(tmp_path, 1)
     try:
         assert arms.wait_held("cleaner_read", timeout=30) is not None
-        out = subprocess.run(
-            [sys.executable, "-c", VISITOR, str(tmp_path), "1"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        ).stdout
-        assert out.split()[0] == "False"  # the arm was taken
+        assert not visited(tmp_path, 1)  # the arm was taken
     finally:
         arms.release("cleaner_read")
         first.communicate(timeout=30)
