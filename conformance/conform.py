@@ -409,7 +409,7 @@ def as_pytest(design: str, plan: Plan, why: str) -> str:
         "@pytest.mark.slow\n@pytest.mark.zookeeper\n"
         f"def {name}(tmp_path):\n"
         f"    plan = {body}\n"
-        f"    check_plan({design!r}, plan, tmp_path / 'run')\n"
+        f'    check_plan({json.dumps(design)}, plan, tmp_path / "run")\n'
     )
 
 

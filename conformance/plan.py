@@ -138,21 +138,36 @@ class Plan:
         return json.dumps(self.to_json(), indent=1)
 
     def python(self) -> str:
-        """The plan as Python source (``from replcheck.conformance.plan import *``)."""
-        writes = ",\n".join(
-            "        (" + "".join(f"Write({w.kind!r}, {w.op!r}), " for w in ws) + ")"
-            for ws in self.writes
-        )
-        steps = ",\n".join(
-            "        Step("
-            + ", ".join(f"{k}={v!r}" for k, v in asdict(s).items() if v != getattr(Step(), k))
+        """The plan as Python source (``from replcheck.conformance.plan import *``), laid out
+        as ``ruff format`` lays it out where its lines fit."""
+
+        def lit(v: object) -> str:
+            return json.dumps(v) if isinstance(v, str) else repr(v)
+
+        def group(ws: tuple[Write, ...]) -> str:
+            items = [f"Write({lit(w.kind)}, {lit(w.op)})" for w in ws]
+            return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+        def block(name: str, items: list[str]) -> str:
+            if not items:
+                return f"    {name}=(),\n"
+            if len(items) == 1 and len(f"        {name}=({items[0]},),") <= 100:
+                return f"        {name}=({items[0]},),\n"[4:]  # one item: one line
+            return f"    {name}=(\n" + "".join(f"        {i},\n" for i in items) + "    ),\n"
+
+        steps = [
+            "Step("
+            + ", ".join(f"{k}={lit(v)}" for k, v in asdict(s).items() if v != getattr(Step(), k))
             + ")"
             for s in self.steps
-        )
+        ]
         return (
-            f"Plan(\n    servers={self.servers},\n    writes=(\n{writes},\n    ),\n"
-            f"    master_master={self.master_master},\n    steps=(\n{steps},\n    ),\n)"
-        ).replace("(\n,\n    )", "()")
+            f"Plan(\n    servers={self.servers},\n"
+            + block("writes", [group(ws) for ws in self.writes])
+            + f"    master_master={self.master_master},\n"
+            + block("steps", steps)
+            + ")"
+        )
 
 
 def peer_ops_in_order(steps: tuple[Step, ...]) -> list[bool]:
