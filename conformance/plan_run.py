@@ -98,6 +98,11 @@ class PlannedCluster(Cluster):
                 n += path.read_text(encoding="utf-8").count(needle)
         return n
 
+    def claims(self) -> int:
+        """Claims done so far: a queue's ``multi`` (``claim_commit``), or zk-lock's whole claim
+        of a dead server (``finish_claim``, after it copied every queue)."""
+        return self.count("claim_commit") + self.count("finish_claim")
+
     def workloads_done(self) -> bool:
         # a plan's incarnations may write nothing (and so never say ``workload done``)
         return self.count("put") >= self.plan.edits() or super().workloads_done()
@@ -150,7 +155,7 @@ class PlannedCluster(Cluster):
         proc, visit = got
         self.say(f"{label}: {proc} held at {step.at} {json.dumps(visit, sort_keys=True)}")
         if step.fault == "stall":
-            self.stall(step.at, self.count("claim_commit"))
+            self.stall(step.at, self.claims())
             return
         held = server_index(proc[3:]) if proc.startswith("rs-") else None
         self.fault(step.fault, pick=step.victim, held=held)
@@ -159,10 +164,10 @@ class PlannedCluster(Cluster):
 
     def stall(self, point: str, claims: int) -> None:
         until = time.monotonic() + STALL_LIMIT
-        while time.monotonic() < until and self.count("claim_commit") <= claims:
+        while time.monotonic() < until and self.claims() <= claims:
             time.sleep(0.05)
         self.arms.release(point)
-        got = self.count("claim_commit") > claims
+        got = self.claims() > claims
         self.say(f"stall at {point} let go: {'a claim committed' if got else 'no claim'}")
 
     def stop_all(self) -> None:
