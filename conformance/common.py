@@ -130,9 +130,11 @@ def trace_dir(run_dir: Path) -> Path:
 
 
 def locate_wal(run_dir: Path, server: str, wal: str) -> Path | None:
-    """Where a WAL is now: its server's WAL directory, else oldWALs (seed 001: archived WALs are
-    found at their new path)."""
-    for path in (wal_dir(run_dir, server) / wal, old_wal_dir(run_dir) / wal):
+    """Where a WAL is now: its server's WAL directory, the same renamed by a split in progress,
+    else oldWALs (seed 001: archived WALs are found at their new path)."""
+    live = wal_dir(run_dir, server)
+    splitting = live.with_name(live.name + "-splitting")
+    for path in (live / wal, splitting / wal, old_wal_dir(run_dir) / wal):
         if path.exists():
             return path
     return None

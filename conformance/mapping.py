@@ -89,45 +89,6 @@ class Candidate:
     expect: Callable[[Any, Any], str | None] | None = None
 
 
-WRITER = frozenset({"put", "roll", "archive"})
-"""A region server's events written by its WAL writer (client writes and rolls); edits coming
-home are written by the thread that serves the other cluster's replication (``sink_apply``)."""
-
-
-SINK_LANES = {"sink_apply": "apply", "foreign_put": "writer", "relay_home": "relay"}
-
-
-CLEANER = frozenset(
-    ("clean", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete", "wal_deleted")
-)
-"""The master's log-cleaner events: its chore runs on a thread of its own."""
-
-
-def lane(e: Event) -> tuple[str, ...]:
-    """The thread of its process that wrote an event. A region server runs its WAL writer, one
-    thread per source, and a control thread (peers, claims) side by side; each writes events in
-    its own order, but the order of two threads' lines in the process's file says nothing. Events
-    keep the order of their lane only (a source is named by its number in the process). A sink
-    cluster's threads are lanes too, and so is the master's log cleaner."""
-    proc = e["proc"]
-    if proc.startswith("sink-"):
-        # A sink cluster serves our sources, writes its own client edits and relays them to
-        # us, each on a thread of its own.
-        return (proc, SINK_LANES.get(e["name"], "main"))
-    if proc.startswith("master") and e["name"] in CLEANER:
-        return (proc, "cleaner")
-    if not proc.startswith("rs-"):
-        return (proc,)
-    shipper = (e.get("args") or {}).get("shipper")
-    if isinstance(shipper, int) and shipper >= 0:
-        return (proc, "source", str(e["pid"]), str(shipper))
-    if e["name"] in WRITER:
-        return (proc, "writer")
-    if e["name"] == "sink_apply":
-        return (proc, "relay")
-    return (proc, "control")
-
-
 def local_foreign(e: Event) -> bool:
     """A client edit at another cluster in a LOCAL-scoped family: it never leaves that cluster, so
     ours never sees it (the model's edits at other clusters are all GLOBAL)."""

@@ -70,6 +70,12 @@ class Master(ZkProcess):
                 self.zk.create(BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}))
         self.clean_cache: set[str] = set()
         """zk-lock's cleaner: the WALs its last lookup found queued (kept in memory)."""
+        self.scp_lock = threading.RLock()
+        """Held by each write of an SCP's state and by the table cleaner from its barrier's start
+        to its read of the live-or-SCP-unfinished servers. HBase keeps both in the master's
+        memory and reads them one after the other; the model takes them as one step. Without
+        it an SCP could finish between the two, and the cleaner would read a server set later
+        than its start (soak run seed 60069)."""
 
     # --- helpers ----------------------------------------------------------------------------------
 
@@ -132,23 +138,30 @@ class Master(ZkProcess):
             if extra:
                 extra(t)
 
-        return self.txn(ops)
+        with self.scp_lock:
+            return self.txn(ops)
 
     # --- splitting a dead server's logs -----------------------------------------------------------
 
     def split_logs(self, dead: str) -> None:
-        """Every WAL of the dead server goes to oldWALs, a torn tail cut off first."""
+        """Every WAL of the dead server goes to oldWALs, a torn tail cut off first. The server's
+        WAL folder is first renamed to ``-splitting``, as ``MasterWalManager`` does, so a zombie
+        cannot roll to a new WAL the split would miss."""
         d = server_index(dead)
         src = wal_dir(self.run_dir, dead)
-        if not src.exists():
+        splitting = src.with_name(src.name + "-splitting")
+        if src.exists() and not splitting.exists():
+            src.rename(splitting)
+        if not splitting.exists():
             return
         old_wal_dir(self.run_dir).mkdir(parents=True, exist_ok=True)
-        for path in sorted(src.glob("*")):
+        for path in sorted(splitting.glob("*")):
             cut = walfile.take(path, old_wal_dir(self.run_dir) / path.name)
             if cut:
                 self.trace.meta("wal_truncated", wal=path.name, bytes=cut)
             seq = self.steps.parse_wal(path.name)[2]
             self.trace.emit("archive", {"server": d, "group": 0, "seq": seq}, wal=path.name)
+        splitting.rmdir()
 
     # --- the ServerCrashProcedure ----------------------------------------------------------------
 
@@ -657,11 +670,14 @@ class Master(ZkProcess):
             b, version = self.barrier()
             if b["state"] != "NOT_RUNNING":
                 return  # an AddPeerProcedure holds the barrier
-            zxid = self.txn(
-                lambda t: t.set_data(BARRIER, dumps({"state": "RUNNING", "n": 0}), version=version)
-            )
+            with self.scp_lock:  # the barrier's start and the server read as one step
+                zxid = self.txn(
+                    lambda t: t.set_data(
+                        BARRIER, dumps({"state": "RUNNING", "n": 0}), version=version
+                    )
+                )
+                (rows, live, peers), read = self.served(self.table_snapshot)
             self.trace.emit("cleaner_start", {}, zxid=zxid)
-            (rows, live, peers), read = self.served(self.table_snapshot)
             self.trace.emit("cleaner_read", {}, rows=len(rows), peers=peers, read=read)
             self.hooks.point("cleaner_read", i=1)
             # CleanerChore lists oldWALs after preClean (the barrier and the snapshot): a WAL

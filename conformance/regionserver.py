@@ -105,6 +105,7 @@ class RegionServer(ZkProcess):
         self.peers: dict[int, dict[str, Any]] = {}
         self.seq = 0
         self.wal_dir = wal_dir(self.run_dir, self.name)
+        self.wal_dir.mkdir(parents=True, exist_ok=True)
         self.writer = walfile.WalWriter(self.wal_dir / self.steps.wal_name(self.index, 0))
         self.store = store_dir(self.run_dir, 0)
         self.store.mkdir(parents=True, exist_ok=True)
@@ -249,9 +250,13 @@ class RegionServer(ZkProcess):
                     zxid = self.txn(ops)
                 except TxnFailed as exc:
                     self.abort(f"roll: cannot queue {new}: {exc}")
+            try:
+                writer = walfile.WalWriter(self.wal_dir / new)
+            except FileNotFoundError:
+                self.abort(f"roll: cannot create {new}: the WAL folder was split")
             self.trace.emit("roll", {"server": self.index, "group": 0}, zxid=zxid, wal=new)
             old = self.writer
-            self.writer = walfile.WalWriter(self.wal_dir / new)
+            self.writer = writer
             self.seq = new_seq
             old.close()
             for s in normal:

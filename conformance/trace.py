@@ -13,9 +13,10 @@ and exit, a fenced zombie, a truncated torn tail, the log cleaner's deletion rec
 the ZooKeeper transaction id of the storage mutation the event records (from the stat or the
 ``multi`` results kazoo returns), null for an event that changed no storage.
 
-``merge`` orders storage events by zxid and keeps each process's own sequence; within those two
-constraints events go in timestamp order. A process writes a storage event and its trace line
-under one lock, so its zxids grow along its sequence and both orders can be kept.
+``merge`` orders storage events by zxid and keeps the order of each lane of a process (a thread
+of its, ``lane``); within those two constraints events go in timestamp order. A thread writes a
+storage event and then its trace line, so zxids grow along a lane's sequence and both orders can
+be kept; two threads of one process may write their lines in the other order than their zxids.
 """
 
 from __future__ import annotations
@@ -29,6 +30,47 @@ from pathlib import Path
 from typing import Any
 
 VERSION = 1
+
+
+# --- lanes: a process's threads ---------------------------------------------------------
+
+WRITER = frozenset({"put", "roll", "archive"})
+"""A region server's events written by its WAL writer (client writes and rolls); edits coming
+home are written by the thread that serves the other cluster's replication (``sink_apply``)."""
+
+
+SINK_LANES = {"sink_apply": "apply", "foreign_put": "writer", "relay_home": "relay"}
+
+
+CLEANER = frozenset(
+    ("clean", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete", "wal_deleted")
+)
+"""The master's log-cleaner events: its chore runs on a thread of its own."""
+
+
+def lane(e: dict[str, Any]) -> tuple[str, ...]:
+    """The thread of its process that wrote an event. A region server runs its WAL writer, one
+    thread per source, and a control thread (peers, claims) side by side; each writes events in
+    its own order, but the order of two threads' lines in the process's file says nothing. Events
+    keep the order of their lane only (a source is named by its number in the process). A sink
+    cluster's threads are lanes too, and so is the master's log cleaner."""
+    proc = e["proc"]
+    if proc.startswith("sink-"):
+        # A sink cluster serves our sources, writes its own client edits and relays them to
+        # us, each on a thread of its own.
+        return (proc, SINK_LANES.get(e["name"], "main"))
+    if proc.startswith("master") and e["name"] in CLEANER:
+        return (proc, "cleaner")
+    if not proc.startswith("rs-"):
+        return (proc,)
+    shipper = (e.get("args") or {}).get("shipper")
+    if isinstance(shipper, int) and shipper >= 0:
+        return (proc, "source", str(e["pid"]), str(shipper))
+    if e["name"] in WRITER:
+        return (proc, "writer")
+    if e["name"] == "sink_apply":
+        return (proc, "relay")
+    return (proc, "control")
 
 
 class TraceWriter:
@@ -131,10 +173,15 @@ def load(
 
 
 def merge_streams(streams: Iterable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Merge per-process event lists into one order (see the module docstring): the next event
-    is the earliest (by timestamp) of the processes' next events that may go now; a storage event
-    may go only when no process still holds a storage event with a smaller zxid."""
-    queues = [list(s) for s in streams if s]
+    """Merge per-process event lists into one order (see the module docstring): each process's
+    list is split into its lanes (``lane``), each kept in its own order; the next event is the
+    earliest (by timestamp) of the lanes' next events that may go now; a storage event may go
+    only when no lane still holds a storage event with a smaller zxid."""
+    lanes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for stream in streams:
+        for e in stream:
+            lanes.setdefault((*lane(e), str(e.get("pid"))), []).append(e)
+    queues = list(lanes.values())
     heads = [0] * len(queues)
     pending: list[list[int]] = []  # per process: zxids still to emit, smallest first
     for q in queues:
@@ -152,13 +199,17 @@ def merge_streams(streams: Iterable[list[dict[str, Any]]]) -> list[dict[str, Any
                 ready.append(i)
         if not ready:  # a process's own zxids are out of order: take the smallest head
             ready = [min(live, key=lambda i: queues[i][heads[i]].get("zxid") or 0)]
-        pick = min(ready, key=lambda i: (queues[i][heads[i]]["t"], queues[i][heads[i]]["proc"]))
+        pick = min(ready, key=lambda i: _when(queues[i][heads[i]]))
         event = queues[pick][heads[pick]]
         if event.get("zxid") is not None:
             pending[pick].remove(event["zxid"])
         out.append(event)
         heads[pick] += 1
     return out
+
+
+def _when(e: dict[str, Any]) -> tuple[float, str, int]:
+    return (e["t"], e["proc"], e["seq"])
 
 
 def merge(trace_dir: Path, out: Path, torn: list[str] | None = None) -> list[dict[str, Any]]:
@@ -181,18 +232,18 @@ def merge(trace_dir: Path, out: Path, torn: list[str] | None = None) -> list[dic
 
 
 def check_order(events: list[dict[str, Any]]) -> list[str]:
-    """Problems with a merged trace's order: zxids of storage events not increasing, or a
-    process's sequence numbers out of order. Empty when the order is right."""
+    """Problems with a merged trace's order: zxids of storage events not increasing, or the
+    sequence numbers of a process's lane out of order. Empty when the order is right."""
     problems = []
     last_zxid = -1
-    last_seq: dict[tuple[str, int], int] = {}
+    last_seq: dict[tuple[Any, ...], int] = {}
     for n, e in enumerate(events):
         z = e.get("zxid")
         if z is not None:
             if z < last_zxid:
                 problems.append(f"event {n}: zxid {z} after {last_zxid}")
             last_zxid = z
-        key = (e["proc"], e["pid"])
+        key = (*lane(e), e["pid"])
         if last_seq.get(key, 0) >= e["seq"]:
             problems.append(f"event {n}: seq {e['seq']} of {e['proc']} out of order")
         last_seq[key] = e["seq"]

@@ -8,8 +8,9 @@ server's transaction logs (``zk-txnlog/``), which hold that write with its zxid.
 ZooKeeper-era designs, this module turns each such write whose zxid no trace event names into the
 event its process would have written, and puts it in the trace at its zxid:
 
-* a position written to a queue's WAL znode, or a group's offset to a table-era queue row:
-  ``persist`` (a row's offset ``-1``, the WAL fully replicated: ``advance``);
+* a position written to a queue's WAL znode, or a group's offset to a table-era queue row (set,
+  or the row created by its first offset): ``persist`` (a row's offset ``-1``, the WAL fully
+  replicated: ``advance``);
 * a server's queue for a peer created (``/rs/<server>/<peer id>`` with its first WAL, the
   transaction a region server makes when it starts a source for a peer, killed just after it
   started, say): ``peer_sync``;
@@ -22,6 +23,12 @@ event its process would have written, and puts it in the trace at its zxid:
 
 Nothing else is filled in: every other missing zxid stays missing (the validator reports what it
 cannot follow).
+
+A region server also appends an edit to its WAL and then writes its ``put`` line; killed between
+the two, it leaves an edit in its WAL that no line records, and whoever ships that WAL later ships
+it (a claimer's recovered source). The file is usually gone by the time the run is judged (the
+cleaner deleted it), but the batch that shipped the edit names it: ``lost_puts`` puts in the
+``put`` of each edit of ours that a ``ship`` names and no line wrote, after its server's last line.
 
 The logs also say exactly when each server's session expired (its ``closeSession``, the session
 named in the run's ``sessions/``): that is when the rest of the cluster sees it die, the model's
@@ -101,9 +108,12 @@ def _admin_op(txn: Any) -> tuple[str, int] | None:
     return None
 
 
-def _writes(txn: Any) -> Iterator[Any]:
-    """The setData records of a transaction (a multi's ops, or the transaction itself)."""
-    return (record for op, record in _ops(txn) if op == OpCode.setData)
+def _writes(txn: Any, era: str) -> Iterator[Any]:
+    """The records of a transaction (a multi's ops, or the transaction itself) that may write a
+    position: setData, and in the table era also create (a queue row's first offset creates the
+    row; in the ZooKeeper era a created WAL znode is a roll's, not a position)."""
+    ops = (OpCode.setData, OpCode.create, OpCode.create2) if era == "table" else (OpCode.setData,)
+    return (record for op, record in _ops(txn) if op in ops)
 
 
 def _position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
@@ -132,7 +142,8 @@ def _row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
         (value,) = groups.values()
         wal, _, pos = value.rpartition(":")
         owner = key.split("-", 1)[1].split("/")[0]
-        return owner, key, wal, int(pos)
+        # no WAL: ADD_MISSING_QUEUES' BEGIN placeholder, the master's write, not a position
+        return (owner, key, wal, int(pos)) if wal else None
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
@@ -298,7 +309,7 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             args = {"server": server_index(server), "peer": peer}
             out.append(event(like, txn, "peer_sync", args, {}))
             continue
-        for write in _writes(txn):
+        for write in _writes(txn, era):
             found = _position(write.path, write.data) if era == "zk" else None
             row = _row_offset(write.path, write.data) if era == "table" else None
             if found is None and row is None:
@@ -315,6 +326,54 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
                 out.append(event(like, txn, "persist", args, detail))
             break
     return out
+
+
+def lost_puts(events: list[Event]) -> tuple[list[Event], int]:
+    """The trace with a ``put`` put in for each edit of ours (``0.<server>.<WAL seq>.<n>``) that a
+    ``ship`` of its server's WAL names and no line wrote, right after that server's last line (it
+    was killed between the append and the line, see the module docstring); and how many."""
+    named: set[str] = set()
+    for e in events:
+        d = e.get("detail") or {}
+        if e["name"] == "put" or (e["name"] == "sink_apply" and e["proc"].startswith("rs-")):
+            named.update(str(u) for u in [d.get("uid"), *(d.get("uids") or [])] if u)
+    last: dict[str, int] = {}
+    for n, e in enumerate(events):
+        last[e["proc"]] = n
+    after: dict[int, list[Event]] = {}
+    for e in events:
+        d = e.get("detail") or {}
+        if e["name"] != "ship" or not isinstance(d.get("wal"), str):
+            continue
+        for uid in d.get("uids") or []:
+            parts = str(uid).split(".")
+            if uid in named or len(parts) != 4 or parts[0] != "0" or not parts[1].isdigit():
+                continue
+            server = server_name(int(parts[1]))
+            proc = f"rs-{server}"
+            if proc not in last or not d["wal"].startswith(server.replace(",", "%2C") + "."):
+                continue
+            named.add(uid)
+            like = events[last[proc]]
+            put = {
+                "v": like.get("v", 1),
+                "proc": proc,
+                "pid": like["pid"],
+                "seq": None,
+                "t": like["t"],
+                "kind": "action",
+                "name": "put",
+                "args": {"server": int(parts[1]), "group": 0, "kind": 0},
+                "zxid": None,
+                "design": like.get("design"),
+                "detail": {"uid": uid, "wal": d["wal"], "owed": [], "from": "ship"},
+            }
+            after.setdefault(last[proc], []).append(put)
+    out: list[Event] = []
+    for n, e in enumerate(events):
+        out.append(e)
+        out.extend(sorted(after.get(n, ()), key=lambda p: int(p["detail"]["uid"].split(".")[3])))
+    return out, len(out) - len(events)
 
 
 def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:

@@ -40,8 +40,9 @@ from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
 from . import txnfill
 from .events import Trace, TraceFault, read_trace
-from .mapping import OBSERVATIONS, Candidate, Mapping, lane, promote
+from .mapping import OBSERVATIONS, Candidate, Mapping, promote
 from .steps import MAX_SERVERS, Steps
+from .trace import lane
 
 
 @dataclass(frozen=True)
@@ -839,6 +840,7 @@ def validate_path(
     run = Path(trace.path).parent
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
         events, filled, windows = txnfill.fill(events, run)
+    events, edits = txnfill.lost_puts(events)
     v = validate_events(
         events,
         name,
@@ -850,6 +852,8 @@ def validate_path(
         v.detail["from_txn_log"] = filled
     if windows:
         v.detail["crashes_from_txn_log"] = windows
+    if edits:
+        v.detail["edits_from_ships"] = edits
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"

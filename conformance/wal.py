@@ -132,10 +132,13 @@ def take(path: Path, dest: Path) -> int | None:
 
 
 class WalWriter:
-    """Appends framed records to one WAL file, one ``write`` per record, flushed at once."""
+    """Appends framed records to one WAL file, one ``write`` per record, flushed at once.
+
+    The file is created in an existing folder only, as HBase creates a WAL with
+    ``createNonRecursive``: once a split has renamed a dead server's WAL folder away, a zombie's
+    roll cannot make a new WAL there (``FileNotFoundError``)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.size = os.fstat(self._fd).st_size

@@ -201,6 +201,8 @@ def render_text(v: Any, *, full: bool = False) -> str:
         stats += f"; {v.detail['from_txn_log']} from the ZooKeeper txn log"
     if v.detail.get("crashes_from_txn_log"):
         stats += f"; {v.detail['crashes_from_txn_log']} crashes timed by the ZooKeeper txn log"
+    if v.detail.get("edits_from_ships"):
+        stats += f"; {v.detail['edits_from_ships']} unrecorded edits read back from their batches"
     head = f"{v.path}: {v.headline()}"
     if v.status == "accepted":
         return f"{head} ({stats})"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from replcheck.conformance import tracemut
-from replcheck.conformance.mapping import lane
+from replcheck.conformance.trace import lane
 from replcheck.conformance.validate import validate_events, validate_path
 
 GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"

@@ -91,3 +91,16 @@ def test_validate_file_names_file_and_line(tmp_path: Path) -> None:
     path.write_text(json.dumps(ev("a", 1, 1.0, 5)) + "\nnot json\n")
     problems = schema.validate_file(path)
     assert problems == [f"{path}:2: not JSON: Expecting value: line 1 column 1 (char 0)"]
+
+
+def test_merge_keeps_lanes_not_a_process_line_order() -> None:
+    """Two threads of one process: the master's log cleaner wrote its start (zxid 105) after the
+    main thread's peer procedure step (zxid 106) was written. The merge keeps each thread's
+    order and the zxid order."""
+    main = ev("master", 1, 1.0, 106, "peer_proc")
+    start = ev("master", 2, 1.1, 105, "cleaner_start")
+    read = {**ev("master", 3, 1.2, None, "cleaner_read"), "args": {}}
+    merged = trace.merge_streams([[main, start, read]])
+    assert [e["name"] for e in merged] == ["cleaner_start", "peer_proc", "cleaner_read"]
+    assert trace.check_order(merged) == []
+    assert trace.check_order([main, start, read]) == ["event 1: zxid 105 after 106"]

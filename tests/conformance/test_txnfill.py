@@ -7,7 +7,7 @@ from pathlib import Path
 
 from replcheck.conformance import txnfill
 from replcheck.conformance.events import read_trace
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.validate import validate_events, validate_path
 from replcheck.conformance.zklog import read_logs
 
 RUN = Path(__file__).resolve().parents[2] / "test_data" / "validate" / "zk-lock-lost-persist"
@@ -90,3 +90,34 @@ def test_a_lost_table_era_advance_is_read_back_from_its_row(tmp_path: Path) -> N
     ]
     assert validate_path(run).status == "accepted"
     assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
+
+
+def test_a_lost_first_offset_that_created_the_row_is_read_back(tmp_path: Path) -> None:
+    """A server killed after its first persist, which created its queue row, and before the
+    line: ADD_MISSING_QUEUES then finds the row there and the claimer's recovered source starts
+    past the edit already shipped."""
+    run = DATA / "table-lost-first-offset"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["detail"]["queue"], e["detail"]["position"]) for e in lost] == [
+        ("persist", "2-1.1.1.5,60020,123456820", 94)
+    ]
+    assert validate_path(run).status == "accepted"
+    assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
+
+
+def test_an_unrecorded_edit_is_read_back_from_the_batch_that_shipped_it() -> None:
+    """A server killed between appending an edit and its ``put`` line: a claimer's recovered
+    source later shipped the edit from the WAL. Without the ``put`` the model's WAL is one entry
+    short and the batch does not fit."""
+    run = DATA / "table-lost-put"
+    events, _n, _windows = txnfill.fill(read_trace(run).events, run)
+    filled, n = txnfill.lost_puts(events)
+    at = [i for i, e in enumerate(filled) if (e.get("detail") or {}).get("from") == "ship"]
+    assert n == 1 and len(at) == 1
+    put = filled[at[0]]
+    assert (put["proc"], put["detail"]["uid"]) == ("rs-1.1.1.1,60020,123456780", "0.0.1.14")
+    # after every line its server wrote
+    assert all(i < at[0] for i, e in enumerate(filled) if e["proc"] == put["proc"] and i != at[0])
+    assert validate_events(events, "table").status == "rejected"
+    assert validate_path(run).status == "accepted"
+    assert txnfill.lost_puts(filled) == (filled, 0)  # nothing more once it is there

@@ -125,7 +125,7 @@ def test_an_edit_written_to_two_wals_says_nothing_of_either_wals_order() -> None
 def test_the_master_log_cleaner_is_a_lane_of_its_own() -> None:
     """The cleaner chore runs beside the master's procedures: the order of a cleaner event and a
     procedure event in the master's file says nothing (only zxids and read windows order them)."""
-    from replcheck.conformance.mapping import lane
+    from replcheck.conformance.trace import lane
 
     def ev(name: str, proc: str = "master") -> dict:
         return {"name": name, "proc": proc, "args": {}, "pid": 1}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import pytest
 from replcheck.conformance import wal
 
 
@@ -55,3 +56,10 @@ def test_corrupt_checksum_and_short_header(tmp_path: Path) -> None:
     path.write_bytes(bytes(data[: ends[0]]) + struct.pack(">I", 7))  # half a header
     assert wal.scan(path).torn
     assert wal.recover(path) == 4
+
+
+def test_a_wal_is_created_only_in_an_existing_folder(tmp_path: Path) -> None:
+    """A split renames the WAL folder away; a zombie's roll must not bring it back."""
+    with pytest.raises(FileNotFoundError):
+        wal.WalWriter(tmp_path / "gone" / "w")
+    assert not (tmp_path / "gone").exists()
