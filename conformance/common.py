@@ -222,10 +222,11 @@ class ZkProcess:
                     raise
                 time.sleep(0.2)
 
-    def txn(self, build: Callable[[Any], None]) -> int:
+    def txn(self, build: Callable[[Any], None], fenced: Callable[[], None] | None = None) -> int:
         """One fenced ``multi``: set the fence znode (conditional on its version), then
         ``build``'s operations. Returns the transaction's zxid; raises ``TxnFailed`` when an
-        operation failed (nothing applied); aborts when the fence is gone.
+        operation failed (nothing applied); aborts when the fence is gone, after ``fenced()``
+        (what the caller did before the write, recorded as a zombie's).
 
         Exactly once across a lost connection: the fence's version tells whether a ``multi``
         whose answer was lost did apply (the version moved by one: it did, and the fence's
@@ -241,27 +242,32 @@ class ZkProcess:
                     build(t)
                     results = t.commit()
                 except SessionExpiredError:
-                    self.abort("session expired")
+                    self._fenced(fenced, "session expired")
                 except (ConnectionLoss, OperationTimeoutError):
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.2)
                     stat = self.retry(lambda: self.zk.exists(self.fence_path))
                     if stat is None:
-                        self.abort(f"fence {self.fence_path} is gone")
+                        self._fenced(fenced, f"fence {self.fence_path} is gone")
                     if stat.version == expected + 1:  # it applied; its answer was lost
                         self.fence_version = stat.version
                         return stat.mzxid
                     continue
                 break
             if results and isinstance(results[0], NoNodeError):
-                self.abort(f"fence {self.fence_path} is gone")
+                self._fenced(fenced, f"fence {self.fence_path} is gone")
             if results and isinstance(results[0], BadVersionError):
-                self.abort(f"fence {self.fence_path} written by someone else")
+                self._fenced(fenced, f"fence {self.fence_path} written by someone else")
             if any(isinstance(r, Exception) for r in results):
                 raise TxnFailed(results)
             self.fence_version = results[0].version
             return results[0].mzxid
+
+    def _fenced(self, fenced: Callable[[], None] | None, why: str) -> NoReturn:
+        if fenced is not None and not self._aborting.locked():
+            fenced()
+        self.abort(why)
 
     def create_fence(self, path: str, wait: bool) -> None:
         """Create our ephemeral fence znode. If it exists and is ours (a retried create that had

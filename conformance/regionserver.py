@@ -231,14 +231,22 @@ class RegionServer(ZkProcess):
 
     def roll(self) -> None:
         """Seed 001: "the new file is added to the queue of each slave cluster znode just before
-        it is made available"; a failure to add it aborts the server (HBASE-3515's fix). The table
-        era writes nothing on a roll (reference section 10)."""
+        it is made available"; a failure to add it aborts the server (HBASE-3515's fix). The file
+        is created first, as ``FSHLog.rollWriter`` creates the new writer before it tells the
+        listeners (``preLogRoll``): a zombie whose session is gone leaves the new, empty WAL in
+        its folder for the split (recorded as its ``roll``). The table era writes nothing on a
+        roll (reference section 10)."""
         with self.lock:
             new_seq = self.seq + 1
             new = self.steps.wal_name(self.index, new_seq)
             normal = [
                 s for s in self.sources.values() if not s.recovered and not s.stopped.is_set()
             ]
+            try:
+                writer = walfile.WalWriter(self.wal_dir / new)
+            except FileNotFoundError:
+                self.abort(f"roll: cannot create {new}: the WAL folder was split")
+            args = {"server": self.index, "group": 0}
             zxid = None
             if self.steps.era == "zk" and normal:
 
@@ -247,14 +255,10 @@ class RegionServer(ZkProcess):
                         t.create(f"{QUEUES}/{self.name}/{s.queue}/{new}", b"0")
 
                 try:
-                    zxid = self.txn(ops)
+                    zxid = self.txn(ops, fenced=lambda: self.trace.emit("roll", args, wal=new))
                 except TxnFailed as exc:
                     self.abort(f"roll: cannot queue {new}: {exc}")
-            try:
-                writer = walfile.WalWriter(self.wal_dir / new)
-            except FileNotFoundError:
-                self.abort(f"roll: cannot create {new}: the WAL folder was split")
-            self.trace.emit("roll", {"server": self.index, "group": 0}, zxid=zxid, wal=new)
+            self.trace.emit("roll", args, zxid=zxid, wal=new)
             old = self.writer
             self.writer = writer
             self.seq = new_seq

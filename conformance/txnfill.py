@@ -14,6 +14,10 @@ event its process would have written, and puts it in the trace at its zxid:
 * a server's queue for a peer created (``/rs/<server>/<peer id>`` with its first WAL, the
   transaction a region server makes when it starts a source for a peer, killed just after it
   started, say): ``peer_sync``;
+* a new WAL of the server's own created in its queues (``/rs/<server>/<peer id>/<WAL>``, the
+  ZooKeeper era's roll): ``roll``;
+* a dead server's znode deleted with its ``lock`` (zk-lock's claimer, done copying its queues):
+  ``finish_claim``, by the process whose ``lock`` took that server;
 * a starting server's join: its replication znode (``/hbase/replication/rs/<server>``, the
   ZooKeeper era) or its live znode (``/hbase/rs/<server>``, the table era, where that is the
   join), created by a server killed or paused before it wrote the line: ``join``;
@@ -24,11 +28,11 @@ event its process would have written, and puts it in the trace at its zxid:
 Nothing else is filled in: every other missing zxid stays missing (the validator reports what it
 cannot follow).
 
-A region server also appends an edit to its WAL and then writes its ``put`` line; killed between
-the two, it leaves an edit in its WAL that no line records, and whoever ships that WAL later ships
-it (a claimer's recovered source). The file is usually gone by the time the run is judged (the
-cleaner deleted it), but the batch that shipped the edit names it: ``lost_puts`` puts in the
-``put`` of each edit of ours that a ``ship`` names and no line wrote, after its server's last line.
+A region server also appends an edit to its WAL and then writes its ``put`` line, and in the table
+era creates a new WAL and then writes its ``roll`` line; killed between the two, it leaves a write
+no line records, which whoever reads that WAL later meets (a claimer's recovered source). The file
+is usually gone by the time the run is judged (the cleaner deleted it), but the lines after it
+tell: ``lost_writes`` puts those writes in after the server's last line.
 
 The logs also say exactly when each server's session expired (its ``closeSession``, the session
 named in the run's ``sessions/``): that is when the rest of the cluster sees it die, the model's
@@ -43,13 +47,13 @@ for a server no ``crash`` event names, is put in as a ``crash`` with that window
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES, TABLE
-from .steps import peer_index, server_index, server_name
+from .steps import peer_index, seq_of_timestamp, server_index, server_name
 from .zklog import OpCode, ZkLogError, read_logs
 
 Event = dict[str, Any]
@@ -74,6 +78,38 @@ def _queue_created(txn: Any) -> tuple[str, int] | None:
         parts = record.path.split(marker, 1)[1].split("/")
         if len(parts) == 2 and parts[1].isdigit():
             return parts[0], peer_index(parts[1])
+    return None
+
+
+def _rolled(txn: Any) -> tuple[str, str] | None:
+    """(server, new WAL) when the transaction is a ZooKeeper-era roll: it creates a WAL znode of
+    the server's own in its normal queues (``/rs/<server>/<peer id>/<WAL>``)."""
+    marker = QUEUES + "/"
+    for op, record in _ops(txn):
+        if op not in (OpCode.create, OpCode.create2) or marker not in record.path:
+            continue
+        parts = record.path.split(marker, 1)[1].split("/")
+        if (
+            len(parts) == 3
+            and parts[1].isdigit()
+            and parts[2].startswith(parts[0].split(",")[0] + ",")
+        ):
+            return parts[0], parts[2]
+    return None
+
+
+def _claim_finished(txn: Any) -> str | None:
+    """The dead server whose znode the transaction deletes with its ``lock``: zk-lock's claimer
+    removing the queues it copied (``finish_claim``)."""
+    marker = QUEUES + "/"
+    deleted = [
+        r.path.split(marker, 1)[1]
+        for op, r in _ops(txn)
+        if op == OpCode.delete and marker in r.path
+    ]
+    for path in deleted:
+        if "/" not in path and f"{path}/lock" in deleted:
+            return path
     return None
 
 
@@ -271,6 +307,12 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
     design = next((e["design"] for e in events if e.get("design")), "")
     era = "table" if str(design).startswith("table") else "zk"
     joined = {e["proc"] for e in events if e["name"] == "join"}
+    locker = {
+        server_name(e["args"]["dead"]): e
+        for e in events
+        if e["name"] == "lock" and isinstance((e.get("args") or {}).get("dead"), int)
+    }
+    """Per dead server, the ``lock`` of the zk-lock claimer that took it last."""
     seen: set[int] = set()
     out = []
 
@@ -309,6 +351,18 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             args = {"server": server_index(server), "peer": peer}
             out.append(event(like, txn, "peer_sync", args, {}))
             continue
+        dead = _claim_finished(txn) if era == "zk" else None
+        if dead is not None and dead in locker:
+            like = locker[dead]
+            args = {"server": like["args"]["server"], "dead": server_index(dead)}
+            out.append(event(like, txn, "finish_claim", args, {}))
+            continue
+        rolled = _rolled(txn) if era == "zk" else None
+        if rolled is not None and f"rs-{rolled[0]}" in proc_event:
+            like = proc_event[f"rs-{rolled[0]}"]
+            args = {"server": server_index(rolled[0]), "group": 0}
+            out.append(event(like, txn, "roll", args, {"wal": rolled[1]}))
+            continue
         for write in _writes(txn, era):
             found = _position(write.path, write.data) if era == "zk" else None
             row = _row_offset(write.path, write.data) if era == "table" else None
@@ -328,52 +382,137 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
     return out
 
 
-def lost_puts(events: list[Event]) -> tuple[list[Event], int]:
-    """The trace with a ``put`` put in for each edit of ours (``0.<server>.<WAL seq>.<n>``) that a
-    ``ship`` of its server's WAL names and no line wrote, right after that server's last line (it
-    was killed between the append and the line, see the module docstring); and how many."""
-    named: set[str] = set()
+def _wal_owner(wal: str, procs: Iterable[str]) -> str | None:
+    """The region server process whose WAL this is: a table-era name starts with the server's
+    urlencoded name, a ZooKeeper-era one with its address."""
+    for proc in procs:
+        if not proc.startswith("rs-"):
+            continue
+        server = proc[3:]
+        if wal.startswith(server.replace(",", "%2C") + ".") or (
+            "%2C" not in wal and wal.startswith(server.split(",")[0] + ",")
+        ):
+            return proc
+    return None
+
+
+def _seq(wal: str) -> int:
+    """A WAL's place in its server's sequence, from its name's timestamp (``-1``: not ours)."""
+    ts = wal.rsplit(".", 1)[-1]
+    return seq_of_timestamp(int(ts)) if ts.isdigit() else -1
+
+
+def _reached(events: list[Event]) -> dict[str, int]:
+    """Per WAL, how many entries the recorded batches read up to (each ``ship`` says its bytes
+    and how many entries they held; the first starts at byte 0)."""
+    batches = []
     for e in events:
         d = e.get("detail") or {}
+        if e["name"] == "ship" and {"wal", "start", "end", "read"} <= d.keys():
+            batches.append((d["wal"], d["start"], d["end"], int(d["read"])))
+    at: dict[str, dict[int, int]] = {wal: {0: 0} for wal, *_ in batches}
+    changed = True
+    while changed:
+        changed = False
+        for wal, start, end, read in batches:
+            if start in at[wal] and end not in at[wal]:
+                at[wal][end] = at[wal][start] + read
+                changed = True
+    return {wal: max(ends.values()) for wal, ends in at.items()}
+
+
+def lost_writes(events: list[Event]) -> tuple[list[Event], int]:
+    """The trace with the writes a region server made and did not live to record put in, right
+    after its last line (see the module docstring); and how many. From what later lines say:
+
+    * an edit of ours (``0.<server>.<WAL seq>.<n>``) a ``ship`` names and no line wrote: its
+      ``put`` (GLOBAL: it was shipped);
+    * entries the batches read past the last recorded one of a WAL and no ``ship`` names (its
+      filter kept nothing): a LOCAL ``put`` each, which no peer is sent;
+    * in the table era, where a roll writes no storage, a WAL of the server that a later line
+      names (the master's split archives it, a recovered source ships it) and no ``roll``
+      created: its ``roll``. (A ZooKeeper-era roll is read back from the transaction logs.)"""
+    named: set[str] = set()
+    recorded: dict[str, int] = {}
+    rolled: set[str] = set()
+    last: dict[str, int] = {}
+    table = False
+    for n, e in enumerate(events):
+        d = e.get("detail") or {}
+        last[e["proc"]] = n
+        table = table or str(e.get("design", "")).startswith("table")
         if e["name"] == "put" or (e["name"] == "sink_apply" and e["proc"].startswith("rs-")):
             named.update(str(u) for u in [d.get("uid"), *(d.get("uids") or [])] if u)
-    last: dict[str, int] = {}
-    for n, e in enumerate(events):
-        last[e["proc"]] = n
-    after: dict[int, list[Event]] = {}
+            if isinstance(d.get("wal"), str):
+                recorded[d["wal"]] = recorded.get(d["wal"], 0) + 1
+                rolled.add(d["wal"])
+        if e["name"] == "roll" and isinstance(d.get("wal"), str):
+            rolled.add(d["wal"])
+    lost: dict[str, list[tuple[int, str]]] = {}
+    """Per WAL, its lost edits: (the server's count of edits before it, uid)."""
     for e in events:
         d = e.get("detail") or {}
         if e["name"] != "ship" or not isinstance(d.get("wal"), str):
             continue
         for uid in d.get("uids") or []:
             parts = str(uid).split(".")
-            if uid in named or len(parts) != 4 or parts[0] != "0" or not parts[1].isdigit():
-                continue
-            server = server_name(int(parts[1]))
-            proc = f"rs-{server}"
-            if proc not in last or not d["wal"].startswith(server.replace(",", "%2C") + "."):
+            if uid in named or len(parts) != 4 or parts[0] != "0" or not parts[3].isdigit():
                 continue
             named.add(uid)
-            like = events[last[proc]]
-            put = {
+            lost.setdefault(d["wal"], []).append((int(parts[3]), uid))
+    for wal, reached in _reached(events).items():
+        short = reached - recorded.get(wal, 0) - len(lost.get(wal, ()))
+        for k in range(max(0, short)):
+            lost.setdefault(wal, []).append((-1, f"lost.{wal}.{k}"))
+    walls = set(lost)
+    if table:
+        for e in events:
+            wal = (e.get("detail") or {}).get("wal")
+            if isinstance(wal, str) and wal not in rolled and _seq(wal) > 0:
+                walls.add(wal)
+    after: dict[int, list[Event]] = {}
+    for wal in sorted(walls, key=_seq):
+        proc = _wal_owner(wal, last)
+        if proc is None:
+            continue
+        like = events[last[proc]]
+        server = server_index(proc[3:])
+
+        def made(
+            name: str, args: dict, detail: dict, like: Event = like, proc: str = proc
+        ) -> Event:
+            return {
                 "v": like.get("v", 1),
                 "proc": proc,
                 "pid": like["pid"],
                 "seq": None,
                 "t": like["t"],
                 "kind": "action",
-                "name": "put",
-                "args": {"server": int(parts[1]), "group": 0, "kind": 0},
+                "name": name,
+                "args": args,
                 "zxid": None,
                 "design": like.get("design"),
-                "detail": {"uid": uid, "wal": d["wal"], "owed": [], "from": "ship"},
+                "detail": {**detail, "from": "later lines"},
             }
-            after.setdefault(last[proc], []).append(put)
-    out: list[Event] = []
+
+        out = after.setdefault(last[proc], [])
+        if table and wal not in rolled:
+            rolled.add(wal)
+            out.append(made("roll", {"server": server, "group": 0}, {"wal": wal}))
+        before = sum(
+            c for w, c in recorded.items() if _wal_owner(w, [proc]) and _seq(w) <= _seq(wal)
+        )
+        for i, (n, uid) in enumerate(sorted(lost.get(wal, ()), key=lambda x: x[0] < 0)):
+            kind = 0 if n >= 0 else 1
+            if n < 0:
+                uid = f"0.{server}.{_seq(wal)}.{before + i}"
+            detail = {"uid": uid, "wal": wal, "owed": []}
+            out.append(made("put", {"server": server, "group": 0, "kind": kind}, detail))
+    result: list[Event] = []
     for n, e in enumerate(events):
-        out.append(e)
-        out.extend(sorted(after.get(n, ()), key=lambda p: int(p["detail"]["uid"].split(".")[3])))
-    return out, len(out) - len(events)
+        result.append(e)
+        result.extend(after.get(n, ()))
+    return result, len(result) - len(events)
 
 
 def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:

@@ -840,7 +840,7 @@ def validate_path(
     run = Path(trace.path).parent
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
         events, filled, windows = txnfill.fill(events, run)
-    events, edits = txnfill.lost_puts(events)
+    events, edits = txnfill.lost_writes(events)
     v = validate_events(
         events,
         name,
@@ -853,7 +853,7 @@ def validate_path(
     if windows:
         v.detail["crashes_from_txn_log"] = windows
     if edits:
-        v.detail["edits_from_ships"] = edits
+        v.detail["writes_from_later_lines"] = edits
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"

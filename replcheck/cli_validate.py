@@ -201,8 +201,9 @@ def render_text(v: Any, *, full: bool = False) -> str:
         stats += f"; {v.detail['from_txn_log']} from the ZooKeeper txn log"
     if v.detail.get("crashes_from_txn_log"):
         stats += f"; {v.detail['crashes_from_txn_log']} crashes timed by the ZooKeeper txn log"
-    if v.detail.get("edits_from_ships"):
-        stats += f"; {v.detail['edits_from_ships']} unrecorded edits read back from their batches"
+    if v.detail.get("writes_from_later_lines"):
+        n = v.detail["writes_from_later_lines"]
+        stats += f"; {n} unrecorded writes of killed servers read back from later lines"
     head = f"{v.path}: {v.headline()}"
     if v.status == "accepted":
         return f"{head} ({stats})"

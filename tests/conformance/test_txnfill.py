@@ -111,8 +111,8 @@ def test_an_unrecorded_edit_is_read_back_from_the_batch_that_shipped_it() -> Non
     short and the batch does not fit."""
     run = DATA / "table-lost-put"
     events, _n, _windows = txnfill.fill(read_trace(run).events, run)
-    filled, n = txnfill.lost_puts(events)
-    at = [i for i, e in enumerate(filled) if (e.get("detail") or {}).get("from") == "ship"]
+    filled, n = txnfill.lost_writes(events)
+    at = [i for i, e in enumerate(filled) if (e.get("detail") or {}).get("from") == "later lines"]
     assert n == 1 and len(at) == 1
     put = filled[at[0]]
     assert (put["proc"], put["detail"]["uid"]) == ("rs-1.1.1.1,60020,123456780", "0.0.1.14")
@@ -120,4 +120,31 @@ def test_an_unrecorded_edit_is_read_back_from_the_batch_that_shipped_it() -> Non
     assert all(i < at[0] for i, e in enumerate(filled) if e["proc"] == put["proc"] and i != at[0])
     assert validate_events(events, "table").status == "rejected"
     assert validate_path(run).status == "accepted"
-    assert txnfill.lost_puts(filled) == (filled, 0)  # nothing more once it is there
+    assert txnfill.lost_writes(filled) == (filled, 0)  # nothing more once it is there
+
+
+def test_a_lost_zk_lock_finish_claim_is_read_back(tmp_path: Path) -> None:
+    """The claimer deleted the dead server's znode with its lock and was killed before the line:
+    without it the model still holds the dead server's queues, which the cleaner did not see."""
+    run = DATA / "zk-lock-lost-finish-claim"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["args"]) for e in lost] == [
+        ("finish_claim", "rs-1.1.1.3,60020,123456800", {"server": 2, "dead": 1})
+    ]
+    assert validate_path(run).status == "accepted"
+    assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
+
+
+def test_a_lost_zk_era_roll_is_read_back_and_the_old_roll_order_still_rejected() -> None:
+    """The server queued its new WAL in ZooKeeper and was killed before the line, and before it
+    created the file: the cluster then queued a WAL before creating it, which HBase never does
+    (``FSHLog.rollWriter`` creates the writer first). The roll is read back; the recovered
+    source's skip of the WAL that never existed has no step in the model."""
+    run = DATA / "zk-lock-lost-roll"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["detail"]["wal"]) for e in lost] == [
+        ("roll", "rs-1.1.1.3,60020,123456800", "1.1.1.3,60020.1265")
+    ]
+    v = validate_path(run)
+    assert (v.status, v.event) == ("rejected", 423)
+    assert v.detail["event_text"].startswith("action skip_missing(")
