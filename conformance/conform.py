@@ -38,7 +38,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from .hooks import POINTS
-from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, SERVER_FAULTS, Plan, Step, Write
+from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, REST_DEAD, SERVER_FAULTS, Plan, Step, Write
 from .plan_shrink import shrink, weight
 from .steps import WRITE_KINDS
 
@@ -100,8 +100,9 @@ def windows(draw: Any, max_after: int) -> list[Step]:
     disabled, so that WALs wait in their queues), a server's death, and a fault aimed inside
     the window that death opens:
 
-    * ``claim-in-cleaner-pass``: the cleaner stalls after its ``i``-th read of a pass while the
-      dead server's queues are claimed (HBASE-12865's race);
+    * ``claim-in-cleaner-pass``: the cleaner stalls after its ``i``-th read of a pass, or once
+      every server it has still to read is dead, while the dead server's queues are claimed
+      (HBASE-12865's race);
     * ``claimer-dies``: the server that read a claim dies before its ``multi`` (HBASE-8099's);
     * ``death-before-scp``: a second failure (a server, or the master) between the first
       death and its ServerCrashProcedure.
@@ -114,7 +115,7 @@ def windows(draw: Any, max_after: int) -> list[Step]:
     death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
     # the aimed step first: its point is armed before the death that opens the window
     if kind == "claim-in-cleaner-pass":
-        i = draw(st.integers(1, 3))
+        i = draw(st.sampled_from((1, 2, 3, REST_DEAD)))
         out += [Step(after=after, fault="stall", at="cleaner_read", i=i), death]
     elif kind == "claimer-dies":
         second = draw(st.sampled_from(SERVER_FAULTS))

@@ -14,7 +14,10 @@ Points (``POINTS``), and what a visit tells the driver:
 * ``claim_read``: a region server has read a claim's positions and not yet written its
   ``multi`` (the claim's ``dead`` server and ``queue``);
 * ``cleaner_read``: the master's cleaner has read the queues of one server in a pass (``i``,
-  the read's place in the pass, from 1) and not yet decided what to delete;
+  the read's place in the pass, from 1) and not yet decided what to delete; zk-multi's, which
+  reads server by server, also tells ``rest_dead``: some servers of the pass are still to be
+  read and none of them is live (a claim now moves a dead server's queue to a server already
+  read, HBASE-12865's window);
 * ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``).
 """
 
@@ -43,12 +46,14 @@ class Hooks:
         self.proc = proc
 
     def point(self, name: str, **detail: Any) -> bool:
-        """Hold here if the driver armed ``name`` for a visit like this one; True if it held."""
+        """Hold here if the driver armed ``name`` for a visit like this one; True if it held. A
+        callable detail is called only when the point is armed (it may read ZooKeeper)."""
         armed = self.dir / f"{name}.armed"
         try:
             want = json.loads(armed.read_text())
         except (FileNotFoundError, ValueError):
             return False
+        detail = {k: v() if callable(v) else v for k, v in detail.items()}
         if any(detail.get(k) != v for k, v in want.items()):
             return False
         held = self.dir / f"{name}.held.{self.proc}"

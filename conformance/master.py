@@ -641,10 +641,8 @@ class Master(ZkProcess):
             for _attempt in range(5):
                 v0 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 seen: set[str] = set()
-                i = 0
-                for server in self.children(QUEUES):
-                    if server.startswith(CVERSION_PREFIX):
-                        continue
+                listed = [s for s in self.children(QUEUES) if not s.startswith(CVERSION_PREFIX)]
+                for i, server in enumerate(listed, 1):
                     found, read = self.served(lambda s=server: self.queued_wals(s))
                     seen.update(found)
                     if server.startswith("1.1.1."):
@@ -654,8 +652,12 @@ class Master(ZkProcess):
                             read=read,
                             wals=sorted(found),
                         )
-                    i += 1
-                    self.hooks.point("cleaner_read", i=i)
+                    rest = set(listed[i:])
+                    self.hooks.point(
+                        "cleaner_read",
+                        i=i,
+                        rest_dead=lambda r=rest: bool(r) and not r & self.live(),
+                    )
                 v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
                 if v0 == v1:

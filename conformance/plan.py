@@ -35,6 +35,8 @@ PLAN_FAULTS = (*FAULT_KINDS, "stall")
 SERVER_FAULTS = ("kill", "pause", "expire")
 HELD = -1
 """``Step.victim``: the region server held at the fault's point (``Cluster.victim``)."""
+REST_DEAD = -1
+"""``Step.i``: hold the cleaner once every server of its pass still to read is dead."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +58,15 @@ class Step:
     at: str = ""
     """A hook point the fault is aimed at ("" for none)."""
     i: int = 0
-    """For ``cleaner_read``: which read of the pass (from 1); 0 for any."""
+    """For ``cleaner_read``: which read of the pass (from 1); 0 for any; ``REST_DEAD`` for the
+    first read after which every server still to read is dead (``hooks``)."""
 
     def describe(self) -> str:
         what = f"{self.op} {self.peer}" if self.op else self.fault
         if self.fault in SERVER_FAULTS:
             what += " of the held server" if self.victim == HELD else f" of server #{self.victim}"
-        aim = f" at {self.at}" + (f" (read {self.i})" if self.i else "") if self.at else ""
+        read = "the rest dead" if self.i == REST_DEAD else f"read {self.i}"
+        aim = f" at {self.at}" + (f" ({read})" if self.i else "") if self.at else ""
         return f"after {self.after} edits{aim}: {what}"
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from .cluster import Cluster, RunResult, RunSpec, record_run
 from .common import trace_dir
 from .hooks import Arms
-from .plan import Plan, peer_ops_in_order
+from .plan import REST_DEAD, Plan, peer_ops_in_order
 from .steps import server_index
 
 TRIGGER_LIMIT = 60.0
@@ -35,6 +35,13 @@ all it had to)."""
 AIM_LIMIT = 45.0
 """Seconds an aimed step waits, from its trigger, for a process to visit its point."""
 STALL_LIMIT = 20.0
+
+
+def aim_conditions(step: Any) -> dict[str, Any]:
+    """What a visit to an aimed step's point must tell (``hooks``)."""
+    if step.i == REST_DEAD:
+        return {"rest_dead": True}
+    return {"i": step.i} if step.i else {}
 
 
 def spec_for(design: str, plan: Plan, seed: int = 0, **more: Any) -> RunSpec:
@@ -130,7 +137,7 @@ class PlannedCluster(Cluster):
                 self.fault(step.fault, pick=step.victim)
                 self.say(f"{label}: done")
             else:
-                self.arms.arm(step.at, **({"i": step.i} if step.i else {}))
+                self.arms.arm(step.at, **aim_conditions(step))
                 t = threading.Thread(target=self.aimed, args=(label, step), daemon=True)
                 t.start()
                 self.waiting.append(t)

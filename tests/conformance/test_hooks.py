@@ -78,3 +78,22 @@ def test_one_arm_holds_one_process(tmp_path: Path) -> None:
 def test_unknown_point_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown hook point"):
         Arms(tmp_path).arm("nowhere")
+
+
+def test_a_callable_detail_is_asked_only_when_the_point_is_armed(tmp_path: Path) -> None:
+    """zk-multi's cleaner tells ``rest_dead`` by reading ZooKeeper: not on every visit."""
+    from replcheck.conformance.hooks import Hooks
+
+    asked: list[int] = []
+
+    def rest_dead() -> bool:
+        asked.append(1)
+        return False
+
+    hooks = Hooks(tmp_path, "master")
+    assert hooks.point("cleaner_read", i=1, rest_dead=rest_dead) is False
+    assert asked == []  # nothing armed: not asked
+    Arms(tmp_path).arm("cleaner_read", rest_dead=True)
+    assert hooks.point("cleaner_read", i=1, rest_dead=rest_dead) is False
+    assert asked == [1]  # armed: asked, and the visit did not match
+    assert Arms(tmp_path).held("cleaner_read") is None
