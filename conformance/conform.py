@@ -101,8 +101,9 @@ def windows(draw: Any, max_after: int) -> list[Step]:
     the window that death opens:
 
     * ``claim-in-cleaner-pass``: the cleaner stalls after its ``i``-th read of a pass, or once
-      every server it has still to read is dead, while the dead server's queues are claimed
-      (HBASE-12865's race);
+      every server it has still to read is dead (the claimer then held at its read until the
+      cleaner is held after reading it and before the dead server), while the dead server's
+      queues are claimed (HBASE-12865's race);
     * ``claimer-dies``: the server that read a claim dies before its ``multi`` (HBASE-8099's);
     * ``death-before-scp``: a second failure (a server, or the master) between the first
       death and its ServerCrashProcedure.
@@ -115,7 +116,10 @@ def windows(draw: Any, max_after: int) -> list[Step]:
     death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
     # the aimed step first: its point is armed before the death that opens the window
     if kind == "claim-in-cleaner-pass":
-        i = draw(st.sampled_from((1, 2, 3, REST_DEAD)))
+        i = draw(st.sampled_from((REST_DEAD, 1, 2, 3)))
+        if i == REST_DEAD:
+            # the claimer waits at its read until the cleaner is held, so the pass cannot miss
+            out.append(Step(after=after, fault="stall", at="claim_read"))
         out += [Step(after=after, fault="stall", at="cleaner_read", i=i), death]
     elif kind == "claimer-dies":
         second = draw(st.sampled_from(SERVER_FAULTS))

@@ -4,8 +4,9 @@ A seeded fault hits at a random moment and almost never inside a narrow window: 
 its read and its ``multi``, a cleaner pass between two of its reads, a dead server between its
 expiry and its ServerCrashProcedure. The cluster's processes expose named *points* at those
 steps. The driver *arms* a point (a file ``hooks/<point>.armed`` in the run folder, holding the
-conditions a visit must meet); the first process whose visit meets them takes the arm (an atomic
-rename to ``hooks/<point>.held.<process>``) and waits there until the driver removes that file,
+conditions a visit must meet, ``meets``); the first process whose visit meets them takes the arm
+(an atomic rename to ``hooks/<point>.held.<process>``) and waits there until the driver removes
+that file,
 or ``HOLD_LIMIT`` seconds have passed, so that a driver that went away cannot hang the cluster.
 A point nobody armed costs one ``stat``.
 
@@ -15,9 +16,10 @@ Points (``POINTS``), and what a visit tells the driver:
   ``multi`` (the claim's ``dead`` server and ``queue``);
 * ``cleaner_read``: the master's cleaner has read the queues of one server in a pass (``i``,
   the read's place in the pass, from 1) and not yet decided what to delete; zk-multi's, which
-  reads server by server, also tells ``rest_dead``: some servers of the pass are still to be
-  read and none of them is live (a claim now moves a dead server's queue to a server already
-  read, HBASE-12865's window);
+  reads server by server, also tells ``read`` and ``unread`` (the servers of the pass read so
+  far and still to read), ``candidates`` (the servers whose archived WALs the pass may delete)
+  and ``rest_dead``: some are still to be read and none of them is live (a claim now may move a
+  dead server's queue to a server already read, HBASE-12865's window);
 * ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``).
 """
 
@@ -38,6 +40,14 @@ def hooks_dir(run_dir: Path) -> Path:
     return run_dir / "hooks"
 
 
+def meets(got: Any, want: Any) -> bool:
+    """A visit's detail meets an arm's condition: equal, or for ``{"has": [...]}`` a list that
+    holds each of those."""
+    if isinstance(want, dict) and set(want) == {"has"}:
+        return isinstance(got, list) and all(x in got for x in want["has"])
+    return got == want
+
+
 class Hooks:
     """A process's side: ``point(name, **detail)`` at each point."""
 
@@ -54,7 +64,7 @@ class Hooks:
         except (FileNotFoundError, ValueError):
             return False
         detail = {k: v() if callable(v) else v for k, v in detail.items()}
-        if any(detail.get(k) != v for k, v in want.items()):
+        if not all(meets(detail.get(k), v) for k, v in want.items()):
             return False
         held = self.dir / f"{name}.held.{self.proc}"
         visit = self.dir / f"{name}.visit.{self.proc}"
@@ -83,6 +93,13 @@ class Arms:
         tmp = self.dir / f".{name}.arming"
         tmp.write_text(json.dumps(want))
         os.replace(tmp, self.dir / f"{name}.armed")
+
+    def armed(self, name: str) -> dict[str, Any] | None:
+        """The conditions ``name`` is armed with now, if it is."""
+        try:
+            return json.loads((self.dir / f"{name}.armed").read_text())
+        except (FileNotFoundError, ValueError):
+            return None
 
     def disarm(self, name: str) -> None:
         (self.dir / f"{name}.armed").unlink(missing_ok=True)

@@ -656,6 +656,9 @@ class Master(ZkProcess):
                     self.hooks.point(
                         "cleaner_read",
                         i=i,
+                        read=sorted(server_index(s) for s in listed[:i] if s.startswith("1.1.1.")),
+                        unread=sorted(server_index(s) for s in rest if s.startswith("1.1.1.")),
+                        candidates=sorted({self.steps.parse_wal(f.name)[0] for f in files}),
                         rest_dead=lambda r=rest: bool(r) and not r & self.live(),
                     )
                 v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion

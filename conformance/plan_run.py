@@ -6,10 +6,12 @@ the servers have written its ``after`` edits (counted in their traces). A step a
 point then arms it and goes on waiting, on a thread of its own, for a process to be held there
 (``hooks``), while the plan's next steps are taken (the death that opens the window it aims
 at, say); its fault is injected while the process is held (faults take turns), and the process
-is let go. A stall keeps its process held until the next claim commits (or ``STALL_LIMIT``
-seconds). A trigger that does not come in time (the servers that would write are gone; no
-process visits the point) skips its step, and the run's ``plan.log`` says so: the run is still
-judged.
+is let go. A stall keeps its process held until the next claim commits, or a process is held
+at another point (or ``STALL_LIMIT`` seconds). A claimer stalled at its read while the cleaner
+waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has read the claimer and
+not yet the dead server. A trigger that does not come in time (the servers that would write are
+gone; no process visits the point) skips its step, and the run's ``plan.log`` says so: the run
+is still judged.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from .cluster import Cluster, RunResult, RunSpec, record_run
 from .common import trace_dir
-from .hooks import Arms
+from .hooks import POINTS, Arms
 from .plan import REST_DEAD, Plan, peer_ops_in_order
 from .steps import server_index
 
@@ -162,6 +164,16 @@ class PlannedCluster(Cluster):
         proc, visit = got
         self.say(f"{label}: {proc} held at {step.at} {json.dumps(visit, sort_keys=True)}")
         if step.fault == "stall":
+            if step.at == "claim_read" and self.arms.armed("cleaner_read") == {"rest_dead": True}:
+                # HBASE-12865's window, exactly: the claimer read, the dead server not yet
+                dead, claimer = visit.get("dead"), server_index(proc[3:])
+                self.arms.arm(
+                    "cleaner_read",
+                    read={"has": [claimer]},
+                    unread={"has": [dead]},
+                    candidates={"has": [dead]},
+                )
+                self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")
             self.stall(step.at, self.claims())
             return
         held = server_index(proc[3:]) if proc.startswith("rs-") else None
@@ -170,15 +182,25 @@ class PlannedCluster(Cluster):
         self.say(f"{label}: done, {proc} let go")
 
     def stall(self, point: str, claims: int) -> None:
+        """Hold until a claim commits, or until a process is held at another point that held
+        none when the stall began (a claimer held at its read is let go once the cleaner is held
+        where that claim hurts)."""
         until = time.monotonic() + STALL_LIMIT
-        while time.monotonic() < until and self.claims() <= claims:
+        other = [p for p in POINTS if p != point and not self.arms.held(p)]
+        why = "no claim"
+        while time.monotonic() < until:
+            if self.claims() > claims:
+                why = "a claim committed"
+                break
+            if any(self.arms.held(p) for p in other):
+                why = "another point is held"
+                break
             time.sleep(0.05)
         self.arms.release(point)
-        got = self.claims() > claims
-        self.say(f"stall at {point} let go: {'a claim committed' if got else 'no claim'}")
+        self.say(f"stall at {point} let go: {why}")
 
     def stop_all(self) -> None:
-        for point in ("claim_read", "cleaner_read", "scp_start"):
+        for point in POINTS:
             self.arms.release(point)
         super().stop_all()
         self.log.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.conform import check_plan
-from replcheck.conformance.plan import Plan, Write
+from replcheck.conformance.conform import check_plan, judge
+from replcheck.conformance.plan import REST_DEAD, Plan, Step, Write
 
 pytestmark = [pytest.mark.slow, pytest.mark.zookeeper]
 
@@ -23,3 +23,35 @@ def test_the_shrunk_plan_finds_the_mutant(tmp_path: Path) -> None:
 
 def test_the_shrunk_plan_passes_on_the_correct_design(tmp_path: Path) -> None:
     check_plan("zk-lock", SHIPS_LOCAL, tmp_path / "run")
+
+
+# HBASE-12865's window, aimed: the peer disabled (a backlog), server #2 killed; its claimer is
+# held at its read until the cleaner is held after reading the claimer and before the dead
+# server; the claim commits while the cleaner waits. Seed 3: the master sends the claim to a
+# server the cleaner reads before the dead one (server #0). The peer is enabled again once the
+# replacement server has written most of its edits, after the window.
+CLAIM_IN_CLEANER_PASS = Plan(
+    servers=3,
+    writes=tuple(tuple(Write("global", "put") for _ in range(10)) for _ in range(4)),
+    steps=(
+        Step(after=2, op="disable_peer", peer=0),
+        Step(after=18, fault="stall", at="claim_read"),
+        Step(after=18, fault="stall", at="cleaner_read", i=REST_DEAD),
+        Step(after=18, fault="kill", victim=2),
+        Step(after=34, op="enable_peer", peer=0),
+    ),
+)
+
+
+@pytest.mark.parametrize("design", ["zk-multi/HBASE-12865", "zk-multi"])
+def test_the_claim_in_cleaner_pass_window(design: str, tmp_path: Path) -> None:
+    out = judge(design, CLAIM_IN_CLEANER_PASS, tmp_path / "run", seed=3)
+    log = (tmp_path / "run" / "plan.log").read_text()
+    assert "cleaner_read now waits for #0 read, #2 not" in log, log
+    assert "held at cleaner_read" in log, log
+    assert "stall at cleaner_read let go: a claim committed" in log, log
+    if design == "zk-multi":
+        assert out.passed, out.why
+    else:  # the WAL the claim moved is deleted while the claimer's queue still holds it
+        assert not out.passed and out.labels & {"no_wal_deleted_while_queued", "no_lost_edit"}
+        assert "premature_deletions" in out.labels, out.why
