@@ -979,18 +979,21 @@ EXPECT: dict[str, Callable[..., str | None]] = {
 
 def lost_batches(events: list[Event]) -> set[int]:
     """The ``sink_apply`` events (by id) of a sink whose edits the sending region server never
-    recorded shipping: no ``ship`` line of the sender's process names them."""
-    shipped: dict[str, set[str]] = {}
+    recorded shipping there: no ``ship`` line of the sender's process to that peer names them
+    (one to another peer may: the same edit goes to every peer it is owed to)."""
+    shipped: dict[tuple[str, str], set[str]] = {}
     for e in events:
+        d = e.get("detail") or {}
         if e["name"] == "ship" and e["proc"].startswith("rs-"):
-            uids = (e.get("detail") or {}).get("uids") or []
-            shipped.setdefault(e["proc"][3:], set()).update(uids)
+            peer = str(d.get("queue") or "").split("-", 1)[0]
+            shipped.setdefault((e["proc"][3:], peer), set()).update(d.get("uids") or [])
     out = set()
     for e in events:
         d = e.get("detail") or {}
         if e["name"] != "sink_apply" or not e["proc"].startswith("sink-") or not d.get("source"):
             continue
-        if not set(d.get("uids") or []) <= shipped.get(d["source"], set()):
+        peer = str(int(e["proc"].split("-", 1)[1]) + 1)  # cluster c serves peer id c + 1
+        if not set(d.get("uids") or []) <= shipped.get((d["source"], peer), set()):
             out.add(id(e))
     return out
 

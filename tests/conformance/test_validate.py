@@ -171,3 +171,21 @@ def test_a_zombies_append_after_its_wal_was_finished_is_a_lost_edit() -> None:
     """zk-lock: found by conform (docs/findings.md); the model's verdict, pinned."""
     v = validate_path(DATA / "zk-lock-zombie-append-after-recovered-finish")
     assert (v.status, v.reason, v.event) == ("rejected", "no_lost_edit", 87), v.headline()
+
+
+def test_a_batch_lost_to_one_peer_while_the_same_edit_reached_another() -> None:
+    """The server sent edit 0.0.1.15 to both peers; the second peer's sink applied it and the
+    server was killed before that batch's line. The first peer's batch names the edit: the
+    lost batch is told by the peer it went to, not by the edit alone."""
+    run = DATA / "zk-multi-lost-ship-to-one-peer"
+    events = _lines(run / "trace.jsonl")
+    ships = [
+        e["detail"]["queue"]
+        for e in events
+        if e["name"] == "ship"
+        and "0.0.1.15" in e["detail"]["uids"]
+        and e["proc"] == "rs-1.1.1.1,60020,123456780"
+    ]
+    assert ships == ["3"]  # no line of the batch to peer 2
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
