@@ -979,21 +979,24 @@ EXPECT: dict[str, Callable[..., str | None]] = {
 
 def lost_batches(events: list[Event]) -> set[int]:
     """The ``sink_apply`` events (by id) of a sink whose edits the sending region server never
-    recorded shipping there: no ``ship`` line of the sender's process to that peer names them
-    (one to another peer may: the same edit goes to every peer it is owed to)."""
+    recorded shipping there, and after which it recorded no batch to that peer at all (it
+    stopped before it heard back): no ``ship`` line of the sender's process to that peer names
+    them (one to another peer may: the same edit goes to every peer it is owed to)."""
     shipped: dict[tuple[str, str], set[str]] = {}
-    for e in events:
+    last: dict[tuple[str, str], int] = {}
+    for n, e in enumerate(events):
         d = e.get("detail") or {}
         if e["name"] == "ship" and e["proc"].startswith("rs-"):
-            peer = str(d.get("queue") or "").split("-", 1)[0]
-            shipped.setdefault((e["proc"][3:], peer), set()).update(d.get("uids") or [])
+            key = (e["proc"][3:], str(d.get("queue") or "").split("-", 1)[0])
+            shipped.setdefault(key, set()).update(d.get("uids") or [])
+            last[key] = n
     out = set()
-    for e in events:
+    for n, e in enumerate(events):
         d = e.get("detail") or {}
         if e["name"] != "sink_apply" or not e["proc"].startswith("sink-") or not d.get("source"):
             continue
-        peer = str(int(e["proc"].split("-", 1)[1]) + 1)  # cluster c serves peer id c + 1
-        if not set(d.get("uids") or []) <= shipped.get((d["source"], peer), set()):
+        key = (d["source"], str(int(e["proc"].split("-", 1)[1]) + 1))  # cluster c: peer id c+1
+        if not set(d.get("uids") or []) <= shipped.get(key, set()) and last.get(key, -1) < n:
             out.add(id(e))
     return out
 

@@ -637,9 +637,12 @@ class Master(ZkProcess):
                 if delete:
                     self.delete_wal(f)
         elif self.steps.base == "zk-multi":
-            self.trace.emit("cleaner_start", {}, wals=[f.name for f in files])
+            # the cversion of /rs read at the run's start and after each pass, with the zxids
+            # it was served between: the model's start and finish are those reads (a pass read
+            # again starts from the cversion the last one ended with)
+            v0, read = self.served(lambda: self.retry(lambda: self.zk.exists(QUEUES)).cversion)
+            self.trace.emit("cleaner_start", {}, wals=[f.name for f in files], read=read)
             for _attempt in range(5):
-                v0 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
                 seen: set[str] = set()
                 listed = [s for s in self.children(QUEUES) if not s.startswith(CVERSION_PREFIX)]
                 for i, server in enumerate(listed, 1):
@@ -661,10 +664,11 @@ class Master(ZkProcess):
                         candidates=sorted({self.steps.parse_wal(f.name)[0] for f in files}),
                         rest_dead=lambda r=rest: bool(r) and not r & self.live(),
                     )
-                v1 = self.retry(lambda: self.zk.exists(QUEUES)).cversion
-                self.trace.emit("cleaner_finish", {}, retry=v0 != v1)
+                v1, read = self.served(lambda: self.retry(lambda: self.zk.exists(QUEUES)).cversion)
+                self.trace.emit("cleaner_finish", {}, retry=v0 != v1, read=read)
                 if v0 == v1:
                     break
+                v0 = v1
             else:
                 return
             keys = tuple(self.steps.parse_wal(w) for w in seen)

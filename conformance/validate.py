@@ -317,19 +317,28 @@ class Validator:
         """When each event happened at the latest. A line's timestamp is taken after the step:
         a process paused between a storage write and its line stamps it seconds late. But a
         step happened before every later step of its lane and, for a storage write, before
-        every write with a larger zxid: its time is at most theirs (the minimum over what
-        follows it in those two orders). A batch or a relayed edit is stamped when its sender
+        every write with a larger zxid, and before every read that saw it (whose zxid window
+        starts at or past it): its time is at most theirs (the minimum over what follows it in
+        those orders). A batch or a relayed edit is stamped when its sender
         hears back; its step is the receiver's apply, stamped by the receiver
         (``acknowledged``)."""
         times = [float(e.get("t", 0.0)) for e in events]
         for n, applied in acknowledged(events, times):
             times[n] = min(times[n], applied)
-        # A read was served before the first write past its window (``read_windows``); bounding
-        # it can bound its lane's earlier steps and writes again: a few passes settle it.
+        # A read was served before the first write past its window (``read_windows``), and
+        # after every write up to its window's start, which it saw; bounding one can bound its
+        # lane's earlier steps and writes again: a few passes settle it.
         for _ in range(3 if self.reads else 1):
             for n, (_k, before) in self.reads.items():
                 if before < len(self.storage):
                     times[n] = min(times[n], times[self.storage[before]])
+            seen_by = [float("inf")] * (len(self.storage) + 1)
+            for n, (k, _before) in self.reads.items():
+                seen_by[k] = min(seen_by[k], times[n])
+            latest = float("inf")
+            for j in range(len(self.storage) - 1, -1, -1):
+                latest = min(latest, seen_by[j + 1])
+                times[self.storage[j]] = min(times[self.storage[j]], latest)
             next_in_lane: dict[int, float] = {}
             after_storage = float("inf")
             for n in range(len(events) - 1, -1, -1):

@@ -189,3 +189,20 @@ def test_a_batch_lost_to_one_peer_while_the_same_edit_reached_another() -> None:
     assert ships == ["3"]  # no line of the batch to peer 2
     v = validate_path(run)
     assert v.status == "accepted", v.headline()
+
+
+def test_a_write_whose_line_came_late_is_put_before_the_read_that_saw_it() -> None:
+    """A joining server queued itself for a peer (zxid 0x100000133) and was paused before its
+    line; the cleaner's next read, served after that zxid, listed the queue. The late line's
+    step happened before the read: the search must reach it first, whatever its stamp."""
+    run = DATA / "zk-multi-paused-line-seen-by-a-read"
+    events = _lines(run / "trace.jsonl")
+    n = next(i for i, e in enumerate(events) if e["zxid"] == 0x100000133)
+    read = next(
+        i
+        for i, e in enumerate(events)
+        if e["name"] == "cleaner_read" and e["detail"]["read"][0] >= 0x100000133
+    )
+    assert events[n]["t"] > events[read]["t"] + 1.0  # stamped well after the read
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
