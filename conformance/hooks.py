@@ -17,9 +17,12 @@ Points (``POINTS``), and what a visit tells the driver:
 * ``cleaner_read``: the master's cleaner has read the queues of one server in a pass (``i``,
   the read's place in the pass, from 1) and not yet decided what to delete; zk-multi's, which
   reads server by server, also tells ``read`` and ``unread`` (the servers of the pass read so
-  far and still to read), ``candidates`` (the servers whose archived WALs the pass may delete)
-  and ``rest_dead``: some are still to be read and none of them is live (a claim now may move a
-  dead server's queue to a server already read, HBASE-12865's window);
+  far and still to read), ``candidates`` (the servers whose archived WALs the pass may delete),
+  ``unchanged`` (the cversion of ``/rs`` has not moved since the pass began, so the pass will
+  not be read again for another reason, a server joining) and ``rest_dead``: unchanged, some
+  servers are still to be read, none of them is live, and the pass may delete their WALs (a
+  claim now may move a dead server's queue to a server already read, and its WALs be deleted:
+  HBASE-12865's window);
 * ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``).
 """
 

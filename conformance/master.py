@@ -656,13 +656,24 @@ class Master(ZkProcess):
                             wals=sorted(found),
                         )
                     rest = set(listed[i:])
+                    cands = {self.steps.parse_wal(f.name)[0] for f in files}
+
+                    def unchanged(v: int = v0) -> bool:
+                        return self.retry(lambda: self.zk.exists(QUEUES)).cversion == v
+
                     self.hooks.point(
                         "cleaner_read",
                         i=i,
                         read=sorted(server_index(s) for s in listed[:i] if s.startswith("1.1.1.")),
                         unread=sorted(server_index(s) for s in rest if s.startswith("1.1.1.")),
-                        candidates=sorted({self.steps.parse_wal(f.name)[0] for f in files}),
-                        rest_dead=lambda r=rest: bool(r) and not r & self.live(),
+                        candidates=sorted(cands),
+                        unchanged=unchanged,
+                        rest_dead=lambda r=rest, c=cands: (
+                            bool(r)
+                            and not r & self.live()
+                            and all(s.startswith("1.1.1.") and server_index(s) in c for s in r)
+                            and unchanged()
+                        ),
                     )
                 v1, read = self.served(lambda: self.retry(lambda: self.zk.exists(QUEUES)).cversion)
                 self.trace.emit("cleaner_finish", {}, retry=v0 != v1, read=read)

@@ -182,6 +182,7 @@ class PlannedCluster(Cluster):
                     read={"has": [claimer]},
                     unread={"has": [dead]},
                     candidates={"has": [dead]},
+                    unchanged=True,
                 )
                 self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")
             self.stall(step.at, self.claims())
@@ -193,19 +194,16 @@ class PlannedCluster(Cluster):
 
     def stall(self, point: str, claims: int) -> None:
         """Hold until a claim commits; a claimer held at its read is also let go once the
-        cleaner is held (it was not when the stall began) where that claim hurts."""
+        cleaner is held, before it or after (where that claim hurts, when the arm asked)."""
         until = time.monotonic() + STALL_LIMIT
-        # only a claimer waits for the cleaner (HBASE-12865's window)
-        other = (
-            ["cleaner_read"] if point == "claim_read" and not self.arms.held("cleaner_read") else []
-        )
         why = "no claim"
         while time.monotonic() < until:
             if self.claims() > claims:
                 why = "a claim committed"
                 break
-            if any(self.arms.held(p) for p in other):
-                why = "another point is held"
+            # only a claimer waits for the cleaner (HBASE-12865's window)
+            if point == "claim_read" and self.arms.held("cleaner_read"):
+                why = "the cleaner is held"
                 break
             time.sleep(0.05)
         self.arms.release(point)
