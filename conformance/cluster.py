@@ -379,6 +379,7 @@ class Cluster:
                     self.skipped[kind] += 1
                     return
                 self.crashed(i, window)
+            self.before_replacement()
             j = self.start_rs()  # a replacement, so the cluster keeps its size
             self.wait_for(
                 "the replacement region server", lambda: server_name(j) in self.live_servers()
@@ -410,6 +411,9 @@ class Cluster:
             self.master.stop()
             self.start_master()
         self.faults[kind] += 1
+
+    def before_replacement(self) -> None:
+        """Called after a server's crash, before its replacement is started."""
 
     def await_expiry(self, i: int, live_at: int) -> tuple[float, list[int] | None]:
         """Wait (at most the session timeout and two seconds) until server ``i``'s session has

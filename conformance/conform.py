@@ -3,7 +3,7 @@
 A run is a ``plan.Plan``. ``plans(profile)`` draws one: the region servers, each incarnation's
 writes (puts and deletes on GLOBAL, LOCAL and catalog families), master-master or not, and the
 steps: peer operations and faults, each after some edits, a fault possibly aimed at a hook point
-(``hooks.POINTS``) and hitting the held server or another one. The property, ``judge``: the run
+(``hooks.AIMED``) and hitting the held server or another one. The property, ``judge``: the run
 passes when ``replcheck validate`` accepts its trace and its end state is clean. ``search`` runs
 the property under Hypothesis. Each example is a real run, kept as a run folder; on a failure
 Hypothesis shrinks the plan, every shrink step a real run again, and the smallest plan that
@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
-from .hooks import POINTS
+from .hooks import AIMED
 from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, REST_DEAD, SERVER_FAULTS, Plan, Step, Write
 from .plan_shrink import shrink, weight
 from .steps import WRITE_KINDS
@@ -86,7 +86,7 @@ def steps(draw: Any, max_after: int) -> Step:
     if draw(st.integers(0, 2)) == 0:
         return Step(after=after, op=draw(st.sampled_from(PEER_OPS)), peer=draw(st.integers(0, 1)))
     fault = draw(st.sampled_from(PLAN_FAULTS))
-    at = draw(st.sampled_from(("", *POINTS)))
+    at = draw(st.sampled_from(("", *AIMED)))
     if fault == "stall" and not at:
         at = "cleaner_read"
     victim = draw(st.integers(HELD, 2)) if at else draw(VICTIMS)

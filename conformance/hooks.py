@@ -23,7 +23,12 @@ Points (``POINTS``), and what a visit tells the driver:
   servers are still to be read, none of them is live, and the pass may delete their WALs (a
   claim now may move a dead server's queue to a server already read, and its WALs be deleted:
   HBASE-12865's window);
-* ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``).
+* ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``);
+* ``scp_finish``: zk-multi's SCP has seen every queue of the dead server claimed and not yet
+  deleted its node under ``/rs`` (``dead``): that deletion moves the cversion of ``/rs``, so the
+  driver holds it while a cleaner let go in HBASE-12865's window ends its pass.
+
+A strategy aims faults at ``AIMED`` points; ``scp_finish`` is held only by the driver.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-POINTS = ("claim_read", "cleaner_read", "scp_start")
+AIMED = ("claim_read", "cleaner_read", "scp_start")
+POINTS = (*AIMED, "scp_finish")
 HOLD_LIMIT = 60.0
 """Seconds a process waits at a point before it goes on by itself."""
 

@@ -238,6 +238,7 @@ class Master(ZkProcess):
                 if exists:
                     t.delete(base)
 
+            self.hooks.point("scp_finish", dead=server_index(dead))
             zxid = self.set_scp(dead, {"stage": "done"}, extra=finish)
             self.trace.emit("scp_finish", {"dead": server_index(dead)}, zxid=zxid)
             return

@@ -9,9 +9,11 @@ at, say); its fault is injected while the process is held (faults take turns), a
 is let go. A stall keeps its process held until the next claim commits (a claimer's, until the
 cleaner is held), or ``STALL_LIMIT`` seconds. A claimer stalled at its read while the cleaner
 waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has read the claimer and
-not yet the dead server. A trigger that does not come in time (the servers that would write are
-gone; no process visits the point) skips its step, and the run's ``plan.log`` says so: the run
-is still judged. A peer the plan leaves disabled is enabled before the drain.
+not yet the dead server; a crashed server's replacement is not started while the cleaner waits
+so (its join would send the cleaner round again). A trigger that does not come in time (the
+servers that would write are gone; no process visits the point) skips its step, and the run's
+``plan.log`` says so: the run is still judged. A peer the plan leaves disabled is enabled
+before the drain.
 """
 
 from __future__ import annotations
@@ -98,11 +100,11 @@ class PlannedCluster(Cluster):
         self.progress(msg)
         self.trace.meta("note", what=f"plan: {msg}")
 
-    def count(self, name: str) -> int:
-        """How many ``name`` events the region servers' traces hold."""
+    def count(self, name: str, procs: str = "rs-*") -> int:
+        """How many ``name`` events the traces of ``procs`` (the region servers') hold."""
         needle = f'"name":"{name}"'
         n = 0
-        for path in trace_dir(self.run_dir).glob("rs-*.jsonl"):
+        for path in trace_dir(self.run_dir).glob(f"{procs}.jsonl"):
             with contextlib.suppress(OSError):
                 n += path.read_text(encoding="utf-8").count(needle)
         return n
@@ -160,6 +162,18 @@ class PlannedCluster(Cluster):
         with self.fault_lock:  # the plan's thread and its aimed steps' threads take turns
             super().fault(kind, pick, held)
 
+    def before_replacement(self) -> None:
+        """A replacement's join moves the cversion of the queues' root, which sends zk-multi's
+        cleaner round its pass again: while the cleaner is held, or aimed at, a pass in which a
+        claim must be the only move (``REST_DEAD``), the replacement waits."""
+        until = time.monotonic() + AIM_LIMIT
+        while time.monotonic() < until and (
+            self.arms.held("cleaner_read") is not None
+            or "unchanged" in (self.arms.armed("cleaner_read") or {})
+            or "rest_dead" in (self.arms.armed("cleaner_read") or {})
+        ):
+            time.sleep(0.05)
+
     def aimed(self, label: str, step: Any) -> None:
         """An aimed step, on a thread of its own from when its point was armed: the steps after
         it (the death that opens its window, say) go on meanwhile."""
@@ -184,6 +198,8 @@ class PlannedCluster(Cluster):
                     candidates={"has": [dead]},
                     unchanged=True,
                 )
+                # the SCP's deletion of the dead server's node would move the cversion too
+                self.arms.arm("scp_finish", dead=dead)
                 self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")
             self.stall(step.at, self.claims())
             return
@@ -206,8 +222,19 @@ class PlannedCluster(Cluster):
                 why = "the cleaner is held"
                 break
             time.sleep(0.05)
+        passes = self.count("cleaner_finish", "master*")
         self.arms.release(point)
         self.say(f"stall at {point} let go: {why}")
+        scp_held = self.arms.armed("scp_finish") or self.arms.held("scp_finish")
+        if point == "cleaner_read" and scp_held:
+            # the SCP held at its end waits for the cleaner's pass to end
+            self.wait_for(
+                "the cleaner's pass",
+                lambda: self.count("cleaner_finish", "master*") > passes,
+                STALL_LIMIT,
+            )
+            self.arms.release("scp_finish")
+            self.say("scp_finish let go: the cleaner's pass ended")
 
     def stop_all(self) -> None:
         for point in POINTS:
