@@ -1,9 +1,10 @@
 """Reading a recorded trace for validation: strictly, one event per line, every fault named.
 
-``read_trace(path)`` takes a merged ``trace.jsonl`` or a run folder holding one, and returns a
-``Trace``: the events that were valid, in file order, and the first fault, if any, as one line
-naming the file and line (``TraceFault``). A trace with a fault is never judged as if it were
-whole: the validator reports what it can of the valid prefix and the fault, and exits 2.
+``read_trace(path)`` takes a merged ``trace.jsonl`` (or a Parquet trace, ``trace_parquet``) or a
+run folder holding one, and returns a ``Trace``: the events that were valid, in file order, and
+the first fault, if any, as one line naming the file and line or row (``TraceFault``). A trace
+with a fault is never judged as if it were whole: the validator reports what it can of the valid
+prefix and the fault, and exits 2.
 
 What counts as a fault (issue: bad input gets one line naming the file and line):
 
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import schema
+from . import schema, trace_parquet
 
 TRACE_FILE = "trace.jsonl"
+PARQUET_FILE = "trace.parquet"
 
 
 class TraceFault(Exception):
@@ -49,22 +51,38 @@ class Trace:
 
 
 def trace_path(path: Path) -> Path:
-    """The trace file of ``path``: itself, or a run folder's ``trace.jsonl``."""
+    """The trace file of ``path``: itself, or a run folder's ``trace.jsonl`` (or, without one,
+    its ``trace.parquet``)."""
     if path.is_dir():
-        inner = path / TRACE_FILE
-        if not inner.is_file():
-            raise TraceFault(f"{path}: a folder without {TRACE_FILE}: not a recorded run")
-        return inner
+        for name in (TRACE_FILE, PARQUET_FILE):
+            if (path / name).is_file():
+                return path / name
+        raise TraceFault(f"{path}: a folder without {TRACE_FILE}: not a recorded run")
     if not path.is_file():
         raise TraceFault(f"{path}: no such file or folder")
     return path
 
 
 def read_trace(path: Path, design: str | None = None) -> Trace:
-    """Read ``path`` (a trace file or a run folder) up to its first fault. ``design`` overrides
-    the design the events name (every event must then name it or none)."""
+    """Read ``path`` (a trace file, JSON lines or Parquet, or a run folder) up to its first
+    fault. ``design`` overrides the design the events name (every event must then name it or
+    none)."""
     path = trace_path(path)
     trace = Trace(path)
+    if path.suffix == trace_parquet.SUFFIX:
+        reader = _Reader(trace, design, unit="row")
+        try:
+            for n, event in trace_parquet.rows(path):
+                if isinstance(event, str):
+                    trace.fault = event
+                    return trace
+                if not reader.take(event, n, f"{path}: row {n}: "):
+                    return trace
+        except trace_parquet.ParquetTraceError as exc:
+            if not trace.events:
+                raise TraceFault(str(exc)) from None
+            trace.fault = str(exc)
+        return trace
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -77,8 +95,7 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
         return trace
     lines = text.split("\n")
     torn = bool(lines) and lines[-1] != ""
-    last_zxid = -1
-    last_zxid_line = 0
+    reader = _Reader(trace, design)
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -90,40 +107,60 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
             why = "the last line is cut short (a torn tail)" if cut else f"not JSON: {exc}"
             trace.fault = where + why
             return trace
+        if not reader.take(event, n, where):
+            return trace
+    if torn and trace.fault is None:
+        trace.fault = f"{path}:{len(lines)}: the last line has no newline (a torn tail)"
+    return trace
+
+
+class _Reader:
+    """The checks every event of a trace passes, whatever the file's format."""
+
+    def __init__(self, trace: Trace, design: str | None, unit: str = "line") -> None:
+        self.trace = trace
+        self.design = design
+        self.unit = unit
+        self.last_zxid = -1
+        self.last_zxid_at = 0
+
+    def take(self, event: Any, n: int, where: str) -> bool:
+        """Append event ``n`` (its line or row) to the trace, or set the trace's fault and
+        return False."""
+        trace, design = self.trace, self.design
         if not isinstance(event, dict):
             trace.fault = where + "not a JSON object"
-            return trace
+            return False
         own = event.get("design")
         if own is not None and not isinstance(own, str):
             trace.fault = where + f"design: {own!r} is not a design name"
-            return trace
+            return False
         name = design or own
         if design and own and own != design:
             trace.fault = where + f"design {own!r}, but the trace is read as {design!r}"
-            return trace
+            return False
         if name:
             event["design"] = name
         problem = event_problem(event, where)
         if problem:
             trace.fault = problem
-            return trace
+            return False
         first = trace.design
         if own and first and own != first:
             trace.fault = where + f"design {own!r}, but the trace's events before it are {first!r}"
-            return trace
+            return False
         z = event["zxid"]
         if z is not None:
-            if z <= last_zxid:
+            if z <= self.last_zxid:
                 trace.fault = where + (
-                    f"zxid {z:#x} does not follow zxid {last_zxid:#x} of line {last_zxid_line}"
+                    f"zxid {z:#x} does not follow zxid {self.last_zxid:#x} of {self.unit} "
+                    f"{self.last_zxid_at}"
                 )
-                return trace
-            last_zxid, last_zxid_line = z, n
+                return False
+            self.last_zxid, self.last_zxid_at = z, n
         event["_line"] = n
         trace.events.append(event)
-    if torn and trace.fault is None:
-        trace.fault = f"{path}:{len(lines)}: the last line has no newline (a torn tail)"
-    return trace
+        return True
 
 
 def event_problem(event: dict[str, Any], where: str) -> str | None:

@@ -9,8 +9,9 @@ that cannot be read is a ``bad-input`` run, quarantined with its reason and file
 other runs go on.
 
 ``discover(paths)`` turns the command line's paths into units: a run folder (one holding
-``trace.jsonl``), a trace file (``*.jsonl``), a raw ZooKeeper data directory (``log.<zxid>``
-files, in it or in its ``version-2``), or a folder of any of these (searched recursively).
+``trace.jsonl`` or ``trace.parquet``), a trace file (``*.jsonl``, ``*.parquet``), a raw ZooKeeper
+data directory (``log.<zxid>`` files, in it or in its ``version-2``), or a folder of any of these
+(searched recursively).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = "replcheck-mine/1"
+TRACE_SUFFIXES = (".jsonl", ".parquet")
+"""Trace files: JSON lines, or Parquet (``trace_parquet``)."""
 
 CLAIM_STARTS = ("claim_read", "lock", "arqp_claim")
 """Events that start a claim of a dead server's queues (zk-multi, zk-lock, table)."""
@@ -50,13 +53,13 @@ def _discover(path: Path, units: list[dict[str, str]], *, depth: int) -> None:
     with it); in a folder, loose ``*.jsonl`` traces count only directly in the named folder."""
     top = depth == 0
     if path.is_file():
-        if top or (depth == 1 and path.suffix == ".jsonl"):
+        if top or (depth == 1 and path.suffix in TRACE_SUFFIXES):
             units.append({"path": str(path), "kind": "run"})
         return
     if not path.is_dir():
         units.append({"path": str(path), "kind": "missing"})
         return
-    if (path / "trace.jsonl").exists():
+    if any((path / f"trace{suffix}").exists() for suffix in TRACE_SUFFIXES):
         units.append({"path": str(path), "kind": "run"})
         return
     if _is_zk_data(path):
@@ -69,7 +72,7 @@ def _discover(path: Path, units: list[dict[str, str]], *, depth: int) -> None:
         return
     found = len(units)
     for child in children:
-        if child.is_dir() or child.name.endswith(".jsonl"):
+        if child.is_dir() or child.name.endswith(TRACE_SUFFIXES):
             _discover(Path(child.path), units, depth=depth + 1)
     if top and len(units) == found:
         units.append({"path": str(path), "kind": "run"})  # nothing to mine: validate says so

@@ -304,6 +304,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replcheck.cli_record",
     "replcheck.cli_prove",
     "replcheck.cli_validate",
+    "replcheck.cli_convert",
     "replcheck.cli_zklog",
     "replcheck.cli_replay",
     "replcheck.cli_inspect",
