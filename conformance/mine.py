@@ -169,6 +169,7 @@ def empty_result(path: str) -> dict[str, Any]:
             "started": None,
             "faults": "",
             "from_txn_log": 0,
+            "read": "path",
         },
         "violations": [],
         "coverage": {},

@@ -1,8 +1,9 @@
 """The Spark job of ``replcheck mine`` (docs/mine.md), and its ``spark-submit`` entry point.
 
 The driver plans (``mine.discover`` lists the units), ships the project's code to the executors
-(a zip of the packages, ``package_zip``), and sums; each executor runs ``mine.mine_run`` on one
-unit at a time (read, replay through the model, statistics). The tables are written as Parquet
+(a zip of the packages, ``package_zip``), and sums; Spark reads each unit's files as binary
+files and an executor runs ``mine.mine_run`` on one unit at a time (``mine_input``: read,
+replay through the model, statistics). The tables are written as Parquet
 by Spark: ``runs``, ``violations``, ``coverage``, ``races``, ``latencies`` and ``quarantine``,
 with ``summary.json`` and a self-contained ``index.html`` (``mine_html``) beside them.
 
@@ -29,7 +30,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.mine import SCHEMA, branches, discover, mine_run
+from replcheck.conformance.mine import SCHEMA, branches, discover
+from replcheck.conformance.mine_input import mine_wave
 
 TABLES = ("runs", "violations", "coverage", "races", "latencies", "quarantine")
 
@@ -191,7 +193,7 @@ def _mine_wave(sc: Any, wave: list[dict[str, str]], partitions: int) -> list[dic
     kept) and ``KeyboardInterrupt`` goes on up."""
     return list(
         _in_thread(
-            lambda: sc.parallelize(wave, partitions).map(mine_run).collect(),
+            lambda: mine_wave(sc, wave, partitions),
             on_interrupt=lambda _rows: None,
             cancel=sc.cancelAllJobs,
         )
@@ -296,6 +298,7 @@ SCHEMAS: dict[str, list[tuple[str, str]]] = {
         ("started", "double"),
         ("faults", "string"),
         ("from_txn_log", "long"),
+        ("read", "string"),
     ],
     "violations": [
         ("run", "string"),
@@ -391,6 +394,7 @@ def summarize(
         "status": {s: status.get(s, 0) for s in ("accepted", "rejected", "undecided", "bad-input")},
         "designs": {d: dict(c) for d, c in sorted(by_design.items())},
         "events": sum(r["events"] for r in runs),
+        "read": dict(Counter(r.get("read", "path") for r in runs)),
         "violations": dict(Counter(v["property"] for v in tables["violations"])),
         "never_exercised": {d: sorted(a) for d, a in sorted(never.items())},
         "races": {

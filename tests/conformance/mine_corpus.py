@@ -1,10 +1,14 @@
-"""A small corpus for the mining tests: accepted runs, a rejected run, a torn trace, a file that
-is no trace, and a run whose ZooKeeper transaction logs fail their checksums."""
+"""A small corpus for the mining tests: accepted runs (one of them a Parquet trace), a rejected
+run, a torn trace, a file that is no trace, and a run whose ZooKeeper transaction logs fail their
+checksums."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+
+from replcheck.conformance import trace_parquet
+from replcheck.conformance.events import read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 VALIDATE = ROOT / "test_data" / "validate"
@@ -27,6 +31,11 @@ def make_corpus(folder: Path) -> Path:
     lines = (VALIDATE / "zk-lock-teardown-archive.jsonl").read_bytes().splitlines(keepends=True)
     (corpus / "torn.jsonl").write_bytes(b"".join(lines[:100]) + lines[100][:37])
     (corpus / "garbage.jsonl").write_bytes(b"\x00\xffnot a trace\n")
+    teardown = read_trace(VALIDATE / "zk-lock-teardown-archive.jsonl").events
+    trace_parquet.write(
+        [{k: v for k, v in e.items() if k != "_line"} for e in teardown],
+        corpus / "teardown.parquet",
+    )
     bad = corpus / "corrupt-txnlog"
     shutil.copytree(VALIDATE / "zk-lock-lost-persist", bad)
     for log in sorted(bad.glob("zk-txnlog/*/log.*")):

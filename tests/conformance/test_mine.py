@@ -34,6 +34,7 @@ def test_discover_finds_runs_traces_and_zookeeper_folders(tmp_path: Path) -> Non
         "corrupt-txnlog": "run",
         "garbage.jsonl": "run",
         "rejected.jsonl": "run",
+        "teardown.parquet": "run",
         "table-claim-lost-without-row.jsonl": "run",
         "torn.jsonl": "run",
         "zk-lock-lost-persist": "run",

@@ -53,7 +53,8 @@ def test_spark_submit_to_a_two_worker_cluster(
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["master"] == cluster.url
-    assert summary["mined"] == 6
+    assert summary["mined"] == 7
+    assert summary["read"] == {"binary files": 7}  # read by Spark, parsed in the executors
     assert not any("internal error" in q["reason"] for q in summary["quarantine"])
     expected = {"accepted": 0, "rejected": 0, "undecided": 0, "bad-input": 0}
     for p in sorted(corpus.iterdir()):

@@ -41,15 +41,18 @@ def test_mining_agrees_with_validating_each_run_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     corpus = make_corpus(tmp_path)
+    # a name Hadoop would read as a list and a glob: read by path in the executor instead
+    odd = corpus / "odd,name[1].jsonl"
+    odd.write_bytes((corpus / "table-claim-lost-without-row.jsonl").read_bytes())
     out = tmp_path / "out"
     code = main(["mine", str(corpus), "--master", "local[2]", "--out", str(out), "--json"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 2  # corrupt inputs are bad input, never a pass
-    assert summary["planned"] == summary["mined"] == 6
+    assert summary["planned"] == summary["mined"] == 8
     assert summary["interrupted"] is False
 
     runs = {r["run"]: r for r in read_table(out, "runs")}
-    assert len(runs) == 6
+    assert len(runs) == 8
     statuses = set()
     for path, row in runs.items():
         want = validate_alone(path, capsys)
@@ -58,6 +61,11 @@ def test_mining_agrees_with_validating_each_run_alone(
             assert row[f] == want[f], (path, f)
         statuses.add(row["status"])
     assert {"accepted", "rejected", "bad-input"} <= statuses
+    # Spark read every unit's files as binary files, and the executors parsed them
+    assert {p for p, r in runs.items() if r["read"] != "binary files"} == {str(odd)}
+    assert summary["read"] == {"binary files": 7, "path": 1}
+    assert runs[str(odd)]["status"] == "accepted"
+    assert runs[str(corpus / "teardown.parquet")]["status"] == "accepted"
 
     # Each rejection is a violation row with its property and first diverging event.
     violations = read_table(out, "violations")

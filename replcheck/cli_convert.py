@@ -1,0 +1,61 @@
+"""``replcheck convert``: a trace from JSON lines to Parquet and back (``trace_parquet``).
+
+    replcheck convert IN OUT
+
+IN is a trace file (``.jsonl`` or ``.parquet``) or a run folder holding one; OUT is the file to
+write, its format named by its suffix. The trace is read with every check ``validate`` makes,
+and a trace with a fault (a torn tail, a bad line or row) is not converted: exit 2 with the
+fault's one line, and nothing written, so that no converted trace silently lacks events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SUFFIXES = (".jsonl", ".parquet")
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "convert",
+        help="convert a trace between JSON lines and Parquet",
+        description="Read a trace (a .jsonl or .parquet file, or a run folder) with validate's "
+        "checks and write the same events to OUT, in the format its suffix names.",
+        epilog="Exit status: 0 written; 2 bad input (nothing written).",
+    )
+    p.add_argument("input", metavar="IN", help="a trace file or a run folder")
+    p.add_argument("output", metavar="OUT", help="the file to write: *.jsonl or *.parquet")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from replcheck.cli import UsageError
+    from replcheck.conformance import trace_parquet
+    from replcheck.conformance.events import TraceFault, read_trace
+
+    out = Path(args.output)
+    if out.suffix not in SUFFIXES:
+        raise UsageError(f"{out}: the output's suffix must be one of {', '.join(SUFFIXES)}")
+    if not out.parent.is_dir():
+        raise UsageError(f"{out}: no folder {out.parent} to write it in")
+    try:
+        trace = read_trace(Path(args.input))
+    except TraceFault as exc:
+        raise UsageError(str(exc)) from None
+    if trace.fault is not None:
+        raise UsageError(f"{trace.fault} (nothing written)")
+    events = [{k: v for k, v in e.items() if not k.startswith("_")} for e in trace.events]
+    if out.suffix == ".parquet":
+        trace_parquet.write(events, out)
+    else:
+        tmp = out.with_name(f".{out.name}.writing")
+        with open(tmp, "w", encoding="utf-8") as f:
+            for e in events:
+                f.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
+        tmp.replace(out)
+    sys.stdout.write(f"{out}: {len(events)} events from {trace.path}\n")
+    return 0
