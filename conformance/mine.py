@@ -233,6 +233,10 @@ def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> No
     )
     row["faults"] = ",".join(f"{k}={n}" for k, n in sorted(faults.items()))
     out["coverage"] = coverage(v.design, events)
+    if v.behaviour and v.model is not None:
+        from .branch_cov import exercised
+
+        out["coverage"].update(exercised(v.design, v.model, v.behaviour))
     race = races(run, v.design, events)
     folder = Path(trace.path).parent
     if (folder / "zk-txnlog").is_dir():
@@ -274,6 +278,15 @@ def coverage(design: str, events: list[dict[str, Any]]) -> dict[str, int]:
     return dict(counts)
 
 
+def coverage_kind(key: str) -> str:
+    """What a coverage key counts: a model ``action``, a ``recorded branch`` (one the events
+    name, ``cleaner_finish[retry=True]``) or a ``step branch`` (``branch_cov``: a way the model's
+    step went, ``claim_commit[zk_multi.py:91 then: ...]``)."""
+    if "[" not in key:
+        return "action"
+    return "step branch" if ".py:" in key else "recorded branch"
+
+
 def _kinds(design: str) -> set[str]:
     from replcheck.model import get_design
 
@@ -281,13 +294,16 @@ def _kinds(design: str) -> set[str]:
 
 
 def branches(design: str) -> list[str]:
-    """Every coverage key a run of ``design`` can exercise: its model actions, and the
-    recorded branches ``coverage`` counts (the zero rows of the coverage table)."""
+    """Every coverage key a run of ``design`` can exercise: its model actions, the recorded
+    branches ``coverage`` counts, and the branches of the model's steps (``branch_cov``): the
+    zero rows of the coverage table."""
+    from .branch_cov import names
+
     kinds = sorted(_kinds(design))
     extra = []
     if "cleaner_finish" in kinds:
         extra = ["cleaner_finish[retry=False]", "cleaner_finish[retry=True]"]
-    return kinds + extra
+    return kinds + extra + names(design)
 
 
 def races(run: str, design: str, events: list[dict[str, Any]]) -> dict[str, Any]:

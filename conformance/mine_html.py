@@ -50,6 +50,36 @@ def bars(title: str, items: list[tuple[str, float]], *, colours: list[str] | Non
     return "".join(parts)
 
 
+def step_branches(design: str, rows: list[dict[str, Any]]) -> str:
+    """Per action, the share of its step's branches (``branch_cov``) the runs took, and the
+    list of those they never took."""
+    taken: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    never: list[str] = []
+    for c in rows:
+        if not c["in_model"]:
+            continue
+        action = c["action"].split("[", 1)[0]
+        total[action] += 1
+        if c["events"]:
+            taken[action] += 1
+        else:
+            never.append(c["action"])
+    order = sorted(total, key=lambda a: (taken[a] / total[a], a))
+    share = [(f"{a} ({taken[a]}/{total[a]})", 100.0 * taken[a] / total[a]) for a in order]
+    items = "".join(f"<li>{esc(n)}</li>" for n in sorted(never))
+    return (
+        bars(
+            f"{design}: branches of each action's step taken, % "
+            f"({sum(taken.values())} of {sum(total.values())})",
+            share,
+            colours=[NEVER if taken[a] == 0 else BAR for a in order],
+        )
+        + f"<details><summary>{len(never)} branches of {esc(design)}'s steps never taken"
+        + f"</summary><ul class='never'>{items}</ul></details>"
+    )
+
+
 def histogram(title: str, values: list[float], *, bins: int = 20) -> str:
     """A histogram of ``values`` with its range on the axis."""
     if not values:
@@ -161,13 +191,16 @@ def render_html(summary: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
         ),
         over_time(tables["runs"]),
         "<h2>Coverage per design</h2>",
-        "<p>Model actions (and recorded branches) the runs' events took; "
+        "<p>Model actions (and recorded branches) the runs' events took, and the branches of "
+        "the model's steps their behaviours went through; "
         f'<span style="color:{NEVER}">red rows are never exercised</span>.</p>',
     ]
     per_design: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in tables["coverage"]:
         per_design[c["design"]].append(c)
     for design, rows in sorted(per_design.items()):
+        steps = [c for c in rows if c.get("kind") == "step branch"]
+        rows = [c for c in rows if c.get("kind") != "step branch"]
         rows = sorted(rows, key=lambda c: (-c["events"], c["action"]))
         body.append(
             bars(
@@ -181,6 +214,8 @@ def render_html(summary: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
             f"<p class='never'>never exercised in {esc(design)}: "
             f"{esc(', '.join(never) or 'none')}</p>"
         )
+        if steps:
+            body.append(step_branches(design, steps))
     body.append("<h2>Latencies</h2>")
     dist: dict[str, list[float]] = defaultdict(list)
     for row in tables["latencies"]:

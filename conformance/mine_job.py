@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.mine import SCHEMA, branches, discover
+from replcheck.conformance.mine import SCHEMA, branches, coverage_kind, discover
 from replcheck.conformance.mine_input import mine_wave
 
 TABLES = ("runs", "violations", "coverage", "races", "latencies", "quarantine")
@@ -272,6 +272,7 @@ def build_tables(results: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, 
             {
                 "design": design,
                 "action": action,
+                "kind": coverage_kind(action),
                 "in_model": action in known[design],
                 "events": events[design, action],
                 "runs": runs[design, action],
@@ -314,6 +315,7 @@ SCHEMAS: dict[str, list[tuple[str, str]]] = {
     "coverage": [
         ("design", "string"),
         ("action", "string"),
+        ("kind", "string"),
         ("in_model", "boolean"),
         ("events", "long"),
         ("runs", "long"),
@@ -379,8 +381,13 @@ def summarize(
     for r in runs:
         by_design[r["design"]][r["status"]] += 1
     never: dict[str, list[str]] = defaultdict(list)
+    steps: dict[str, dict[str, int]] = defaultdict(lambda: {"taken": 0, "total": 0})
     for c in tables["coverage"]:
-        if c["in_model"] and c["events"] == 0:
+        if c["kind"] == "step branch":
+            if c["in_model"]:
+                steps[c["design"]]["total"] += 1
+                steps[c["design"]]["taken"] += c["events"] > 0
+        elif c["in_model"] and c["events"] == 0:
             never[c["design"]].append(c["action"])
     dist: dict[str, list[float]] = defaultdict(list)
     for row in tables["latencies"]:
@@ -397,6 +404,7 @@ def summarize(
         "read": dict(Counter(r.get("read", "path") for r in runs)),
         "violations": dict(Counter(v["property"] for v in tables["violations"])),
         "never_exercised": {d: sorted(a) for d, a in sorted(never.items())},
+        "step_branches": {d: dict(n) for d, n in sorted(steps.items())},
         "races": {
             k: sum(r[k] for r in races)
             for k in ("claims_started", "claims_won", "claims_lost", "failed_multis", "multis")

@@ -91,6 +91,10 @@ class Verdict:
     """Hidden steps taken before each matched action event, in the behaviour found."""
     frontier_sizes: list[int] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    behaviour: list[Action] = field(default_factory=list, repr=False, compare=False)
+    """The model's actions in the behaviour found (accepted), or in the longest matched prefix
+    (rejected, undecided by the budget), from ``model``'s initial state (``branch_cov``)."""
+    model: Any = field(default=None, repr=False, compare=False)
 
     @property
     def accepted(self) -> bool:
@@ -665,8 +669,10 @@ def validate_events(
         return v
     v.nodes = val.nodes
     v.seconds = time.monotonic() - t0
+    v.model = val.model
     if outcome == "accepted":
         steps = path_of(final)
+        v.behaviour = [a for _n, acts in steps for a in acts]
         v.matched = len(events)
         v.hidden, v.hidden_used = _hidden_stats(steps)
         if not actions:
@@ -677,6 +683,8 @@ def validate_events(
         else:
             v.status = "accepted"
         return v
+    if val.best:  # the longest matched prefix's behaviour
+        v.behaviour = [a for _n, acts in path_of(val.best[0]) for a in acts]
     if outcome == "budget":
         v.status = "undecided"
         v.reason = f"budget: the search stopped after {val.nodes} nodes"

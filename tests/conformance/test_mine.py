@@ -152,7 +152,15 @@ def test_coverage_has_a_zero_row_for_every_action_never_taken(tmp_path: Path) ->
     assert never and not (never & taken)
     assert never == set(branches("zk-lock")) - taken
     summary = summarize(tables, planned=1, interrupted=False)
-    assert summary["never_exercised"]["zk-lock"] == sorted(never)
+    steps = {a for a in rows if rows[a]["kind"] == "step branch"}
+    assert summary["never_exercised"]["zk-lock"] == sorted(never - steps)
+    assert summary["step_branches"]["zk-lock"] == {
+        "taken": len(steps - never),
+        "total": len(steps),
+    }
+    # the steps' branches: every one the universe names has its row, some taken and some not
+    assert steps == {a for a in branches("zk-lock") if ".py:" in a}
+    assert steps & taken and steps & never
 
 
 def test_the_page_escapes_what_came_from_the_inputs(tmp_path: Path) -> None:

@@ -84,8 +84,16 @@ def test_mining_agrees_with_validating_each_run_alone(
 
     # Coverage names what no run took, and the summary lists it.
     coverage = read_table(out, "coverage")
-    never = {(c["design"], c["action"]) for c in coverage if c["in_model"] and c["events"] == 0}
+    zero = [c for c in coverage if c["in_model"] and c["events"] == 0]
+    never = {(c["design"], c["action"]) for c in zero if c["kind"] != "step branch"}
     assert never
     assert {(d, a) for d, acts in summary["never_exercised"].items() for a in acts} == never
+    # and the branches of the model's steps, taken or not, per design
+    steps = [c for c in coverage if c["kind"] == "step branch" and c["in_model"]]
+    for design, count in summary["step_branches"].items():
+        mine = [c for c in steps if c["design"] == design]
+        assert count == {"taken": sum(c["events"] > 0 for c in mine), "total": len(mine)}
+        assert 0 < count["taken"] < count["total"]
     assert summary["latencies"]["failover_s"]["count"] > 0
-    assert (out / "index.html").read_text().count("<svg") >= 4
+    page = (out / "index.html").read_text()
+    assert page.count("<svg") >= 4 and "branches of each action&#x27;s step taken" in page
