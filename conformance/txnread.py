@@ -1,0 +1,185 @@
+"""What a ZooKeeper transaction of a run is, in the reference cluster's terms.
+
+The run folder keeps every ZooKeeper server's transaction logs (``zk-txnlog/``). ``committed``
+reads the transactions a majority of them hold, in zxid order; the other functions each
+recognise one kind of write the cluster's processes make, and give its facts (the server, the
+peer, the queue, the WAL, the position), or None. One definition of each, used to read back the
+steps a killed process did not live to record (``txnfill``) and to check that every step a
+trace records is the transaction its zxid names (``txnagree``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES, TABLE
+from .steps import peer_index
+from .zklog import OpCode, ZkLogError, read_logs
+
+
+def applied_ops(txn: Any) -> Iterator[tuple[int, Any]]:
+    """(type, record) of each op of a transaction that applied (a multi's ops, or itself)."""
+    if txn.type == OpCode.multi:
+        if not txn.record.failed:
+            yield from ((sub.type, sub.record) for sub in txn.record.txns if sub.record)
+    else:
+        yield txn.type, txn.record
+
+
+def queue_created(txn: Any) -> tuple[str, int] | None:
+    """(server, peer) when the transaction creates a server's queue for a peer (a queue znode
+    named by the peer id alone: a claimed queue's name carries its dead servers)."""
+    marker = QUEUES + "/"
+    for op, record in applied_ops(txn):
+        if op not in (OpCode.create, OpCode.create2) or marker not in record.path:
+            continue
+        parts = record.path.split(marker, 1)[1].split("/")
+        if len(parts) == 2 and parts[1].isdigit():
+            return parts[0], peer_index(parts[1])
+    return None
+
+
+def rolled(txn: Any) -> tuple[str, str] | None:
+    """(server, new WAL) when the transaction is a ZooKeeper-era roll: it creates a WAL znode of
+    the server's own in its normal queues (``/rs/<server>/<peer id>/<WAL>``)."""
+    marker = QUEUES + "/"
+    for op, record in applied_ops(txn):
+        if op not in (OpCode.create, OpCode.create2) or marker not in record.path:
+            continue
+        parts = record.path.split(marker, 1)[1].split("/")
+        if (
+            len(parts) == 3
+            and parts[1].isdigit()
+            and parts[2].startswith(parts[0].split(",")[0] + ",")
+        ):
+            return parts[0], parts[2]
+    return None
+
+
+def claim_finished(txn: Any) -> str | None:
+    """The dead server whose znode the transaction deletes with its ``lock``: zk-lock's claimer
+    removing the queues it copied (``finish_claim``)."""
+    marker = QUEUES + "/"
+    deleted = [
+        r.path.split(marker, 1)[1]
+        for op, r in applied_ops(txn)
+        if op == OpCode.delete and marker in r.path
+    ]
+    for path in deleted:
+        if "/" not in path and f"{path}/lock" in deleted:
+            return path
+    return None
+
+
+def joined(txn: Any, era: str) -> str | None:
+    """The server whose join the transaction is, if it is one (see the module docstring)."""
+    parent = LIVE if era == "table" else QUEUES
+    for op, record in applied_ops(txn):
+        if op not in (OpCode.create, OpCode.create2):
+            continue
+        head, _, name = record.path.rpartition("/")
+        if (head == parent or head.endswith(parent)) and name:  # under the run's chroot
+            return name
+    return None
+
+
+def admin_op(txn: Any) -> tuple[str, int] | None:
+    """(operation, peer) when the transaction is the master's answer to an admin request."""
+    ops = list(applied_ops(txn))
+    if not any(op == OpCode.delete and f"{ADMIN}/" in (r.path or "") for op, r in ops):
+        return None
+    for op, record in ops:
+        head, _, name = (record.path or "").rpartition("/")
+        if head.endswith(PEERS) and name.isdigit():
+            if op in (OpCode.create, OpCode.create2):
+                return "add_peer", peer_index(name)
+            if op == OpCode.delete:
+                return "remove_peer", peer_index(name)
+        if name == "peer-state" and op == OpCode.setData:
+            state = {ENABLED.encode(): "enable_peer", DISABLED.encode(): "disable_peer"}
+            if record.data in state:
+                return state[record.data], peer_index(head.rpartition("/")[2])
+    return None
+
+
+def writes(txn: Any, era: str) -> Iterator[Any]:
+    """The records of a transaction (a multi's ops, or the transaction itself) that may write a
+    position: setData, and in the table era also create (a queue row's first offset creates the
+    row; in the ZooKeeper era a created WAL znode is a roll's, not a position)."""
+    ops = (OpCode.setData, OpCode.create, OpCode.create2) if era == "table" else (OpCode.setData,)
+    return (record for op, record in applied_ops(txn) if op in ops)
+
+
+def position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
+    """(server, queue, WAL, position) of a write to a queue's WAL znode, else None."""
+    marker = QUEUES + "/"
+    if marker not in path:
+        return None
+    parts = path.split(marker, 1)[1].split("/")
+    if len(parts) != 3:
+        return None
+    try:
+        return parts[0], parts[1], parts[2], int(data.decode())
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
+    """(owner, row key, WAL, offset) of a write of one group's offset to a table-era queue row
+    (``-1``: the WAL was fully replicated, the source's ``advance``), else None."""
+    marker = TABLE + "/"
+    if marker not in path:
+        return None
+    key = unquote(path.split(marker, 1)[1])
+    try:
+        groups = json.loads(data)["queue"]
+        (value,) = groups.values()
+        wal, _, pos = value.rpartition(":")
+        owner = key.split("-", 1)[1].split("/")[0]
+        # no WAL: ADD_MISSING_QUEUES' BEGIN placeholder, the master's write, not a position
+        return (owner, key, wal, int(pos)) if wal else None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def paths(txn: Any) -> list[str]:
+    return [r.path for _op, r in applied_ops(txn) if getattr(r, "path", None)]
+
+
+def chroot(run: Path) -> str | None:
+    """The run's own subtree of the ensemble (``zk-chroot``), when the run folder names one."""
+    try:
+        return (run / "zk-chroot").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def committed(logs: list[Path], chroot: str | None = None) -> list[Any]:
+    """The transactions a majority of the servers' logs hold, in zxid order. A committed
+    transaction was logged by a quorum before it was committed; one a leader logged and then
+    lost with its leadership (never committed) is in fewer logs, and did not happen. A damaged
+    log supplies nothing. With ``chroot``, a transaction on paths outside it is another run's
+    (sessions are the run's own: their ids name them)."""
+    count: dict[int, int] = {}
+    first: dict[int, Any] = {}
+    for log_dir in logs:
+        try:
+            txns = list(read_logs(log_dir))
+        except ZkLogError:
+            continue
+        for txn in txns:
+            count[txn.zxid] = count.get(txn.zxid, 0) + 1
+            first.setdefault(txn.zxid, txn)
+    out = [first[z] for z in sorted(first) if count[z] * 2 > len(logs)]
+    if chroot is None:
+        return out
+    inside = chroot.rstrip("/") + "/"
+    return [t for t in out if not paths(t) or any(p.startswith(inside) for p in paths(t))]
+
+
+def logs(run: Path) -> list[Path]:
+    return sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
