@@ -351,11 +351,14 @@ def lost_writes(events: list[Event]) -> tuple[list[Event], int]:
     return result, len(result) - len(events)
 
 
-def fill(events: list[Event], run: Path) -> tuple[list[Event], int, int]:
+def fill(
+    events: list[Event], run: Path, committed: list[Any] | None = None
+) -> tuple[list[Event], int, int]:
     """The trace with the lost events (``lost_steps``, ``unrecorded_crashes``) put in at their
     zxids and the crashes' windows set (``crash_windows``); how many events were put in, and how
-    many windows set."""
-    committed = txnread.committed(txnread.logs(run), txnread.chroot(run))
+    many windows set. ``committed``: the run's committed transactions, if already read."""
+    if committed is None:
+        committed = txnread.committed(txnread.logs(run), txnread.chroot(run))
     windows = crash_windows(events, run, committed)
     events = [
         {**e, "detail": {**(e.get("detail") or {}), "read": windows[n]}} if n in windows else e

@@ -130,18 +130,21 @@ def position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
 
 def row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
     """(owner, row key, WAL, offset) of a write of one group's offset to a table-era queue row
-    (``-1``: the WAL was fully replicated, the source's ``advance``), else None."""
+    (``-1``: the WAL was fully replicated, the source's ``advance``), else None. A group with no
+    WAL is ADD_MISSING_QUEUES' BEGIN placeholder, the master's write, not a position: a row that
+    holds one beside the group written is read by the group that names a WAL."""
     marker = TABLE + "/"
     if marker not in path:
         return None
     key = unquote(path.split(marker, 1)[1])
     try:
         groups = json.loads(data)["queue"]
-        (value,) = groups.values()
-        wal, _, pos = value.rpartition(":")
+        named = [v.rpartition(":") for v in groups.values() if v.rpartition(":")[0]]
+        if len(named) != 1:
+            return None
+        ((wal, _, pos),) = named
         owner = key.split("-", 1)[1].split("/")[0]
-        # no WAL: ADD_MISSING_QUEUES' BEGIN placeholder, the master's write, not a position
-        return (owner, key, wal, int(pos)) if wal else None
+        return owner, key, wal, int(pos)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 

@@ -38,7 +38,7 @@ from replcheck.model.model import Model
 from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
-from . import txnfill
+from . import txnagree, txnfill, txnread
 from .events import Trace, TraceFault, read_trace
 from .mapping import OBSERVATIONS, Candidate, Mapping, promote
 from .steps import MAX_SERVERS, Steps
@@ -831,6 +831,26 @@ def _guard(val: Validator, st: Any, a: Action) -> str:
 # --- files --------------------------------------------------------------------------------------
 
 
+def _hold_against_txn_log(v: Verdict, agree: txnagree.Agreement, events: list[Any]) -> None:
+    """Say how the trace agrees with its run's transaction logs (``txnagree``); a step whose zxid
+    is not the write it records rejects the run there (``txn_log_agreement``), unless the run was
+    already rejected at an earlier event."""
+    v.detail["txn_log_checked"] = [agree.in_full, agree.checked]
+    if not agree.problems:
+        return
+    v.detail["txn_log_problems"] = agree.as_dict()["problems"]
+    n, what = agree.problems[0]
+    if v.status == "rejected" and v.event is not None and v.event < n:
+        return
+    e = events[n]
+    v.status, v.reason, v.event = "rejected", "txn_log_agreement", n
+    v.detail.update(
+        event_line=e.get("_line"),
+        event_text=_event_text(e),
+        txn_log=f"the ZooKeeper txn log disagrees with it: {what}",
+    )
+
+
 def validate_path(
     path: Path,
     *,
@@ -855,8 +875,11 @@ def validate_path(
         )
     events, filled, windows = trace.events, 0, 0
     run = Path(trace.path).parent
+    agree = None
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
-        events, filled, windows = txnfill.fill(events, run)
+        committed = txnread.committed(txnread.logs(run), txnread.chroot(run))
+        agree = txnagree.agreement(events, run, committed)
+        events, filled, windows = txnfill.fill(events, run, committed)
     events, edits = txnfill.lost_writes(events)
     v = validate_events(
         events,
@@ -871,6 +894,8 @@ def validate_path(
         v.detail["crashes_from_txn_log"] = windows
     if edits:
         v.detail["writes_from_later_lines"] = edits
+    if agree is not None:
+        _hold_against_txn_log(v, agree, trace.events)
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"

@@ -201,6 +201,9 @@ def render_text(v: Any, *, full: bool = False) -> str:
         stats += f"; {v.detail['from_txn_log']} from the ZooKeeper txn log"
     if v.detail.get("crashes_from_txn_log"):
         stats += f"; {v.detail['crashes_from_txn_log']} crashes timed by the ZooKeeper txn log"
+    if v.detail.get("txn_log_checked"):
+        full, checked = v.detail["txn_log_checked"]
+        stats += f"; {checked} zxids found in the txn log, {full} of them as the very write"
     if v.detail.get("writes_from_later_lines"):
         n = v.detail["writes_from_later_lines"]
         stats += f"; {n} unrecorded writes of killed servers read back from later lines"
@@ -226,6 +229,8 @@ def render_text(v: Any, *, full: bool = False) -> str:
         lines.append(f"  matched: every event up to {at} ({last['proc']}{z}): {last['text']}")
     if "event_text" in d:
         lines.append(f"  did not fit: line {d['event_line']}: {d['event_text']}")
+    if "txn_log" in d:
+        lines.append(f"  {d['txn_log']}")
     if "action" in d:
         hidden = " (a hidden step)" if d.get("hidden") else ""
         lines.append(f"  the step that breaks {v.reason}: {d['action']}{hidden}")

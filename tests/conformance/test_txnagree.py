@@ -1,0 +1,87 @@
+"""A trace held against its run's ZooKeeper transaction logs (``conformance.txnagree``): every
+zxid a step names is a committed write of the run, and for the steps ``txnread`` recognises it is
+that step's very write; a trace that says otherwise is rejected there."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from replcheck.conformance.events import read_trace
+from replcheck.conformance.txnagree import agreement
+from replcheck.conformance.validate import validate_path
+
+DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+RUNS = sorted(p.parent for p in DATA.glob("*/zk-txnlog"))
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda p: p.name)
+def test_every_recorded_zxid_is_its_steps_write(run: Path) -> None:
+    a = agreement(read_trace(run).events, run)
+    assert a.problems == []
+    assert a.checked == a.in_full + sum(a.existence_only.values())
+    # the steps whose writes are recognised are most of them, persists above all
+    assert a.in_full * 2 > a.checked
+
+
+def tamper(tmp_path: Path, run: str, change) -> tuple[Path, int]:
+    """A copy of ``run`` whose trace has one event changed by ``change`` (which returns True for
+    the event it changed); returns the copy and that event's index."""
+    copy = tmp_path / run
+    shutil.copytree(DATA / run, copy)
+    lines = (copy / "trace.jsonl").read_text().splitlines()
+    for n, line in enumerate(lines):
+        e = json.loads(line)
+        if change(e):
+            lines[n] = json.dumps(e, sort_keys=True, separators=(",", ":"))
+            (copy / "trace.jsonl").write_text("\n".join(lines) + "\n")
+            return copy, n
+    raise AssertionError("nothing to change")
+
+
+def test_a_persist_whose_position_is_not_the_one_written_is_rejected(tmp_path: Path) -> None:
+    def change(e: dict) -> bool:
+        if e["name"] == "persist" and e["zxid"] is not None and e["detail"]["position"] > 0:
+            e["detail"]["position"] += 1
+            return True
+        return False
+
+    run, n = tamper(tmp_path, "zk-multi-lost-peer-sync", change)
+    v = validate_path(run)
+    assert (v.status, v.reason, v.event) == ("rejected", "txn_log_agreement", n), v.headline()
+    assert v.detail["txn_log"].startswith("the ZooKeeper txn log disagrees with it: zxid ")
+    assert "the step writes" in v.detail["txn_log"]
+
+
+def test_a_zxid_no_committed_transaction_has_is_rejected(tmp_path: Path) -> None:
+    def change(e: dict) -> bool:
+        if e["name"] == "join" and e["zxid"] is not None:
+            e["zxid"] += 1 << 40  # an epoch the ensemble never reached
+            return True
+        return False
+
+    run, n = tamper(tmp_path, "table-lost-join", change)
+    a = agreement(read_trace(run).events, run)
+    assert [p[0] for p in a.problems] == [n]
+    assert "no committed transaction of the run has it" in a.problems[0][1]
+
+
+def test_a_join_named_after_another_server_is_rejected(tmp_path: Path) -> None:
+    def change(e: dict) -> bool:
+        if e["name"] == "join" and e["zxid"] is not None:
+            e["args"]["server"] += 1
+            return True
+        return False
+
+    run, n = tamper(tmp_path, "zk-lock-lost-persist", change)
+    a = agreement(read_trace(run).events, run)
+    assert a.problems and a.problems[0][0] == n and "joins" in a.problems[0][1]
+
+
+def test_an_accepted_run_says_how_much_of_it_was_held_against_the_log() -> None:
+    v = validate_path(DATA / "zk-lock-lost-persist")
+    assert v.status == "accepted", v.headline()
+    full, checked = v.detail["txn_log_checked"]
+    assert 0 < full <= checked
