@@ -23,13 +23,16 @@ The other steps with a zxid are checked for the first point only, and counted ap
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from . import txnread
-from .steps import server_index
+from .common import ADMIN, BARRIER, CLAIMS, QUEUES, REFRESH, SCP, TABLE
+from .steps import peer_id, server_index, server_name
 
 Event = dict[str, Any]
 
@@ -87,41 +90,217 @@ def agreement(events: list[Event], run: Path, committed: list[Any] | None = None
 
 def _same_write(e: Event, txn: Any, era: str) -> str | None:
     """``""`` when ``txn`` is the write of step ``e``, what differs when it is not, or None when
-    ``e`` is not a step whose write is recognised here."""
-    name, args, d = e["name"], e.get("args") or {}, e.get("detail") or {}
-    if name == "join":
-        got = txnread.joined(txn, era)
-        return _differ("joins", _index(got), args.get("server"))
-    if name in ZK_ADMIN and era == "zk" and e["proc"] == "master":
-        got = txnread.admin_op(txn)
-        return _differ("answers", got, (name, args.get("peer")))
-    if name == "peer_sync" and era == "zk":
-        created = txnread.queue_created(txn)
-        if created is None:
-            return None  # a removal, or a queue already there: not recognised
-        return _differ("creates the queue of", (_index(created[0]), created[1]), _pair(args))
-    if name == "roll" and era == "zk":
-        got = txnread.rolled(txn)
-        want = (args.get("server"), d.get("wal"))
-        return _differ("creates", got and (_index(got[0]), got[1]), want)
-    if name == "finish_claim" and era == "zk":
-        got = txnread.claim_finished(txn)
-        return _differ("ends the claim of", _index(got), args.get("dead"))
-    if name in ("persist", "advance") and "wal" in d:
-        if name == "advance" and era == "zk":
-            return None
-        found = []
-        for write in txnread.writes(txn, era):
-            read = txnread.position if era == "zk" else txnread.row_offset
-            got = read(write.path, write.data)
-            if got is not None:
-                found.append((_index(got[0]), got[2], got[3]))
-        want_pos = -1 if name == "advance" else d.get("position")
-        want = (args.get("server"), d["wal"], want_pos)
-        if want in found:
-            return ""
-        return f"the step writes {want}, the transaction {found or 'no position'}"
-    return None
+    ``e`` is not a step whose write is recognised here. Every step of a process that fences its
+    writes must also be a transaction of that process (``txnread.writer``)."""
+    who = txnread.writer(txn)
+    if who is not None and e["proc"] != who and e["proc"].startswith(("master", "rs-")):
+        return f"the step is {e['proc']}'s, the transaction {who}'s"
+    check = CHECKS.get((e["name"], era)) or CHECKS.get((e["name"], ""))
+    return None if check is None else check(e, txn, era)
+
+
+def _join(e: Event, txn: Any, era: str) -> str:
+    return _differ("joins", _index(txnread.joined(txn, era)), e["args"].get("server"))
+
+
+def _admin(e: Event, txn: Any, era: str) -> str | None:
+    if e["proc"] != "master":
+        return None
+    got = txnread.admin_op(txn)
+    if got is None and era == "table" and e["name"] in ("add_peer", "remove_peer"):
+        return _request(e, txn, era)  # the table era's procedure starts by storing its stage
+    return _differ("answers", got, (e["name"], e["args"].get("peer")))
+
+
+def _request(e: Event, txn: Any, era: str) -> str:
+    """An admin request's procedure moving to its next stage: the request of this peer (and, for
+    a peer operation of the table era, this operation) is written."""
+    peer = e["args"].get("peer")
+    for kind, path, data in txnread.ops(txn):
+        if kind == "delete" and path.startswith(ADMIN + "/") and e["name"] == "peer_proc":
+            return ""  # the procedure's last stage: the request answered (its data is gone)
+        if kind == "set" and path.startswith(ADMIN + "/"):
+            req = _json(data)
+            if req.get("peer") == peer and (e["name"] == "peer_proc" or req.get("op") == e["name"]):
+                return ""
+    return f"the step moves the request of peer {peer}, the transaction {_shape(txn)}"
+
+
+def _peer_sync(e: Event, txn: Any, era: str) -> str | None:
+    created = txnread.queue_created(txn)
+    srv, peer = e["args"].get("server"), e["args"].get("peer")
+    if created is not None:
+        return _differ("creates the queue of", (_index(created[0]), created[1]), (srv, peer))
+    return _expect(txn, [("delete", f"{QUEUES}/{server_name(srv)}/{peer_id(peer)}")])
+
+
+def _roll(e: Event, txn: Any, era: str) -> str:
+    got = txnread.rolled(txn)
+    want = (e["args"].get("server"), (e.get("detail") or {}).get("wal"))
+    return _differ("creates", got and (_index(got[0]), got[1]), want)
+
+
+def _finish_claim(e: Event, txn: Any, era: str) -> str:
+    return _differ("ends the claim of", _index(txnread.claim_finished(txn)), e["args"].get("dead"))
+
+
+def _position(e: Event, txn: Any, era: str) -> str | None:
+    d = e.get("detail") or {}
+    if "wal" not in d:
+        return None
+    read = txnread.position if era == "zk" else txnread.row_offset
+    found = []
+    for write in txnread.writes(txn, era):
+        got = read(write.path, write.data)
+        if got is not None:
+            found.append((_index(got[0]), got[2], got[3]))
+    want = (e["args"].get("server"), d["wal"], -1 if e["name"] == "advance" else d.get("position"))
+    return (
+        "" if want in found else f"the step writes {want}, the transaction {found or 'no position'}"
+    )
+
+
+def _queue_wal_done(e: Event, txn: Any, era: str) -> str | None:
+    """zk era: a source done with a WAL deletes its znode (``advance``); done with its queue
+    (``finish``, ``skip_missing``), the queue's znode too."""
+    d = e.get("detail") or {}
+    if "queue" not in d or "wal" not in d:
+        return None
+    queue = f"{QUEUES}/{server_name(e['args']['server'])}/{d['queue']}"
+    want = [("delete", f"{queue}/{d['wal']}")]
+    if e["name"] != "advance":
+        want.append(("delete", queue))
+    return _expect(txn, want)
+
+
+def _claim_commit_zk(e: Event, txn: Any, era: str) -> str | None:
+    d = e.get("detail") or {}
+    if "queue" not in d or "old" not in d:
+        return None
+    new = f"{QUEUES}/{server_name(e['args']['server'])}/{d['queue']}"
+    return _expect(txn, [("create", new), ("delete", d["old"])])
+
+
+def _scp_finish(e: Event, txn: Any, era: str) -> str:
+    return _scp(e, txn, era)
+
+
+def _lock(e: Event, txn: Any, era: str) -> str:
+    data = server_name(e["args"]["server"]).encode()
+    return _expect(txn, [("create", f"{QUEUES}/{server_name(e['args']['dead'])}/lock", data)])
+
+
+def _copy_queue(e: Event, txn: Any, era: str) -> str | None:
+    queue = (e.get("detail") or {}).get("queue")
+    if queue is None:
+        return None
+    return _expect(txn, [("create", f"{QUEUES}/{server_name(e['args']['server'])}/{queue}")])
+
+
+def _row_deleted(e: Event, txn: Any, era: str) -> str | None:
+    """Table era: a source done with its queue deletes the queue's row."""
+    queue = (e.get("detail") or {}).get("queue")
+    return None if queue is None else _expect(txn, [("delete", _row(queue))])
+
+
+def _claim_commit_table(e: Event, txn: Any, era: str) -> str | None:
+    d = e.get("detail") or {}
+    if "old" not in d or "row" not in d:
+        return None
+    return _expect(txn, [("delete", _row(d["old"])), ("create", _row(d["row"]))])
+
+
+def _barrier(state: str) -> Any:
+    def check(e: Event, txn: Any, era: str) -> str:
+        for kind, path, data in txnread.ops(txn):
+            if kind == "set" and path == BARRIER and _json(data).get("state") == state:
+                return ""
+        return f"the step sets the cleaner's barrier {state}, the transaction {_shape(txn)}"
+
+    return check
+
+
+def _scp(e: Event, txn: Any, era: str) -> str:
+    """A ServerCrashProcedure's step stores the procedure's next state for its dead server."""
+    path = f"{SCP}/{server_name(e['args']['dead'])}"
+    if any(k == "set" and p == path for k, p, _ in txnread.ops(txn)):
+        return ""
+    return f"the step stores {path}, the transaction {_shape(txn)}"
+
+
+def _refresh(e: Event, txn: Any, era: str) -> str:
+    srv, peer = server_name(e["args"]["server"]), peer_id(e["args"]["peer"])
+    return _expect(txn, [("delete", f"{REFRESH}/{peer}/{srv}")])
+
+
+def _claim_lost(e: Event, txn: Any, era: str) -> str | None:
+    target = (e.get("detail") or {}).get("target")
+    if target is None:
+        return None
+    if any(k == "delete" and p.startswith(f"{CLAIMS}/{target}/") for k, p, _ in txnread.ops(txn)):
+        return ""
+    return f"the step drops a claim sent to {target}, the transaction {_shape(txn)}"
+
+
+CHECKS: dict[tuple[str, str], Any] = {
+    ("join", ""): _join,
+    **{(name, ""): _admin for name in ZK_ADMIN},
+    ("peer_proc", "table"): _request,
+    ("peer_sync", "zk"): _peer_sync,
+    ("roll", "zk"): _roll,
+    ("finish_claim", "zk"): _finish_claim,
+    ("persist", ""): _position,
+    ("advance", "table"): _position,
+    ("advance", "zk"): _queue_wal_done,
+    ("finish", "zk"): _queue_wal_done,
+    ("skip_missing", "zk"): _queue_wal_done,
+    ("claim_commit", "zk"): _claim_commit_zk,
+    ("scp_finish", "zk"): _scp_finish,
+    ("lock", "zk"): _lock,
+    ("copy_queue", "zk"): _copy_queue,
+    ("finish", "table"): _row_deleted,
+    ("claim_commit", "table"): _claim_commit_table,
+    ("cleaner_start", "table"): _barrier("RUNNING"),
+    ("cleaner_delete", "table"): _barrier("NOT_RUNNING"),
+    ("scp_split", "table"): _scp,
+    ("scp_claim_stage", "table"): _scp,
+    ("arqp_read_missing", "table"): _scp,
+    ("arqp_put_missing", "table"): _scp,
+    ("arqp_claim", "table"): _scp,
+    ("refresh", "table"): _refresh,
+    ("claim_lost", "table"): _claim_lost,
+}
+"""(step, era; ``""`` for both) -> the check that the transaction is that step's write."""
+
+
+def _expect(txn: Any, want: list[tuple[str, ...]]) -> str:
+    """``""`` when the transaction has every (kind, path[, data]) of ``want``."""
+    got = txnread.ops(txn)
+    missing = [
+        w
+        for w in want
+        if not any(k == w[0] and p == w[1] and (len(w) < 3 or d == w[2]) for k, p, d in got)
+    ]
+    if not missing:
+        return ""
+    kind, path = missing[0][:2]
+    return f"the step would {kind} {path}, the transaction {_shape(txn)}"
+
+
+def _shape(txn: Any) -> str:
+    return "; ".join(f"{k} {p}" for k, p, _ in txnread.ops(txn)) or "writes nothing"
+
+
+def _row(key: str) -> str:
+    return f"{TABLE}/{quote(key, safe='')}"
+
+
+def _json(data: bytes | None) -> dict[str, Any]:
+    try:
+        got = json.loads(data or b"")
+    except ValueError:
+        return {}
+    return got if isinstance(got, dict) else {}
 
 
 def _differ(what: str, got: Any, want: Any) -> str:

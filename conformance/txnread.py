@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from .common import ADMIN, DISABLED, ENABLED, LIVE, PEERS, QUEUES, TABLE
+from .common import ADMIN, DISABLED, ENABLED, LIVE, MASTER, PEERS, QUEUES, TABLE
 from .steps import peer_index
 from .zklog import OpCode, ZkLogError, read_logs
 
@@ -186,3 +186,43 @@ def committed(logs: list[Path], chroot: str | None = None) -> list[Any]:
 
 def logs(run: Path) -> list[Path]:
     return sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
+
+
+ROOTS = ("/hbase/", "/replcheck/")
+"""Where the cluster's own znodes start, below a run's chroot."""
+
+
+def relative(path: str) -> str:
+    """``path`` without the run's chroot (``/hbase/...`` or ``/replcheck/...``)."""
+    at = min((i for i in (path.find(r) for r in ROOTS) if i >= 0), default=0)
+    return path[at:]
+
+
+def ops(txn: Any) -> list[tuple[str, str, bytes | None]]:
+    """Each op that applied, as (``create``, ``delete`` or ``set``, path without the chroot,
+    data)."""
+    kinds = {
+        OpCode.create: "create",
+        OpCode.create2: "create",
+        OpCode.delete: "delete",
+        OpCode.setData: "set",
+    }
+    out = []
+    for op, record in applied_ops(txn):
+        if op in kinds and getattr(record, "path", None):
+            out.append((kinds[op], relative(record.path), getattr(record, "data", None)))
+    return out
+
+
+def writer(txn: Any) -> str | None:
+    """The process that made the transaction, told by the fencing write every process of the
+    reference cluster opens its writes with: ``set`` of its own znode (``/hbase/master``, or the
+    region server's live znode ``/hbase/rs/<server>``): ``master`` or ``rs-<server>``."""
+    got = ops(txn)
+    if not got or got[0][0] != "set":
+        return None
+    path = got[0][1]
+    if path == MASTER:
+        return "master"
+    head, _, name = path.rpartition("/")
+    return f"rs-{name}" if head == LIVE and name else None

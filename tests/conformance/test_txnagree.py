@@ -85,3 +85,51 @@ def test_an_accepted_run_says_how_much_of_it_was_held_against_the_log() -> None:
     assert v.status == "accepted", v.headline()
     full, checked = v.detail["txn_log_checked"]
     assert 0 < full <= checked
+
+
+def test_a_step_is_the_write_of_the_process_that_records_it(tmp_path: Path) -> None:
+    """Every process fences its writes with a write of its own znode: a persist recorded by
+    one server and written by another disagrees."""
+
+    def change(e: dict) -> bool:
+        if (
+            e["name"] == "persist"
+            and e["zxid"] is not None
+            and e["proc"] == "rs-1.1.1.1,60020,123456780"
+        ):
+            e["proc"] = "rs-1.1.1.2,60020,123456790"
+            return True
+        return False
+
+    run, n = tamper(tmp_path, "zk-multi-lost-peer-sync", change)
+    a = agreement(read_trace(run).events, run)
+    assert a.problems[0] == (
+        n,
+        f"zxid {read_trace(run).events[n]['zxid']:#x}: the step is rs-1.1.1.2,60020,123456790's, "
+        "the transaction rs-1.1.1.1,60020,123456780's",
+    )
+
+
+@pytest.mark.parametrize(
+    ("run", "name", "field"),
+    [
+        ("zk-multi-lost-peer-sync", "claim_commit", "queue"),
+        ("zk-lock-lost-roll", "copy_queue", "queue"),
+        ("table-lost-put", "claim_commit", "row"),
+        ("table-lost-put", "finish", "queue"),
+    ],
+)
+def test_a_step_that_names_another_queue_than_its_write_disagrees(
+    tmp_path: Path, run: str, name: str, field: str
+) -> None:
+    def change(e: dict) -> bool:
+        if e["name"] == name and e["zxid"] is not None and field in (e.get("detail") or {}):
+            old = e["detail"][field]
+            e["detail"][field] = ("3" if old[0] == "2" else "2") + old[1:]  # another peer's
+            return True
+        return False
+
+    copy, n = tamper(tmp_path, run, change)
+    a = agreement(read_trace(copy).events, copy)
+    assert a.problems and a.problems[0][0] == n, a.problems
+    assert "the step would " in a.problems[0][1]
