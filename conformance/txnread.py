@@ -150,6 +150,11 @@ def row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
 
 
 def paths(txn: Any) -> list[str]:
+    """The znodes the transaction writes: its ops' paths, or the ephemeral znodes a
+    ``closeSession`` deletes (which say whose session it was: another run's, in a shared
+    ensemble)."""
+    if txn.type == OpCode.closeSession:
+        return list(getattr(txn.record, "paths", None) or [])
     return [r.path for _op, r in applied_ops(txn) if getattr(r, "path", None)]
 
 

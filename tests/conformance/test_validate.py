@@ -206,3 +206,13 @@ def test_a_write_whose_line_came_late_is_put_before_the_read_that_saw_it() -> No
     assert events[n]["t"] > events[read]["t"] + 1.0  # stamped well after the read
     v = validate_path(run)
     assert v.status == "accepted", v.headline()
+
+
+def test_another_runs_session_closing_in_a_shared_ensemble_is_not_a_crash() -> None:
+    """table, recorded on the test suite's shared ZooKeeper right after a zk-lock run: that
+    run's servers, stopped, lost their sessions during this one, and their ``closeSession``s
+    delete live znodes named like this run's servers, in the zk-lock run's chroot. They are not
+    this run's crashes (read as such, the run was rejected at a refresh its live server made)."""
+    v = validate_path(DATA / "table-other-run-session-closes")
+    assert v.status == "accepted", v.headline()
+    assert "from_txn_log" not in v.detail
