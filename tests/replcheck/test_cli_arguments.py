@@ -101,7 +101,8 @@ def command_lines(draw: st.DrawFn) -> tuple[list[str], bool]:
     for action in positionals:  # zk's action: never start a cluster
         choices = [c for c in (action.choices or []) if c != "start"]
         argv.append(draw(st.sampled_from(choices)) if choices else draw(SENSIBLE))
-    options = draw(st.lists(st.sampled_from(_options(sub)), max_size=4, unique_by=id))
+    flags = _options(sub)  # a command may have no option but -h (convert)
+    options = draw(st.lists(st.sampled_from(flags), max_size=4, unique_by=id)) if flags else []
     for action in options:
         flag = action.option_strings[-1]
         if action.dest == "jobs":
