@@ -299,6 +299,8 @@ SCHEMAS: dict[str, list[tuple[str, str]]] = {
         ("started", "double"),
         ("faults", "string"),
         ("from_txn_log", "long"),
+        ("txn_log_zxids", "long"),
+        ("txn_log_writes", "long"),
         ("read", "string"),
     ],
     "violations": [

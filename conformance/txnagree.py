@@ -51,6 +51,9 @@ class Agreement:
     """Events (by name) whose transaction was only found, not recognised."""
     problems: list[tuple[int, str]] = field(default_factory=list)
     """(event index, what disagrees), in trace order."""
+    unverified: int = 0
+    """Events whose zxid could not be looked up: some log is damaged, so a transaction missing
+    from the others is no evidence that it did not happen."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -58,13 +61,23 @@ class Agreement:
             "in_full": self.in_full,
             "existence_only": dict(sorted(self.existence_only.items())),
             "problems": [{"event": n, "what": w} for n, w in self.problems],
+            "unverified": self.unverified,
         }
 
 
-def agreement(events: list[Event], run: Path, committed: list[Any] | None = None) -> Agreement:
-    """Hold ``events`` (a run's trace) against the run's transaction logs (``run/zk-txnlog``)."""
+def agreement(
+    events: list[Event],
+    run: Path,
+    committed: list[Any] | None = None,
+    *,
+    complete: bool = True,
+) -> Agreement:
+    """Hold ``events`` (a run's trace) against the run's transaction logs (``run/zk-txnlog``).
+    ``complete``: ``committed`` is every committed transaction (no log was damaged)."""
     if committed is None:
-        committed = txnread.committed(txnread.logs(run), txnread.chroot(run))
+        damaged: list[str] = []
+        committed = txnread.committed(txnread.logs(run), txnread.chroot(run), damaged)
+        complete = not damaged
     by_zxid = {t.zxid: t for t in committed}
     design = next((e["design"] for e in events if e.get("design")), "")
     era = "table" if str(design).startswith("table") else "zk"
@@ -75,6 +88,9 @@ def agreement(events: list[Event], run: Path, committed: list[Any] | None = None
             continue
         out.checked += 1
         txn = by_zxid.get(z)
+        if txn is None and not complete:
+            out.unverified += 1
+            continue
         if txn is None:
             out.problems.append((n, f"zxid {z:#x}: no committed transaction of the run has it"))
             continue

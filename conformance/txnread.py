@@ -166,18 +166,23 @@ def chroot(run: Path) -> str | None:
         return None
 
 
-def committed(logs: list[Path], chroot: str | None = None) -> list[Any]:
+def committed(
+    logs: list[Path], chroot: str | None = None, damaged: list[str] | None = None
+) -> list[Any]:
     """The transactions a majority of the servers' logs hold, in zxid order. A committed
     transaction was logged by a quorum before it was committed; one a leader logged and then
     lost with its leadership (never committed) is in fewer logs, and did not happen. A damaged
-    log supplies nothing. With ``chroot``, a transaction on paths outside it is another run's
-    (sessions are the run's own: their ids name them)."""
+    log supplies nothing (its fault is added to ``damaged``, when given: the list is then not
+    every committed transaction). With ``chroot``, a transaction on paths outside it is another
+    run's (a session's, by the ephemeral znodes its ``closeSession`` deletes)."""
     count: dict[int, int] = {}
     first: dict[int, Any] = {}
     for log_dir in logs:
         try:
             txns = list(read_logs(log_dir))
-        except ZkLogError:
+        except ZkLogError as exc:
+            if damaged is not None:
+                damaged.append(str(exc))
             continue
         for txn in txns:
             count[txn.zxid] = count.get(txn.zxid, 0) + 1

@@ -835,7 +835,9 @@ def _hold_against_txn_log(v: Verdict, agree: txnagree.Agreement, events: list[An
     """Say how the trace agrees with its run's transaction logs (``txnagree``); a step whose zxid
     is not the write it records rejects the run there (``txn_log_agreement``), unless the run was
     already rejected at an earlier event."""
-    v.detail["txn_log_checked"] = [agree.in_full, agree.checked]
+    v.detail["txn_log_checked"] = [agree.in_full, agree.checked - agree.unverified]
+    if agree.unverified:
+        v.detail["txn_log_unverified"] = agree.unverified
     if not agree.problems:
         return
     v.detail["txn_log_problems"] = agree.as_dict()["problems"]
@@ -877,8 +879,9 @@ def validate_path(
     run = Path(trace.path).parent
     agree = None
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
-        committed = txnread.committed(txnread.logs(run), txnread.chroot(run))
-        agree = txnagree.agreement(events, run, committed)
+        damaged: list[str] = []
+        committed = txnread.committed(txnread.logs(run), txnread.chroot(run), damaged)
+        agree = txnagree.agreement(events, run, committed, complete=not damaged)
         events, filled, windows = txnfill.fill(events, run, committed)
     events, edits = txnfill.lost_writes(events)
     v = validate_events(

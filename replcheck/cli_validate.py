@@ -204,6 +204,9 @@ def render_text(v: Any, *, full: bool = False) -> str:
     if v.detail.get("txn_log_checked"):
         full, checked = v.detail["txn_log_checked"]
         stats += f"; {checked} zxids found in the txn log, {full} of them as the very write"
+    if v.detail.get("txn_log_unverified"):
+        n = v.detail["txn_log_unverified"]
+        stats += f"; {n} zxids not looked up (a damaged txn log)"
     if v.detail.get("writes_from_later_lines"):
         n = v.detail["writes_from_later_lines"]
         stats += f"; {n} unrecorded writes of killed servers read back from later lines"

@@ -57,6 +57,8 @@ def test_every_unit_gets_the_verdict_validate_gives_it(tmp_path: Path) -> None:
             want.event,
         ), unit
         assert got["verdict"] == want.headline()
+        checked = want.detail.get("txn_log_checked")  # held against the run's txn logs
+        assert [got["txn_log_writes"], got["txn_log_zxids"]] == (checked or [None, None])
         assert (got["events"], got["actions"], got["matched"]) == (
             want.events,
             want.actions,

@@ -133,3 +133,18 @@ def test_a_step_that_names_another_queue_than_its_write_disagrees(
     a = agreement(read_trace(copy).events, copy)
     assert a.problems and a.problems[0][0] == n, a.problems
     assert "the step would " in a.problems[0][1]
+
+
+def test_a_damaged_log_leaves_zxids_unverified_not_disagreeing(tmp_path: Path) -> None:
+    """Every server's log fails its checksum: a zxid the logs cannot show is no evidence that the
+    write did not happen."""
+    run = tmp_path / "run"
+    shutil.copytree(DATA / "zk-lock-lost-persist", run)
+    for log in run.glob("zk-txnlog/*/log.*"):
+        data = bytearray(log.read_bytes())
+        data[5000] ^= 0xFF
+        log.write_bytes(bytes(data))
+    a = agreement(read_trace(run).events, run)
+    assert a.problems == [] and a.unverified == a.checked > 0
+    v = validate_path(run)
+    assert v.reason != "txn_log_agreement" and v.detail["txn_log_unverified"] == a.checked
