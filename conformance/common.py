@@ -162,6 +162,8 @@ class ZkProcess:
         self.hooks = Hooks(run_dir, proc)
         self.zk = KazooClient(hosts=zk_hosts, timeout=timeout)
         self.session_timeout = timeout
+        self.ident = f"{proc.split('-', 1)[0].replace('rs', 'regionserver')}:{os.getpid()}"
+        """The identifier in the metadata prefix of the values written as HBase 2.x does."""
         self.fence_path = ""
         self.fence_data = b""
         self.fence_version = 0

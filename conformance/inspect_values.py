@@ -6,19 +6,55 @@ data is a protobuf message after the magic ``PBUF`` (``ProtobufUtil.prependPBMag
 ``ReplicationHLogPosition`` (``int64 position = 1``) for a WAL's position (``ZKUtil
 .positionToByteArray``), ``ReplicationState`` (``enum State {ENABLED = 0; DISABLED = 1}``, field
 1) for ``peer-state``, ``ReplicationPeer`` (``string clusterkey = 1``) for a peer, and
-``ReplicationLock`` (``string lock_owner = 1``) for the old ``lock`` znode. The reference cluster
-writes plain text (a decimal position, ``ENABLED``), a peer as JSON. Every decoder takes either.
+``ReplicationLock`` (``string lock_owner = 1``) for the old ``lock`` znode. The reference
+cluster's ``zk-multi`` writes positions and peer states as HBase 2.x does (``hbase_value``,
+``encode_position``, ``encode_peer_state``); its other designs write plain text (a decimal
+position, ``ENABLED``), and every design a peer as JSON. Every decoder takes either.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 META_MAGIC = 0xFF
 PB_MAGIC = b"PBUF"
 PEER_STATES = {0: "ENABLED", 1: "DISABLED"}
 """``ReplicationProtos.ReplicationState.State``."""
+
+
+def hbase_value(data: bytes, ident: str) -> bytes:
+    """``ZKMetadata.appendMetaData``, as ``RecoverableZooKeeper`` applies it to every value it
+    creates or sets: ``0xFF``, the length of the id and an 8-byte salt, the id (the process's
+    identifier), the salt, then the data. Empty data is written as it is."""
+    if not data:
+        return data
+    idb = ident.encode() + os.urandom(8)
+    return bytes([META_MAGIC]) + len(idb).to_bytes(4, "big") + idb + data
+
+
+def _varint_bytes(v: int) -> bytes:
+    v &= (1 << 64) - 1  # an int64 as protobuf writes it (a negative one in ten bytes)
+    out = bytearray()
+    while True:
+        byte, v = v & 0x7F, v >> 7
+        out.append(byte | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def encode_position(position: int) -> bytes:
+    """``ZKUtil.positionToByteArray``: ``PBUF`` and ``ReplicationHLogPosition`` (field 1, a
+    varint; required, so written even when 0)."""
+    return PB_MAGIC + b"\x08" + _varint_bytes(position)
+
+
+def encode_peer_state(state: str) -> bytes:
+    """``ZKReplicationPeerStorage``'s ``ENABLED_ZNODE_BYTES``/``DISABLED_ZNODE_BYTES``:
+    ``PBUF`` and ``ReplicationState`` (field 1, the enum)."""
+    code = {v: k for k, v in PEER_STATES.items()}[state]
+    return PB_MAGIC + b"\x08" + _varint_bytes(code)
 
 
 def strip_metadata(raw: bytes) -> bytes:

@@ -379,14 +379,13 @@ class Master(ZkProcess):
         def ops(t: Any) -> None:
             if op == "add_peer":
                 t.create(pz, dumps({"cluster": p + 1, "sinks": data["sinks"]}))
-                t.create(f"{pz}/peer-state", ENABLED.encode())
+                t.create(f"{pz}/peer-state", self.steps.peer_state_value(ENABLED, self.ident))
             elif op == "remove_peer":
                 t.delete(f"{pz}/peer-state")
                 t.delete(pz)
             else:
-                t.set_data(
-                    f"{pz}/peer-state", (ENABLED if op == "enable_peer" else DISABLED).encode()
-                )
+                state = ENABLED if op == "enable_peer" else DISABLED
+                t.set_data(f"{pz}/peer-state", self.steps.peer_state_value(state, self.ident))
             t.delete(path)
 
         try:

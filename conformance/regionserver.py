@@ -54,6 +54,7 @@ from .common import (
     wal_dir,
     write_atomic,
 )
+from .inspect_values import decode_peer_state, decode_position
 from .steps import CFG, WRITE_KINDS, Steps, kind_of, peer_id, peer_index, server_index, server_name
 
 T = TypeVar("T")
@@ -252,7 +253,7 @@ class RegionServer(ZkProcess):
 
                 def ops(t: Any) -> None:
                     for s in normal:
-                        t.create(f"{QUEUES}/{self.name}/{s.queue}/{new}", b"0")
+                        t.create(f"{QUEUES}/{self.name}/{s.queue}/{new}", self.steps.queued_value)
 
                 try:
                     zxid = self.txn(ops, fenced=lambda: self.trace.emit("roll", args, wal=new))
@@ -293,7 +294,7 @@ class RegionServer(ZkProcess):
             state = self.get(f"{PEERS}/{pid}/peer-state")
             if info is None or state is None:
                 continue
-            out[peer_index(pid)] = {**info, "state": state[0].decode()}
+            out[peer_index(pid)] = {**info, "state": decode_peer_state(state[0])}
         return out
 
     def sync_peers(self, startup: bool = False) -> None:
@@ -323,7 +324,7 @@ class RegionServer(ZkProcess):
 
                 def ops(t: Any) -> None:
                     t.create(f"{QUEUES}/{self.name}/{queue}", b"")
-                    t.create(f"{QUEUES}/{self.name}/{queue}/{wal}", b"0")
+                    t.create(f"{QUEUES}/{self.name}/{queue}/{wal}", self.steps.queued_value)
 
                 try:
                     zxid = self.txn(ops)
@@ -499,7 +500,8 @@ class RegionServer(ZkProcess):
         if self.steps.era == "zk":
             path = f"{QUEUES}/{self.name}/{src.queue}/{wal}"
             try:
-                zxid = self.txn(lambda t: t.set_data(path, str(src.pos).encode()))
+                value = self.steps.position_value(src.pos, self.ident)
+                zxid = self.txn(lambda t: t.set_data(path, value))
             except TxnFailed:
                 self.trace.meta("note", what="queue gone; source stops", queue=src.queue)
                 src.stopped.set()
@@ -601,12 +603,13 @@ class RegionServer(ZkProcess):
         d = server_index(dead)
         old = f"{QUEUES}/{dead}/{queue}"
 
-        def positions() -> tuple[list[str], dict[str, int]]:
+        def positions() -> tuple[list[str], dict[str, bytes]]:
             queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
             at = self.children(old)
-            return queues, {w: int((self.get(f"{old}/{w}") or (b"0", None))[0] or 0) for w in at}
+            return queues, {w: (self.get(f"{old}/{w}") or (b"", None))[0] or b"" for w in at}
 
-        (queues, wals), read = self.served(positions)
+        (queues, raw), read = self.served(positions)
+        wals = {w: decode_position(value) for w, value in raw.items()}
         qi = queues.index(queue) if queue in queues else -1
         self.trace.emit(
             "claim_read", {"server": self.index, "dead": d, "queue": qi}, queue=queue, read=read
@@ -618,8 +621,9 @@ class RegionServer(ZkProcess):
 
         def ops(t: Any) -> None:
             t.create(mine, b"")
-            for w, pos in wals.items():
-                t.create(f"{mine}/{w}", str(pos).encode())
+            for w, value in raw.items():
+                # copied as read (HBase copies the bytes, the metadata prefix made anew)
+                t.create(f"{mine}/{w}", self.steps.copied_value(value, self.ident))
                 t.delete(f"{old}/{w}")
             t.delete(old)
             if not self.steps.flag("claim_skips_cversion"):

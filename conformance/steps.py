@@ -18,6 +18,8 @@ from replcheck.model.design import Design
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL, Edit
 from replcheck.model.table_state import NO_SOURCE, Row
 
+from .inspect_values import encode_peer_state, encode_position, hbase_value, strip_metadata
+
 MAX_SERVERS = 32
 CFG = Config(name="reference-cluster", servers=MAX_SERVERS)
 """The name space of the reference cluster: up to ``MAX_SERVERS`` region-server incarnations."""
@@ -117,6 +119,35 @@ class Steps:
 
     def flag(self, step: str) -> bool:
         return step in self.flags
+
+    # --- values --------------------------------------------------------------------------------
+
+    @property
+    def queued_value(self) -> bytes:
+        """A WAL znode's value when the WAL is queued: zk-multi's is empty (``addWAL`` creates
+        it with ``EMPTY_BYTE_ARRAY``, which gets no metadata prefix), zk-lock's the text ``0``."""
+        return b"" if self.base == "zk-multi" else b"0"
+
+    def position_value(self, position: int, ident: str) -> bytes:
+        """A WAL znode's position as the design stores it: zk-multi as HBase 2.x does (the
+        metadata prefix, ``PBUF``, ``ReplicationHLogPosition``), the others as decimal text."""
+        if self.base == "zk-multi":
+            return hbase_value(encode_position(position), ident)
+        return str(position).encode()
+
+    def copied_value(self, raw: bytes, ident: str) -> bytes:
+        """A value copied from one znode to another (a claim's WAL positions): zk-multi as
+        ``claimQueue`` does, the data as read (``removeMetaData``) written with this process's
+        metadata; the others as they were."""
+        if self.base == "zk-multi":
+            return hbase_value(strip_metadata(raw), ident)
+        return raw
+
+    def peer_state_value(self, state: str, ident: str) -> bytes:
+        """A ``peer-state`` znode's value: zk-multi as HBase 2.x does, the others as text."""
+        if self.base == "zk-multi":
+            return hbase_value(encode_peer_state(state), ident)
+        return state.encode()
 
     # --- names ---------------------------------------------------------------------------------
 

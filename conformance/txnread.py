@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .common import ADMIN, DISABLED, ENABLED, LIVE, MASTER, PEERS, QUEUES, TABLE
+from .inspect_values import decode_peer_state, decode_position
 from .steps import peer_index
 from .zklog import OpCode, ZkLogError, read_logs
 
@@ -100,9 +101,12 @@ def admin_op(txn: Any) -> tuple[str, int] | None:
             if op == OpCode.delete:
                 return "remove_peer", peer_index(name)
         if name == "peer-state" and op == OpCode.setData:
-            state = {ENABLED.encode(): "enable_peer", DISABLED.encode(): "disable_peer"}
-            if record.data in state:
-                return state[record.data], peer_index(head.rpartition("/")[2])
+            state = {ENABLED: "enable_peer", DISABLED: "disable_peer"}
+            try:
+                decoded = decode_peer_state(record.data)
+            except ValueError:
+                continue
+            return state[decoded], peer_index(head.rpartition("/")[2])
     return None
 
 
@@ -122,9 +126,11 @@ def position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
     parts = path.split(marker, 1)[1].split("/")
     if len(parts) != 3:
         return None
+    if not data:
+        return None  # a WAL znode created empty: queued, no position written
     try:
-        return parts[0], parts[1], parts[2], int(data.decode())
-    except (UnicodeDecodeError, ValueError):
+        return parts[0], parts[1], parts[2], decode_position(data)
+    except ValueError:
         return None
 
 

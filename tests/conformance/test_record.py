@@ -65,6 +65,30 @@ def test_short_run_of_each_design(design: str, zookeeper, tmp_path: Path) -> Non
         assert seen["peer_proc"] and seen["refresh"] and seen["cleaner_start"]
     else:
         assert seen["peer_sync"]
+        assert_values_encoded(run_dir, hbase=design == "zk-multi")
+
+
+def assert_values_encoded(run_dir: Path, *, hbase: bool) -> None:
+    """zk-multi writes every position and peer state as HBase 2.x does (the metadata prefix,
+    then ``PBUF`` and the protobuf message); zk-lock writes them as text."""
+    from replcheck.conformance import txnread
+    from replcheck.conformance.inspect_values import PB_MAGIC, strip_metadata
+
+    values = [
+        (path, data)
+        for txn in txnread.committed(txnread.logs(run_dir), txnread.chroot(run_dir))
+        for kind, path, data in txnread.ops(txn)
+        if kind in ("create", "set")
+        and data
+        and (path.endswith("/peer-state") or txnread.position(path, data) is not None)
+    ]
+    assert any(p.endswith("/peer-state") for p, _ in values)
+    assert sum(not p.endswith("/peer-state") for p, _ in values) > 1
+    for path, data in values:
+        if hbase:
+            assert data[0] == 0xFF and strip_metadata(data).startswith(PB_MAGIC), (path, data)
+        else:
+            assert data in (b"ENABLED", b"DISABLED") or data.isdigit(), (path, data)
 
 
 def test_faults_kill_and_pause_still_pass(zookeeper, tmp_path: Path) -> None:
@@ -73,6 +97,7 @@ def test_faults_kill_and_pause_still_pass(zookeeper, tmp_path: Path) -> None:
     result = record_run(spec, run_dir, ensemble=zookeeper)
     assert_clean(result, run_dir)
     assert result.faults == Counter({"kill": 1, "pause": 1}), result.summary()
+    assert_values_encoded(run_dir, hbase=True)  # the claims copied them as they were
     seen = names(run_dir)
     assert seen["crash"] == 2 and seen["claim_commit"] >= 1 and seen["scp_finish"] >= 1, seen
     assert seen["fenced"] == 1, seen  # the zombie found its session gone and stopped writing
