@@ -7,6 +7,7 @@ Layout (HBase 2.x's, reference section 3a, plus the table of the table era store
 /hbase/rs/<server>                                   ephemeral: the server is alive (data: ports)
 /hbase/master                                        ephemeral: the active master
 /hbase/replication/peers/<peerId>                    data: {"cluster": c, "sinks": ["host:port"]}
+                                                     (zk-multi: ReplicationPeer, HBase 2.x bytes)
 /hbase/replication/peers/<peerId>/peer-state         ENABLED | DISABLED (zk-multi: HBase 2.x bytes)
 /hbase/replication/rs/<server>/<queueId>/<wal>       data: position (zk-lock: text; zk-multi:
                                                      HBase 2.x bytes, empty while only queued)
@@ -22,8 +23,9 @@ Layout (HBase 2.x's, reference section 3a, plus the table of the table era store
 /replcheck/barrier                                   ReplicationLogCleanerBarrier (table)
 ```
 
-zk-multi writes positions and peer states exactly as HBase 2.x does (the metadata prefix, ``PBUF``
-and the protobuf message: ``inspect_values``); the other designs write them as text.
+zk-multi writes peers, peer states and positions exactly as HBase 2.x does (the metadata
+prefix, ``PBUF`` and the protobuf message: ``inspect_values``); the other designs write them as
+text.
 
 Every storage write of a region server is a ``multi`` that first sets the data of its own
 ephemeral ``/hbase/rs/<server>`` znode: if the session expired (a zombie after SIGSTOP, or a forced

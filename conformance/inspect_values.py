@@ -50,6 +50,37 @@ def encode_position(position: int) -> bytes:
     return PB_MAGIC + b"\x08" + _varint_bytes(position)
 
 
+def _field(num: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field."""
+    return _varint_bytes(num << 3 | 2) + _varint_bytes(len(payload)) + payload
+
+
+def encode_peer(cluster_key: str, configuration: dict[str, str]) -> bytes:
+    """A peer znode's value as ``ReplicationPeerConfigUtil.toByteArray`` writes it: ``PBUF`` and
+    ``ReplicationPeer`` with its cluster key (1), its configuration as ``NameStringPair``s (4),
+    bandwidth 0 (7), replicate_all true (8) and serial false (11)."""
+    msg = _field(1, cluster_key.encode())
+    for name, value in configuration.items():
+        msg += _field(4, _field(1, name.encode()) + _field(2, value.encode()))
+    msg += b"\x38\x00" + b"\x40\x01" + b"\x58\x00"
+    return PB_MAGIC + msg
+
+
+def peer_configuration(raw: bytes) -> dict[str, str]:
+    """The ``configuration`` pairs of a ``ReplicationPeer`` value (empty for a plain value)."""
+    data = strip_metadata(raw)
+    if not data.startswith(PB_MAGIC):
+        return {}
+    out = {}
+    for num, value in all_fields(data[len(PB_MAGIC) :]):
+        if num == 4 and isinstance(value, bytes):
+            pair = fields(value)
+            name, val = pair.get(1, b""), pair.get(2, b"")
+            if isinstance(name, bytes) and isinstance(val, bytes):
+                out[name.decode("utf-8", "replace")] = val.decode("utf-8", "replace")
+    return out
+
+
 def encode_peer_state(state: str) -> bytes:
     """``ZKReplicationPeerStorage``'s ``ENABLED_ZNODE_BYTES``/``DISABLED_ZNODE_BYTES``:
     ``PBUF`` and ``ReplicationState`` (field 1, the enum)."""
@@ -84,24 +115,31 @@ def _varint(b: bytes, o: int) -> tuple[int, int]:
 
 def fields(msg: bytes) -> dict[int, Any]:
     """The fields of a protobuf message (the last value of each), by number."""
-    out: dict[int, Any] = {}
+    return dict(all_fields(msg))
+
+
+def all_fields(msg: bytes) -> list[tuple[int, Any]]:
+    """Every (number, value) of a protobuf message, in order (a repeated field once per
+    value)."""
+    out: list[tuple[int, Any]] = []
     o = 0
     while o < len(msg):
         key, o = _varint(msg, o)
         num, wire = key >> 3, key & 7
         if wire == 0:
-            out[num], o = _varint(msg, o)
+            value, o = _varint(msg, o)
         elif wire == 1:
-            out[num], o = msg[o : o + 8], o + 8
+            value, o = msg[o : o + 8], o + 8
         elif wire == 2:
             n, o = _varint(msg, o)
-            out[num], o = msg[o : o + n], o + n
+            value, o = msg[o : o + n], o + n
         elif wire == 5:
-            out[num], o = msg[o : o + 4], o + 4
+            value, o = msg[o : o + 4], o + 4
         else:
             raise ValueError(f"protobuf wire type {wire} not expected")
         if o > len(msg):
             raise ValueError("protobuf field cut short")
+        out.append((num, value))
     return out
 
 

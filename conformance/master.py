@@ -378,7 +378,7 @@ class Master(ZkProcess):
 
         def ops(t: Any) -> None:
             if op == "add_peer":
-                t.create(pz, dumps({"cluster": p + 1, "sinks": data["sinks"]}))
+                t.create(pz, self.steps.peer_value(p + 1, data["sinks"], self.ident))
                 t.create(f"{pz}/peer-state", self.steps.peer_state_value(ENABLED, self.ident))
             elif op == "remove_peer":
                 t.delete(f"{pz}/peer-state")

@@ -290,7 +290,8 @@ class RegionServer(ZkProcess):
     def read_peers(self) -> dict[int, dict[str, Any]]:
         out = {}
         for pid in self.children(PEERS):
-            info = self.get_json(f"{PEERS}/{pid}")
+            raw = self.get(f"{PEERS}/{pid}")
+            info = self.steps.peer_info(raw[0]) if raw is not None else None
             state = self.get(f"{PEERS}/{pid}/peer-state")
             if info is None or state is None:
                 continue

@@ -10,7 +10,9 @@ same step on the real cluster. Mutants whose bug is not a rule method are listed
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
+from typing import Any
 
 from replcheck.model import get_design, rules, table_rules
 from replcheck.model.config import Config
@@ -18,7 +20,19 @@ from replcheck.model.design import Design
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL, Edit
 from replcheck.model.table_state import NO_SOURCE, Row
 
-from .inspect_values import encode_peer_state, encode_position, hbase_value, strip_metadata
+from .inspect_values import (
+    PB_MAGIC,
+    decode_peer,
+    encode_peer,
+    encode_peer_state,
+    encode_position,
+    hbase_value,
+    peer_configuration,
+    strip_metadata,
+)
+
+SINKS_KEY = "replcheck.sinks"
+"""The peer configuration key that names the reference cluster's sink addresses."""
 
 MAX_SERVERS = 32
 CFG = Config(name="reference-cluster", servers=MAX_SERVERS)
@@ -142,6 +156,29 @@ class Steps:
         if self.base == "zk-multi":
             return hbase_value(strip_metadata(raw), ident)
         return raw
+
+    def peer_value(self, cluster: int, sinks: list[str], ident: str) -> bytes:
+        """A peer znode's value: zk-multi as HBase 2.x does (``ReplicationPeer``: the cluster
+        key ``zk1:2181:/hbase-<cluster>``, the sinks in its configuration as ``SINKS_KEY``), the
+        others as JSON."""
+        if self.base == "zk-multi":
+            key = f"zk1:2181:/hbase-{cluster}"
+            return hbase_value(encode_peer(key, {SINKS_KEY: ",".join(sinks)}), ident)
+        return json.dumps({"cluster": cluster, "sinks": sinks}, sort_keys=True).encode()
+
+    @staticmethod
+    def peer_info(raw: bytes) -> dict[str, Any] | None:
+        """``{"cluster", "sinks"}`` of a peer znode's value, in either form (None: unreadable)."""
+        try:
+            config = peer_configuration(raw)
+            if config or strip_metadata(raw).startswith(PB_MAGIC):
+                key = decode_peer(raw)
+                sinks = [s for s in config.get(SINKS_KEY, "").split(",") if s]
+                return {"cluster": int(key.rsplit("-", 1)[1]), "sinks": sinks}
+            got = json.loads(raw)
+        except (ValueError, IndexError):
+            return None
+        return got if isinstance(got, dict) else None
 
     def peer_state_value(self, state: str, ident: str) -> bytes:
         """A ``peer-state`` znode's value: zk-multi as HBase 2.x does, the others as text."""

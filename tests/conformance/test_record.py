@@ -69,8 +69,9 @@ def test_short_run_of_each_design(design: str, zookeeper, tmp_path: Path) -> Non
 
 
 def assert_values_encoded(run_dir: Path, *, hbase: bool) -> None:
-    """zk-multi writes every position and peer state as HBase 2.x does (the metadata prefix,
-    then ``PBUF`` and the protobuf message); zk-lock writes them as text."""
+    """zk-multi writes every peer, peer state and position as HBase 2.x does (the metadata
+    prefix, then ``PBUF`` and the protobuf message); zk-lock writes them as text (a peer as
+    JSON)."""
     from replcheck.conformance import txnread
     from replcheck.conformance.inspect_values import PB_MAGIC, strip_metadata
 
@@ -80,15 +81,21 @@ def assert_values_encoded(run_dir: Path, *, hbase: bool) -> None:
         for kind, path, data in txnread.ops(txn)
         if kind in ("create", "set")
         and data
-        and (path.endswith("/peer-state") or txnread.position(path, data) is not None)
+        and (
+            path.endswith("/peer-state")
+            or path.rpartition("/")[0].endswith("/replication/peers")
+            or txnread.position(path, data) is not None
+        )
     ]
     assert any(p.endswith("/peer-state") for p, _ in values)
-    assert sum(not p.endswith("/peer-state") for p, _ in values) > 1
+    assert any(p.rpartition("/")[0].endswith("/replication/peers") for p, _ in values)
+    assert sum("/replication/rs/" in p for p, _ in values) > 1
     for path, data in values:
         if hbase:
             assert data[0] == 0xFF and strip_metadata(data).startswith(PB_MAGIC), (path, data)
         else:
-            assert data in (b"ENABLED", b"DISABLED") or data.isdigit(), (path, data)
+            text = data in (b"ENABLED", b"DISABLED") or data.isdigit()
+            assert text or data.startswith(b"{"), (path, data)  # a peer as JSON
 
 
 def test_faults_kill_and_pause_still_pass(zookeeper, tmp_path: Path) -> None:
