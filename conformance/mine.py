@@ -200,9 +200,8 @@ def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> No
         search_nodes=v.nodes,
         seconds=round(v.seconds, 3),
         from_txn_log=int(v.detail.get("from_txn_log", 0)),
-        txn_log_writes=(v.detail.get("txn_log_checked") or [None, None])[0],
-        txn_log_zxids=(v.detail.get("txn_log_checked") or [None, None])[1],
     )
+    row["txn_log_writes"], row["txn_log_zxids"] = v.detail.get("txn_log_checked", [None, None])
     if zk_data:
         _mine_zk_data(path, out)
         return

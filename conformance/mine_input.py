@@ -39,16 +39,17 @@ def unit_files(unit: dict[str, str]) -> dict[str, Any] | None:
     try:
         if unit["kind"] == "zkdata":
             root, rel, tree = path, ".", path
-            files = [p for p in _under(tree, is_file=True) if p.name.startswith("log.")]
+            found, dirs = _tree(tree)
+            files = [p for p in found if p.name.startswith("log.")]
         elif unit["kind"] == "run":
             trace = trace_path(path)
             root = path if path.is_dir() else path.parent
             rel = "." if path.is_dir() else path.name
             tree = trace.parent / TXN_LOGS
-            files = [trace, *_under(tree, is_file=True)]
+            found, dirs = _tree(tree)
+            files = [trace, *found]
         else:
             return None
-        dirs = [tree, *_under(tree, is_file=False)] if tree.is_dir() else []
     except (TraceFault, OSError):
         return None
     if not files or not all(_nameable(f) and os.access(f, os.R_OK) for f in files):
@@ -61,12 +62,16 @@ def unit_files(unit: dict[str, str]) -> dict[str, Any] | None:
     }
 
 
-def _under(folder: Path, *, is_file: bool) -> list[Path]:
-    """The files (or the folders) under ``folder``: the folders too, so that a unit is laid out
-    again with the same tree (a data directory's server folders, an empty log folder)."""
+def _tree(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The files under ``folder``, and the folders (itself included), in one walk: the folders
+    too, so that a unit is laid out again with the same tree (a data directory's server
+    folders, an empty log folder). Nothing when ``folder`` is not one."""
     if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.rglob("*") if (p.is_file() if is_file else p.is_dir()))
+        return [], []
+    files, dirs = [], [folder]
+    for p in sorted(folder.rglob("*")):
+        (dirs if p.is_dir() else files if p.is_file() else []).append(p)
+    return files, dirs
 
 
 def _nameable(path: Path) -> bool:
@@ -109,7 +114,8 @@ def mine_bytes(
     if not unit:
         return _undelivered({"path": "?"}, "a file Spark read belongs to no unit")
     got = {key(uri): data for uri, data in files}
-    missing = [f for f in plan["files"] if key(f) not in got]
+    wanted = {f: key(f) for f in plan["files"]}
+    missing = [f for f, k in wanted.items() if k not in got]
     if missing:
         return _undelivered(unit, f"{missing[0]}: Spark did not deliver it")
     root = key(plan["root"])
@@ -117,10 +123,10 @@ def mine_bytes(
         base = Path(tmp) / "unit"
         for d in plan["dirs"]:
             (base / d).mkdir(parents=True, exist_ok=True)
-        for f in plan["files"]:
-            dest = base / os.path.relpath(key(f), root)
+        for k in wanted.values():
+            dest = base / os.path.relpath(k, root)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(got[key(f)])
+            dest.write_bytes(got[k])
         path = base if plan["unit"] == "." else base / plan["unit"]
         out = mine_run({"path": str(path), "kind": unit["kind"]})
     out["runs"]["read"] = "binary files"

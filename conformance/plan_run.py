@@ -167,12 +167,14 @@ class PlannedCluster(Cluster):
         cleaner round its pass again: while the cleaner is held, or aimed at, a pass in which a
         claim must be the only move (``REST_DEAD``), the replacement waits."""
         until = time.monotonic() + AIM_LIMIT
-        while time.monotonic() < until and (
-            self.arms.held("cleaner_read") is not None
-            or "unchanged" in (self.arms.armed("cleaner_read") or {})
-            or "rest_dead" in (self.arms.armed("cleaner_read") or {})
-        ):
+        while time.monotonic() < until and self.cleaner_window_open():
             time.sleep(0.05)
+
+    def cleaner_window_open(self) -> bool:
+        """Is the cleaner held, or armed for a pass a claim must be the only move in?"""
+        if self.arms.held("cleaner_read") is not None:
+            return True
+        return bool({"unchanged", "rest_dead"} & (self.arms.armed("cleaner_read") or {}).keys())
 
     def aimed(self, label: str, step: Any) -> None:
         """An aimed step, on a thread of its own from when its point was armed: the steps after

@@ -771,7 +771,7 @@ class RegionServer(ZkProcess):
         copied: list[tuple[int, str, tuple[int, ...], dict[str, int]]] = []
         for qi, q in enumerate(queues):
             wals = {
-                w: int((self.get(f"{base}/{q}/{w}") or (b"0", None))[0] or 0)
+                w: decode_position((self.get(f"{base}/{q}/{w}") or (b"", None))[0] or b"")
                 for w in self.children(f"{base}/{q}")
             }
             peer, chain = self.steps.parse_zk_queue_id(q)

@@ -21,13 +21,13 @@ from replcheck.model.state import CATALOG, GLOBAL, LOCAL, Edit
 from replcheck.model.table_state import NO_SOURCE, Row
 
 from .inspect_values import (
-    PB_MAGIC,
     decode_peer,
     encode_peer,
     encode_peer_state,
     encode_position,
     hbase_value,
     peer_configuration,
+    protobuf_of,
     strip_metadata,
 )
 
@@ -170,10 +170,9 @@ class Steps:
     def peer_info(raw: bytes) -> dict[str, Any] | None:
         """``{"cluster", "sinks"}`` of a peer znode's value, in either form (None: unreadable)."""
         try:
-            config = peer_configuration(raw)
-            if config or strip_metadata(raw).startswith(PB_MAGIC):
+            if protobuf_of(raw) is not None:
                 key = decode_peer(raw)
-                sinks = [s for s in config.get(SINKS_KEY, "").split(",") if s]
+                sinks = [s for s in peer_configuration(raw).get(SINKS_KEY, "").split(",") if s]
                 return {"cluster": int(key.rsplit("-", 1)[1]), "sinks": sinks}
             got = json.loads(raw)
         except (ValueError, IndexError):

@@ -164,12 +164,7 @@ def _position(e: Event, txn: Any, era: str) -> str | None:
     d = e.get("detail") or {}
     if "wal" not in d:
         return None
-    read = txnread.position if era == "zk" else txnread.row_offset
-    found = []
-    for write in txnread.writes(txn, era):
-        got = read(write.path, write.data)
-        if got is not None:
-            found.append((_index(got[0]), got[2], got[3]))
+    found = [(_index(srv), wal, pos) for srv, _queue, wal, pos in txnread.positions(txn, era)]
     want = (e["args"].get("server"), d["wal"], -1 if e["name"] == "advance" else d.get("position"))
     return (
         "" if want in found else f"the step writes {want}, the transaction {found or 'no position'}"
@@ -195,10 +190,6 @@ def _claim_commit_zk(e: Event, txn: Any, era: str) -> str | None:
         return None
     new = f"{QUEUES}/{server_name(e['args']['server'])}/{d['queue']}"
     return _expect(txn, [("create", new), ("delete", d["old"])])
-
-
-def _scp_finish(e: Event, txn: Any, era: str) -> str:
-    return _scp(e, txn, era)
 
 
 def _lock(e: Event, txn: Any, era: str) -> str:
@@ -271,7 +262,7 @@ CHECKS: dict[tuple[str, str], Any] = {
     ("finish", "zk"): _queue_wal_done,
     ("skip_missing", "zk"): _queue_wal_done,
     ("claim_commit", "zk"): _claim_commit_zk,
-    ("scp_finish", "zk"): _scp_finish,
+    ("scp_finish", "zk"): _scp,
     ("lock", "zk"): _lock,
     ("copy_queue", "zk"): _copy_queue,
     ("finish", "table"): _row_deleted,

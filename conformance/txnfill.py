@@ -199,17 +199,12 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             args = {"server": server_index(rolled[0]), "group": 0}
             out.append(event(like, txn, "roll", args, {"wal": rolled[1]}))
             continue
-        for write in txnread.writes(txn, era):
-            found = txnread.position(write.path, write.data) if era == "zk" else None
-            row = txnread.row_offset(write.path, write.data) if era == "table" else None
-            if found is None and row is None:
-                continue
-            server, queue, wal, position = found or row  # type: ignore[misc]
+        for server, queue, wal, position in txnread.positions(txn, era):
             like = source.get((f"rs-{server}", queue))
             if like is None:
                 continue
             args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
-            if row is not None and position < 0:
+            if era == "table" and position < 0:
                 out.append(event(like, txn, "advance", args, {"wal": wal, "queue": queue}))
             else:
                 detail = {"position": position, "wal": wal, "queue": queue}

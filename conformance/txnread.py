@@ -118,6 +118,15 @@ def writes(txn: Any, era: str) -> Iterator[Any]:
     return (record for op, record in applied_ops(txn) if op in ops)
 
 
+def positions(txn: Any, era: str) -> list[tuple[str, str, str, int]]:
+    """Every position the transaction writes, as (server, queue or row key, WAL, position):
+    a WAL znode's position (ZooKeeper era, ``position``) or a group's offset in a queue row
+    (table era, ``row_offset``)."""
+    read = position if era == "zk" else row_offset
+    found = (read(w.path, w.data) for w in writes(txn, era))
+    return [f for f in found if f is not None]
+
+
 def position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
     """(server, queue, WAL, position) of a write to a queue's WAL znode, else None."""
     marker = QUEUES + "/"
