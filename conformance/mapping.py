@@ -57,6 +57,21 @@ UNRECORDED: dict[str, str] = {
 other step of a design is either recorded by an event or never taken by the cluster (the
 replication state toggle, sink re-selection, the bootstrap, SyncUp, the migration)."""
 
+LOG_ONLY_HIDDEN: dict[str, str] = {
+    "claim_read": "a claimer reads the dead server's queue before its claim's multi; reads are not "
+    "in a ZooKeeper log",
+}
+"""The model steps a log-only trace (``txntrace``) leaves hidden, with the reason: everything
+else either writes ZooKeeper or is composed from what the writes say (``CATCH_UP``)."""
+
+CATCH_UP: dict[str, tuple[str, ...]] = {
+    "persist": ("persist",),
+    "advance": ("advance",),
+    "finish": ("finish", "skip_missing"),
+}
+"""Log-only source steps that the batches reaching their point come before (``catch_up``), and
+the model steps each may be (a queue deleted at its last WAL's end, or at a WAL found missing)."""
+
 DEFERRED: dict[str, str] = {
     "disable_peer": "a region server follows the peer-state znode by a watch, so its sources may "
     "ship until they see the change; the model's sources read the znode itself, so the model "
@@ -224,8 +239,14 @@ class Resolver:
 class Mapping:
     """The roles of one design's events, and their model actions."""
 
-    def __init__(self, design: Design, cfg: Config, events: list[Event]) -> None:
+    def __init__(
+        self, design: Design, cfg: Config, events: list[Event], *, log_only: bool = False
+    ) -> None:
         self.design = design
+        self.log_only = log_only
+        """The events are a ZooKeeper log's writes alone (``txntrace``): the batches a source
+        ships to reach a written position are composed (``catch_up``), and the only hidden
+        steps are the reads no write shows (``LOG_ONLY_HIDDEN``)."""
         self.cfg = cfg
         self.steps = Steps.for_model(design)
         self.resolver = Resolver(self.steps, cfg, events)
@@ -242,6 +263,9 @@ class Mapping:
         """Model steps the cluster takes without an event, tried between events."""
         self.faults = tuple(k.name for k in unrecorded if not k.fair)
         """Environment steps the cluster takes without an event, tried after everything else."""
+        if log_only:
+            self.hidden = tuple(k.name for k in design.kinds if k.name in LOG_ONLY_HIDDEN)
+            self.faults = ()
 
     # --- roles ---------------------------------------------------------------------------------
 
@@ -384,12 +408,45 @@ class Mapping:
             return
         before = PREFIX[name](self, e, st) if name in PREFIX else ()
         before = (*self.owed(n, e), *before)
+        if self.log_only and name in CATCH_UP:
+            for combo in combos:
+                ships = self.catch_up(e, st, combo)
+                if ships is not None:
+                    for kind_name in CATCH_UP[name]:
+                        if kind_name in self.kinds:
+                            yield Candidate((*before, *ships, Action(kind_name, combo)))
+            return
         for combo in combos:
             check = None
             if expect is not None:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
                 yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
+
+    def catch_up(self, e: Event, st: Any, combo: tuple) -> tuple[Action, ...] | None:
+        """The batches source ``combo = (server, source)`` ships, one entry each, to reach what
+        a log-only event says it reached: a written position (``detail.entry``: the entries the
+        log tells apart up to it), or the end of its WAL (``advance``, ``finish``). None when
+        the source is at another WAL, past that point, or cannot ship."""
+        s, i = combo
+        sh = st.servers[s].shippers[i]
+        wal_name = (e.get("detail") or {}).get("wal")
+        if not sh.wals or (wal_name and self.resolver.wal_key(wal_name) != sh.wals[0]):
+            return None
+        wal = st.wals[self.cfg.slot(sh.wals[0])]
+        target = e["detail"]["entry"] if e["name"] == "persist" else len(wal.entries)
+        ships: list[Action] = []
+        for _ in range(target - sh.pos):
+            sinks = sorted(
+                k
+                for s2, i2, k in self.design.enabled_args(self.cfg, st, "ship")
+                if (s2, i2) == (s, i)
+            )
+            if not sinks:
+                return None
+            ships.append(Action("ship", (s, i, sinks[0])))
+            st = self.design.step(self.cfg, st, ships[-1])
+        return tuple(ships) if target >= sh.pos else None
 
     def relay_applies(self, e: Event, st: Any) -> Iterator[Candidate]:
         """``relay_apply`` for each unanswered edit (``unanswered``), which must be the next

@@ -38,7 +38,7 @@ from replcheck.model.model import Model
 from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
 
-from . import txnagree, txnfill, txnread
+from . import txnagree, txnfill, txnread, txntrace
 from .events import Trace, TraceFault, read_trace
 from .mapping import OBSERVATIONS, Candidate, Mapping, promote
 from .steps import MAX_SERVERS, Steps
@@ -277,14 +277,19 @@ class Validator:
         *,
         bounds: Bounds = Bounds(),
         cfg: Config | None = None,
+        storage: dict[int, Any] | None = None,
     ) -> None:
         self.bounds = bounds
+        self.storage_at = storage or {}
+        """Log-only validation (``txntrace``): storage event -> the queues its transaction left,
+        which the model's must equal after its step."""
+        self.storage_misfits: dict[int, tuple[Any, Any]] = {}
         self.design = get_design(design_name)
         self.events = events = promote(events, self.design)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
         self.model = Model(self.design, self.cfg)
-        self.mapping = Mapping(self.design, self.cfg, events)
+        self.mapping = Mapping(self.design, self.cfg, events, log_only=storage is not None)
         self.roles = [self.mapping.role(e) for e in events]
         procs: dict[tuple[str, ...], list[int]] = {}
         for n, e in enumerate(events):
@@ -546,6 +551,11 @@ class Validator:
             return None
         if cand.expect is not None and cand.expect(node.st, st) is not None:
             return None
+        if n in self.storage_at:
+            got = txntrace.model_storage(st)
+            if got != self.storage_at[n]:
+                self.storage_misfits.setdefault(n, (got, self.storage_at[n]))
+                return None
         return st
 
     def observe(self, n: int, st: Any) -> str | None:
@@ -636,13 +646,15 @@ def validate_events(
     bounds: Bounds = Bounds(),
     cfg: Config | None = None,
     seconds: float | None = None,
+    storage: dict[int, Any] | None = None,
 ) -> Verdict:
-    """Validate already-read events (see the module docstring)."""
+    """Validate already-read events (see the module docstring); ``storage``: the events are a
+    ZooKeeper log's alone (``txntrace``), with the queues after each storage event."""
     t0 = time.monotonic()
     actions = sum(1 for e in events if e["kind"] == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
     try:
-        val = Validator(events, design, bounds=bounds, cfg=cfg)
+        val = Validator(events, design, bounds=bounds, cfg=cfg, storage=storage)
     except TraceFault as exc:
         text = str(exc)
         where = f"{path}:{text.removeprefix('line ')}" if text.startswith("line ") else None
@@ -692,6 +704,9 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
+    if v.reason == "divergence" and v.event in val.storage_misfits:
+        model, real = val.storage_misfits[v.event]
+        v.detail["storage_misfit"] = txntrace.storage_diff(model, real)
     if v.reason == "divergence" and v.unmodelled:
         # Events the model has no counterpart for may be what it cannot follow: not a verdict.
         v.status = "undecided"
@@ -903,4 +918,43 @@ def validate_path(
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"
         v.status, v.reason = "bad-input", trace.fault
+    return v
+
+
+def validate_log(
+    path: Path,
+    design: str = "zk-multi",
+    *,
+    bounds: Bounds = Bounds(),
+    seconds: float | None = None,
+) -> Verdict:
+    """Validate a run from its ZooKeeper transaction logs alone (``txntrace``): ``path`` is a run
+    folder or a ZooKeeper data directory."""
+    try:
+        steps = Steps.for_model(get_design(design))
+    except ValueError as exc:
+        return Verdict(path=str(path), design=design, status="bad-input", reason=str(exc))
+    if steps.era != "zk":
+        return Verdict(
+            path=str(path),
+            design=design,
+            status="undecided",
+            reason=f"{design}: a log-only trace is read for the ZooKeeper-era designs only",
+        )
+    if not path.is_dir():
+        return Verdict(
+            path=str(path), design=design, status="bad-input", reason=f"{path}: not a directory"
+        )
+    try:
+        log = txntrace.log_trace(path, design, steps)
+    except (txntrace.LogTraceError, ValueError) as exc:
+        return Verdict(path=str(path), design=design, status="bad-input", reason=str(exc))
+    v = validate_events(
+        log.events, design, path=str(path), bounds=bounds, seconds=seconds, storage=log.storage
+    )
+    v.detail["zk_logs"] = {"transactions": log.transactions, "events": len(log.events)}
+    if log.damaged:
+        v.detail["zk_logs"]["damaged"] = log.damaged
+        if v.status == "accepted":
+            v.status, v.reason = "bad-input", log.damaged[0]
     return v

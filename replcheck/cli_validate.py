@@ -2,8 +2,12 @@
 
     replcheck validate PATH... [--design NAME] [--hidden-depth N] [--slack S] [--reorder N]
                        [--lookahead N] [--max-nodes N] [--json] [--junit FILE] [--full]
+    replcheck validate --zk-logs DIR... [--design NAME] ...
 
-Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. Every trace gets one
+Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
+DIR is a run folder or a ZooKeeper data directory, validated from its transaction logs alone
+(``conformance.txntrace``, docs/zklog.md): the ZooKeeper-era designs, ``zk-multi`` (HBase 2.x)
+unless ``--design`` says otherwise. Every trace gets one
 verdict: ``accepted``; ``rejected: divergence at event N``; ``rejected: <property> at event N``;
 ``undecided: ...`` (the search's node budget ran out, the trace has no action event, or some of
 its events have no model counterpart); or ``bad input: <file>:<line>: ...``.
@@ -103,6 +107,12 @@ def add_commands(sub: Any) -> None:
         help=f"the search's budget per trace; past it the trace is undecided "
         f"(default: {d.max_nodes})",
     )
+    p.add_argument(
+        "--zk-logs",
+        action="store_true",
+        help="each PATH is a run folder or a ZooKeeper data directory: validate it from its "
+        "transaction logs alone (design: --design, default zk-multi, HBase 2.x's)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")
     p.add_argument("--full", action="store_true", help="draw the states of a rejection in full")
@@ -111,7 +121,7 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.validate import Bounds, validate_path
+    from replcheck.conformance.validate import Bounds, validate_log, validate_path
     from replcheck.model import DESIGNS
 
     if args.design and args.design not in DESIGNS:
@@ -119,18 +129,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.junit:
         _check_writable(Path(args.junit))
     verdicts = []
+    bounds = Bounds(
+        hidden_depth=args.hidden_depth,
+        max_nodes=args.max_nodes,
+        slack=args.slack,
+        reorder=args.reorder,
+        lookahead=args.lookahead,
+    )
     for text in args.paths:
-        v = validate_path(
-            Path(text),
-            design=args.design,
-            bounds=Bounds(
-                hidden_depth=args.hidden_depth,
-                max_nodes=args.max_nodes,
-                slack=args.slack,
-                reorder=args.reorder,
-                lookahead=args.lookahead,
-            ),
-        )
+        if args.zk_logs:
+            v = validate_log(Path(text), args.design or "zk-multi", bounds=bounds)
+        else:
+            v = validate_path(Path(text), design=args.design, bounds=bounds)
         verdicts.append(v)
         if not args.json:
             sys.stdout.write(render_text(v, full=args.full) + "\n")
@@ -231,7 +241,10 @@ def render_text(v: Any, *, full: bool = False) -> str:
         at += " from the ZooKeeper txn log" if last.get("line") is None else ""
         lines.append(f"  matched: every event up to {at} ({last['proc']}{z}): {last['text']}")
     if "event_text" in d:
-        lines.append(f"  did not fit: line {d['event_line']}: {d['event_text']}")
+        where = f"line {d['event_line']}" if d.get("event_line") is not None else f"event {v.event}"
+        lines.append(f"  did not fit: {where}: {d['event_text']}")
+    for line in d.get("storage_misfit") or ():
+        lines.append(f"    {line}")
     if "txn_log" in d:
         lines.append(f"  {d['txn_log']}")
     if "action" in d:

@@ -1,0 +1,433 @@
+"""A ZooKeeper-era run's trace from its ZooKeeper transaction logs alone.
+
+An operator's cluster records no trace; its ZooKeeper data directory keeps every write to the
+replication queues. ``log_trace`` reads the committed transactions and turns each write of the
+replication znodes into the step that makes it (the recognisers of ``txnread``):
+
+* a server's session is the server's: the session that creates its live znode
+  (``/hbase/rs/<server>``) writes for it, and the ``closeSession`` that deletes that znode is its
+  death (``crash``); the session that creates ``/hbase/master`` is the master's;
+* ``/hbase/replication/rs/<server>`` created: ``join``; deleted by the master: ``scp_finish``;
+* a queue for a peer created with its WAL (``peer_sync``), or deleted (the peer's removal,
+  ``peer_sync``); a WAL znode of the server's own created in its queues (``roll``);
+* a position written (``persist``); a WAL znode deleted with its queue left (``advance``); a
+  claimed queue deleted with its last WAL (``finish``);
+* a claim: one multi that creates the claimed queue under the claimer and deletes the dead
+  server's (``claim_commit``; zk-lock's ``lock``, ``copy_queue`` and ``finish_claim``);
+* a peer's znode created or deleted, its ``peer-state`` set (``add_peer``, ``remove_peer``,
+  ``enable_peer``, ``disable_peer``).
+
+Any other write under ``/hbase/replication`` is an ``unmodelled`` event that names it, and keeps
+the verdict from ``accepted``.
+
+Reads, and everything outside ZooKeeper (client writes, batches shipped, the log cleaner's
+files), are not in the log. The edits are told apart by the positions: every offset the log ever
+writes for a WAL is an entry boundary, so a WAL holds (at least) as many entries as it has
+distinct offsets past 0, and an offset is the number of boundaries up to it (``Boundaries``).
+One ``put`` per entry is placed in its server's writer lane before the first step that needs it
+(and before the WAL's roll and its server's death); the batches a source ships to reach a
+written position are the validator's to compose (``mapping``, events marked ``LOG_ONLY``); the
+claim reads are hidden steps. After each storage step the validator holds the model's queues
+against the queues the log rebuilt (``storage``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replcheck.model.state import DISABLED, ENABLED, GLOBAL
+
+from . import txnread
+from .common import CVERSION_PREFIX, LIVE, MASTER, PEERS, QUEUES, REPL
+from .inspect_values import decode_peer_state, decode_position
+from .steps import peer_index, server_index, server_name
+from .zklog import OpCode
+
+Event = dict[str, Any]
+
+LOG_ONLY = "txn-log only"
+"""``detail.from`` of every event ``log_trace`` makes."""
+
+Storage = tuple[tuple[int, int, tuple[tuple[int, tuple[int, ...], tuple], ...]], ...]
+"""The queues, as the validator compares them: per ``/hbase/replication/rs/<server>`` znode
+(by server index), its lock holder (``-1``: none) and its queues as (peer, chain, sorted (WAL
+key, entries) pairs)."""
+
+
+class LogTraceError(ValueError):
+    """The logs cannot be read as a trace: no committed transaction, or names outside the
+    reference cluster's."""
+
+
+@dataclass
+class LogTrace:
+    """What ``log_trace`` read."""
+
+    events: list[Event]
+    storage: dict[int, Storage] = field(default_factory=dict)
+    """Event index (of a storage event) -> the queues right after its transaction."""
+    transactions: int = 0
+    damaged: list[str] = field(default_factory=list)
+
+
+class Boundaries:
+    """Per WAL, the byte offsets the log writes, in order: the entries the log tells apart."""
+
+    def __init__(self) -> None:
+        self.offsets: dict[str, set[int]] = {}
+
+    def add(self, wal: str, offset: int) -> None:
+        if offset > 0:
+            self.offsets.setdefault(wal, set()).add(offset)
+
+    def freeze(self) -> None:
+        self.index = {
+            w: {o: i + 1 for i, o in enumerate(sorted(s))} for w, s in self.offsets.items()
+        }
+
+    def entry(self, wal: str, offset: int) -> int:
+        return 0 if offset <= 0 else self.index[wal][offset]
+
+    def entries(self, wal: str) -> int:
+        return len(self.offsets.get(wal, ()))
+
+
+def _split(path: str) -> list[str] | None:
+    """The parts of a path below ``/hbase/replication/rs``, or None."""
+    marker = QUEUES + "/"
+    return path[len(marker) :].split("/") if path.startswith(marker) else None
+
+
+def _position(data: bytes | None) -> int:
+    if not data:
+        return 0
+    try:
+        return decode_position(data)
+    except ValueError:
+        return -1
+
+
+def _sessions(committed: list[Any]) -> dict[int, str]:
+    """Session -> the process it writes for (see the module docstring)."""
+    out: dict[int, str] = {}
+    for txn in committed:
+        for kind, path, _data in txnread.ops(txn):
+            head, _, name = path.rpartition("/")
+            if kind == "create" and head == LIVE and name:
+                out[txn.session] = f"rs-{name}"
+            elif kind == "create" and path == MASTER:
+                out[txn.session] = "master"
+    return out
+
+
+STRUCTURE = (REPL + "/", QUEUES, PEERS)
+"""Znodes every cluster creates once, before any replication step (the master's bootstrap)."""
+
+
+def _steps(
+    txn: Any, proc: str, tree: dict[str, Any], steps: Any
+) -> Iterator[tuple[str, dict, dict]]:
+    """(step, args, detail) of one transaction's writes of the replication znodes; ``tree``:
+    the znodes before it."""
+    ops = [
+        (k, p, d)
+        for k, p, d in txnread.ops(txn)
+        if p.startswith(REPL + "/") and not (k == "create" and p in STRUCTURE)
+    ]
+    if not ops:
+        return
+    rs_ops = [(k, _split(p), d) for k, p, d in ops if _split(p) is not None]
+    rs_ops = [(k, parts, d) for k, parts, d in rs_ops if not parts[0].startswith(CVERSION_PREFIX)]
+    peer_ops = [(k, p, d) for k, p, d in ops if p.startswith(PEERS + "/")]
+    created_queues = [(p, d) for k, p, d in rs_ops if k == "create" and len(p) == 2]
+    deleted_queues = [p for k, p, d in rs_ops if k == "delete" and len(p) == 2]
+    locks = [(p, d) for p, d in created_queues if p[1] == "lock"]
+    if locks:
+        (parts, data), holder = locks[0], (locks[0][1] or b"").decode(errors="replace")
+        yield "lock", {"server": server_index(holder), "dead": server_index(parts[0])}, {}
+        return
+    dead = txnread.claim_finished(txn)
+    if dead is not None and proc.startswith("rs-"):
+        yield "finish_claim", {"server": server_index(proc[3:]), "dead": server_index(dead)}, {}
+        return
+    if created_queues and not deleted_queues and not created_queues[0][0][1].isdigit():
+        (parts, _) = created_queues[0]
+        _peer, chain = steps.parse_zk_queue_id(parts[1])
+        args = {"server": server_index(parts[0]), "dead": chain[-1], "queue": None}
+        yield "copy_queue", args, {"queue": parts[1]}
+        return
+    if created_queues and deleted_queues and any("-" in p[1] for p, _ in created_queues):
+        (new, _), old = created_queues[0], deleted_queues[0]
+        yield (
+            "claim_commit",
+            {"server": server_index(new[0])},
+            {
+                "queue": new[1],
+                "old": f"{QUEUES}/{old[0]}/{old[1]}",
+            },
+        )
+        return
+    if deleted_queues:
+        parts = deleted_queues[0]
+        wals = [p[2] for k, p, _ in rs_ops if k == "delete" and len(p) == 3 and p[:2] == parts]
+        args = {"server": server_index(parts[0])}
+        if not _peer_present(tree, parts[1]) and not parts[1].isdigit():
+            return  # a claimed queue of a removed peer, dropped (``_storage`` leaves it out)
+        if parts[1].isdigit():
+            yield "peer_sync", {**args, "peer": peer_index(parts[1])}, {"queue": parts[1]}
+        else:
+            yield "finish", args, {"queue": parts[1], "wal": wals[0] if wals else ""}
+        return
+    if created_queues:
+        parts, _ = created_queues[0]
+        if parts[1].isdigit():
+            args = {"server": server_index(parts[0]), "peer": peer_index(parts[1])}
+            yield "peer_sync", args, {"queue": parts[1]}
+            return
+    rolled = txnread.rolled(txn)
+    if rolled is not None:
+        yield "roll", {"server": server_index(rolled[0]), "group": 0}, {"wal": rolled[1]}
+        return
+    for k, parts, data in rs_ops:
+        if len(parts) == 3 and k == "delete":
+            detail = {"queue": parts[1], "wal": parts[2]}
+            yield "advance", {"server": server_index(parts[0])}, detail
+            return
+        if len(parts) == 3 and k == "set":
+            detail = {"queue": parts[1], "wal": parts[2], "position": _position(data)}
+            yield "persist", {"server": server_index(parts[0])}, detail
+            return
+        if len(parts) == 1 and k == "delete" and proc == "master":
+            yield "scp_finish", {"dead": server_index(parts[0])}, {}
+            return
+        if len(parts) == 1 and k == "create":
+            yield "join", {"server": server_index(parts[0])}, {}
+            return
+    for k, path, data in peer_ops:
+        head, _, name = path.rpartition("/")
+        if head == PEERS and name.isdigit() and k in ("create", "delete"):
+            step = "add_peer" if k == "create" else "remove_peer"
+            yield step, {"peer": peer_index(name)}, {}
+            return
+        if name == "peer-state" and k == "set":
+            try:
+                state = decode_peer_state(data or b"")
+            except ValueError:
+                break
+            step = "enable_peer" if state == "ENABLED" else "disable_peer"
+            yield step, {"peer": peer_index(head.rpartition("/")[2])}, {}
+            return
+    what = "; ".join(f"{k} {p}" for k, p, _ in ops)
+    yield "unmodelled", {}, {"why": f"no model step writes this: {what}"}
+
+
+def _peer_present(tree: dict[str, Any], queue_id: str) -> bool:
+    """Is the peer of a queue (by its id) in the peers znode?"""
+    return f"{PEERS}/{queue_id.split('-', 1)[0]}" in tree
+
+
+def _storage(tree: dict[str, bytes | None], bounds: Boundaries, steps: Any) -> Storage:
+    """The queues of ``tree`` (path -> data below ``/hbase/replication``), in the model's terms.
+    Queues of a peer no longer in the peers znode are left out, here and in the model's
+    (``model_storage``): every party drops them, each in its own time (a claimer drops a claimed
+    one in its own transaction, where the model drops it with the claim)."""
+    nodes: dict[int, dict[str, Any]] = {}
+    for path, data in tree.items():
+        parts = _split(path)
+        if parts is None or parts[0].startswith(CVERSION_PREFIX):
+            continue
+        if len(parts) >= 2 and parts[1] != "lock" and not _peer_present(tree, parts[1]):
+            nodes.setdefault(server_index(parts[0]), {"lock": -1, "queues": {}})
+            continue
+        s = server_index(parts[0])
+        node = nodes.setdefault(s, {"lock": -1, "queues": {}})
+        if len(parts) == 2 and parts[1] == "lock":
+            node["lock"] = server_index((data or b"").decode(errors="replace"))
+        elif len(parts) >= 2:
+            node["queues"].setdefault(parts[1], [])
+        if len(parts) == 3:
+            entries = bounds.entry(parts[2], _position(data))
+            node["queues"][parts[1]].append((steps.parse_wal(parts[2]), entries))
+    return tuple(
+        (
+            s,
+            node["lock"],
+            tuple(
+                sorted(
+                    (*steps.parse_zk_queue_id(q), tuple(sorted(w)))
+                    for q, w in node["queues"].items()
+                )
+            ),
+        )
+        for s, node in sorted(nodes.items())
+    )
+
+
+def model_storage(st: Any) -> Storage:
+    """The model's queues in the same terms as ``_storage``."""
+    out = []
+    for s, node in enumerate(st.rs):
+        if not node:
+            continue
+        queues = tuple(
+            sorted(
+                (q.peer, q.chain, tuple(sorted(q.wals)))
+                for q in node.queues
+                if st.peers[q.peer] in (ENABLED, DISABLED)
+            )
+        )
+        out.append((s, node.lock, queues))
+    return tuple(out)
+
+
+def storage_diff(model: Storage, real: Storage) -> list[str]:
+    """What the model's queues and the log's differ in, one line each (the first ten)."""
+
+    def facts(storage: Storage) -> set[str]:
+        out = set()
+        for s, lock, queues in storage:
+            out.add(f"server {s}: znode" + (f", lock held by {lock}" if lock >= 0 else ""))
+            for peer, chain, wals in queues:
+                name = f"server {s}: queue of peer {peer}" + (
+                    f" claimed from {chain}" if chain else ""
+                )
+                out.add(name)
+                out.update(f"{name}: WAL {key} at entry {entries}" for key, entries in wals)
+        return out
+
+    m, r = facts(model), facts(real)
+    lines = [f"the log has, the model not: {f}" for f in sorted(r - m)]
+    lines += [f"the model has, the log not: {f}" for f in sorted(m - r)]
+    return lines[:10] or ["the same facts, in another shape"]
+
+
+def log_dirs(path: Path) -> tuple[list[Path], str | None]:
+    """The transaction-log directories and the chroot of a run folder (its ``zk-txnlog``) or of
+    a ZooKeeper data directory (every folder holding ``log.*`` files)."""
+    if (path / "zk-txnlog").is_dir():
+        return txnread.logs(path), txnread.chroot(path)
+    return sorted({p.parent for p in path.rglob("log.*")}), None
+
+
+def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
+    """The trace of the run whose logs ``path`` holds (see the module docstring)."""
+    dirs, chroot = log_dirs(path)
+    if not dirs:
+        raise LogTraceError(f"{path}: no ZooKeeper transaction log (log.*) under it")
+    damaged: list[str] = []
+    committed = txnread.committed(dirs, chroot, damaged)
+    if not committed and damaged:
+        raise LogTraceError(damaged[0])
+    procs = _sessions(committed)
+    bounds = Boundaries()
+    for txn in committed:
+        for kind, path_, data in txnread.ops(txn):
+            parts = _split(path_)
+            if parts is not None and len(parts) == 3 and kind in ("create", "set"):
+                bounds.add(parts[2], _position(data))
+    bounds.freeze()
+    out = LogTrace([], transactions=len(committed), damaged=damaged)
+    tree: dict[str, bytes | None] = {}
+    numbers: dict[tuple[str, str], int] = {}
+    for txn in committed:
+        proc = procs.get(txn.session, "zookeeper")
+        found: list[tuple[str, dict, dict]] = []
+        if txn.type == OpCode.closeSession:
+            for p in txnread.paths(txn):
+                head, _, name = txnread.relative(p).rpartition("/")
+                if head == LIVE and name:
+                    found.append(("crash", {"server": server_index(name)}, {}))
+                    proc = f"rs-{name}"
+                elif txnread.relative(p) == MASTER:
+                    found.append(("fault", {}, {"fault": "master-restart"}))
+        else:
+            found.extend(_steps(txn, proc, tree, steps))
+        for kind, path_, data in txnread.ops(txn):
+            if kind == "delete":
+                tree.pop(path_, None)
+            elif path_.startswith(REPL + "/"):
+                tree[path_] = data
+        for name, args, detail in found:
+            detail = {**detail, "from": LOG_ONLY}
+            if "position" in detail:
+                detail["entry"] = bounds.entry(detail["wal"], detail["position"])
+            if "queue" in detail and name != "claim_commit" and name != "peer_sync":
+                key = (proc, detail["queue"])
+                args = {**args, "shipper": numbers.setdefault(key, len(numbers))}
+            kind = "meta" if name in ("fault", "unmodelled") else "action"
+            out.storage[len(out.events)] = _storage(tree, bounds, steps)
+            out.events.append(_event(proc, txn, kind, name, args, detail, design))
+    out.events, out.storage = _with_puts(out.events, out.storage, bounds, steps, design)
+    return out
+
+
+def _event(proc: str, txn: Any, kind: str, name: str, args: dict, detail: dict, design: str):
+    return {
+        "v": 1,
+        "proc": proc,
+        "pid": 0,
+        "seq": None,
+        "t": txn.time / 1000.0,
+        "kind": kind,
+        "name": name,
+        "args": args,
+        "zxid": txn.zxid,
+        "design": design,
+        "detail": detail,
+    }
+
+
+def _with_puts(
+    events: list[Event], storage: dict[int, Storage], bounds: Boundaries, steps: Any, design: str
+) -> tuple[list[Event], dict[int, Storage]]:
+    """The events with one ``put`` per entry of each WAL (see the module docstring), each before
+    the first event that needs it: a step writing an offset at or past it, the WAL's roll to the
+    next, its server's death."""
+    at: dict[int, list[Event]] = {}
+    before_count: dict[int, int] = {}
+    wals = sorted(bounds.offsets, key=lambda w: steps.parse_wal(w))
+    for wal in wals:
+        s, g, seq = steps.parse_wal(wal)
+        n_entries = bounds.entries(wal)
+        stop = len(events)
+        for n, e in enumerate(events):
+            a = e.get("args") or {}
+            if a.get("server") == s and e["name"] in ("crash", "roll") and n > 0:
+                rolled_past = e["name"] == "roll" and steps.parse_wal(e["detail"]["wal"])[2] > seq
+                if e["name"] == "crash" or rolled_past:
+                    stop = n
+                    break
+        need: dict[int, int] = {}
+        for n, e in enumerate(events):
+            d = e.get("detail") or {}
+            if d.get("wal") == wal and "entry" in d:
+                need.setdefault(d["entry"], n)
+        written = before_count.get(s, 0)
+        for i in range(1, n_entries + 1):
+            n = min([stop, *(v for k, v in need.items() if k >= i)])
+            like = events[min(n, len(events) - 1)]
+            detail = {"uid": f"0.{s}.{seq}.{written}", "wal": wal, "owed": [], "from": LOG_ONLY}
+            put = {
+                **like,
+                "proc": f"rs-{server_name(s)}",
+                "kind": "action",
+                "name": "put",
+                "args": {"server": s, "group": g, "kind": GLOBAL},
+                "zxid": None,
+                "detail": detail,
+            }
+            written += 1
+            at.setdefault(n, []).append(put)
+        before_count[s] = written
+    out: list[Event] = []
+    new_storage: dict[int, Storage] = {}
+    for n, e in enumerate(events):
+        out.extend(at.get(n, ()))
+        if n in storage:
+            new_storage[len(out)] = storage[n]
+        out.append(e)
+    out.extend(at.get(len(events), ()))
+    return out, new_storage

@@ -1,0 +1,184 @@
+"""Validating a run from its ZooKeeper transaction logs alone (``conformance.txntrace``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from kazoo.client import KazooClient
+from replcheck.conformance import txntrace
+from replcheck.conformance.common import LIVE, MASTER, PEERS, QUEUES
+from replcheck.conformance.inspect_values import encode_peer_state, encode_position, hbase_value
+from replcheck.conformance.steps import Steps, server_name
+from replcheck.conformance.validate import validate_events, validate_log, validate_path
+from replcheck.conformance.zk import Ensemble
+from replcheck.model import get_design
+
+DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+
+ACCEPTED_FROM_BOTH = [
+    ("zk-lock-lost-finish-claim", "zk-lock"),
+    ("zk-lock-lost-persist", "zk-lock"),
+    ("zk-multi-lost-peer-sync", "zk-multi"),
+    ("zk-multi-lost-ship-to-one-peer", "zk-multi"),
+    ("zk-multi-paused-line-seen-by-a-read", "zk-multi"),
+    ("zk-multi-uncommitted-txn", "zk-multi"),
+]
+
+
+@pytest.mark.parametrize(("run", "design"), ACCEPTED_FROM_BOTH)
+def test_a_run_accepted_from_its_trace_is_accepted_from_its_logs(run: str, design: str) -> None:
+    assert validate_path(DATA / run).status == "accepted"
+    v = validate_log(DATA / run, design)
+    assert v.status == "accepted", v.headline()
+    assert v.detail["zk_logs"]["events"] == v.events
+
+
+def test_the_mutants_lost_position_is_found_from_the_logs_alone() -> None:
+    """The recorded run of ``zk-multi/recovered-restarts-at-zero``: its trace breaks
+    ``positions_monotone``; so does its log, read as that mutant; read as the correct design,
+    the log cannot be followed at the same step (a recovered source writes a position behind
+    the one it claimed)."""
+    run = DATA / "zk-multi-mutant-all-servers-down"
+    assert validate_path(run).reason == "positions_monotone"
+    mutant = validate_log(run, "zk-multi/recovered-restarts-at-zero")
+    assert (mutant.status, mutant.reason) == ("rejected", "positions_monotone")
+    base = validate_log(run, "zk-multi")
+    assert (base.status, base.reason, base.event) == ("rejected", "divergence", mutant.event)
+
+
+def test_the_storage_check_rejects_queues_the_model_does_not_hold() -> None:
+    """Every storage event's queues are held against the model's: a log whose queues say
+    another position than the step reached is rejected there, with what differs."""
+    run = DATA / "zk-multi-lost-peer-sync"
+    steps = Steps.for_model(get_design("zk-multi"))
+    log = txntrace.log_trace(run, "zk-multi", steps)
+    n = next(i for i, e in enumerate(log.events) if e["name"] == "persist")
+    storage = dict(log.storage)
+    s, lock, queues = storage[n][0]
+    peer, chain, wals = queues[0]
+    wals = ((wals[0][0], wals[0][1] + 1), *wals[1:])
+    storage[n] = ((s, lock, ((peer, chain, wals), *queues[1:])), *storage[n][1:])
+    v = validate_events(log.events, "zk-multi", storage=storage)
+    assert (v.status, v.reason, v.event) == ("rejected", "divergence", n)
+    assert any("the log has, the model not" in line for line in v.detail["storage_misfit"])
+    assert validate_events(log.events, "zk-multi", storage=log.storage).status == "accepted"
+
+
+def test_a_table_era_design_is_undecided_not_accepted() -> None:
+    v = validate_log(DATA / "table-lost-join", "table")
+    assert v.status == "undecided"
+
+
+def test_a_directory_without_logs_is_bad_input(tmp_path: Path) -> None:
+    v = validate_log(tmp_path)
+    assert v.status == "bad-input"
+    assert str(tmp_path) in v.reason and "log." in v.reason
+    assert validate_log(tmp_path / "missing").status == "bad-input"
+
+
+# --- HBase 2.x's layout written to a real ZooKeeper --------------------------------------------
+
+RS0, RS1 = server_name(0), server_name(1)
+STEPS = Steps.for_model(get_design("zk-multi"))
+WAL0, WAL1 = STEPS.wal_name(0, 0), STEPS.wal_name(1, 0)
+
+
+def _value(data: bytes) -> bytes:
+    return hbase_value(data, "test:1")
+
+
+def _history(c: KazooClient, rs: list[KazooClient], bad: str) -> None:
+    """Two region servers replicating to peer 2; server 1 dies and server 0 claims its queue.
+    ``bad`` names a step done wrong."""
+    c.create(MASTER, b"", ephemeral=True, makepath=True)
+    for path in (QUEUES, PEERS):
+        c.ensure_path(path)
+    t = c.transaction()
+    t.create(f"{PEERS}/2", _value(b"PBUF\n\x05peer2"))
+    t.create(f"{PEERS}/2/peer-state", _value(encode_peer_state("ENABLED")))
+    t.commit()
+    for client, name, wal in ((rs[0], RS0, WAL0), (rs[1], RS1, WAL1)):
+        client.create(f"{LIVE}/{name}", b"", ephemeral=True, makepath=True)
+        client.create(f"{QUEUES}/{name}")
+        t = client.transaction()
+        t.create(f"{QUEUES}/{name}/2")
+        t.create(f"{QUEUES}/{name}/2/{wal}")
+        t.commit()
+    positions = [120, 240] if bad != "backwards" else [240, 120]
+    for p in positions:
+        rs[1].set(f"{QUEUES}/{RS1}/2/{WAL1}", _value(encode_position(p)))
+    rs[0].set(f"{QUEUES}/{RS0}/2/{WAL0}", _value(encode_position(90)))
+    rs[1].stop()  # its session ends: the server's death
+    rs[1].close()
+    claimed = f"2-{RS1}"
+    copied = positions[-1] if bad != "copy" else 120
+    t = rs[0].transaction()
+    t.create(f"{QUEUES}/{RS0}/{claimed}")
+    t.create(f"{QUEUES}/{RS0}/{claimed}/{WAL1}", _value(encode_position(copied)))
+    t.delete(f"{QUEUES}/{RS1}/2/{WAL1}")
+    t.delete(f"{QUEUES}/{RS1}/2")
+    t.create(f"{QUEUES}/cversion_{claimed}")
+    t.delete(f"{QUEUES}/cversion_{claimed}")
+    assert not any(isinstance(r, Exception) for r in t.commit())
+    rs[0].set(f"{QUEUES}/{RS0}/{claimed}/{WAL1}", _value(encode_position(360)))
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    made: dict[str, Path] = {}
+
+    def run(bad: str) -> Path:
+        if bad not in made:
+            zk = Ensemble(tmp_path_factory.mktemp(f"zk-{bad or 'good'}"), servers=1)
+            zk.start(timeout=90)
+            clients = [KazooClient(hosts=zk.connect_string, timeout=10.0) for _ in range(3)]
+            try:
+                for client in clients:
+                    client.start(timeout=30)
+                _history(clients[0], clients[1:], bad)
+            finally:
+                for client in clients:
+                    client.stop()
+                    client.close()
+                zk.stop()
+            made[bad] = zk.server_dir(1)
+        return made[bad]
+
+    return run
+
+
+@pytest.mark.zookeeper
+def test_a_data_directory_of_hbase_layout_is_accepted(histories: Callable[[str], Path]) -> None:
+    v = validate_log(histories(""))
+    assert v.status == "accepted", v.headline()
+    names = [e["name"] for e in txntrace.log_trace(histories(""), "zk-multi", STEPS).events]
+    assert names.count("claim_commit") == 1 and names.count("crash") >= 1
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("bad", ["backwards", "copy"])
+def test_a_data_directory_with_a_wrong_step_is_rejected(
+    histories: Callable[[str], Path], bad: str
+) -> None:
+    """A position written backwards; a claim that copies another position than the dead
+    server's last (only the storage check sees it: the model's claim copies what it read)."""
+    v = validate_log(histories(bad))
+    assert v.status == "rejected", v.headline()
+    if bad == "copy":
+        assert any("claimed from (1,)" in line for line in v.detail["storage_misfit"])
+
+
+@pytest.mark.zookeeper
+def test_validate_zk_logs_on_the_command_line(histories: Callable[[str], Path]) -> None:
+    def cli(path: Path) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "replcheck", "validate", "--zk-logs", str(path)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+    good, bad = cli(histories("")), cli(histories("copy"))
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert bad.returncode == 1 and "rejected" in bad.stdout
+    assert "the log has, the model not" in bad.stdout
