@@ -183,9 +183,9 @@ def empty_result(path: str) -> dict[str, Any]:
 
 def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> None:
     from .events import TraceFault, read_trace
-    from .validate import validate_path
+    from .validate import validate_log, validate_path
 
-    v = validate_path(path)
+    v = validate_log(path) if zk_data else validate_path(path)
     row = out["runs"]
     row.update(
         run=v.path,
@@ -202,9 +202,6 @@ def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> No
         from_txn_log=int(v.detail.get("from_txn_log", 0)),
     )
     row["txn_log_writes"], row["txn_log_zxids"] = v.detail.get("txn_log_checked", [None, None])
-    if zk_data:
-        _mine_zk_data(path, out)
-        return
     if v.status == "bad-input":
         out["quarantine"].append({"run": v.path, "file": _file_of(v.reason), "reason": v.reason})
         return  # no statistics from a quarantined run
@@ -223,6 +220,9 @@ def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> No
                 "action": d.get("action"),
             }
         )
+    if zk_data:
+        _mine_zk_data(path, v, out)
+        return
     try:
         trace = read_trace(path)
     except TraceFault:
@@ -374,11 +374,17 @@ def _read_logs(folder: Path) -> Any:
     return read_logs(folder)
 
 
-def _mine_zk_data(path: Path, out: dict[str, Any]) -> None:
-    """A raw ZooKeeper data directory: no trace, so its verdict is validate's (not a recorded
-    run, never a pass), but its transactions, multis and failed multis are counted
-    (``races``)."""
-    race = races(str(path), "?", [])
+def _mine_zk_data(path: Path, v: Any, out: dict[str, Any]) -> None:
+    """A raw ZooKeeper data directory: judged from its transaction logs alone (``validate
+    --zk-logs``, the design HBase 2.x runs); its coverage is the model actions of the behaviour
+    found (or of the longest matched prefix) and their step branches; its transactions, multis
+    and failed multis are counted (``races``)."""
+    out["coverage"] = dict(Counter(a.name for a in v.behaviour))
+    if v.behaviour and v.model is not None:
+        from .branch_cov import exercised
+
+        out["coverage"].update(exercised(v.design, v.model, v.behaviour))
+    race = races(str(path), v.design, [])
     _txn_stats(path, race, out)
     out["races"].append(race)
 

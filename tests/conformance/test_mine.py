@@ -5,6 +5,8 @@ statistics count what the trace records."""
 from __future__ import annotations
 
 import os
+import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from replcheck.conformance.mine import (
 )
 from replcheck.conformance.mine_html import render_html
 from replcheck.conformance.mine_job import build_tables, package_zip, summarize
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.validate import validate_log, validate_path
 
 
 def test_discover_finds_runs_traces_and_zookeeper_folders(tmp_path: Path) -> None:
@@ -198,3 +200,20 @@ def test_partitions_never_exceed_the_runs(n: int) -> None:
     assert partitions_for(1000, 2) == 8
     units = [{"path": str(i)} for i in range(100)]
     assert [u for w in waves(units, n) for u in w] == units
+
+
+def test_a_zookeeper_data_directory_is_judged_from_its_logs(tmp_path: Path) -> None:
+    """A raw data directory gets the verdict ``validate --zk-logs`` gives it, and the coverage
+    of the behaviour found."""
+    zk = tmp_path / "zkdata"
+    shutil.copytree(VALIDATE / "zk-multi-lost-peer-sync" / "zk-txnlog" / "server1", zk)
+    (unit,) = discover([str(zk)])
+    assert unit["kind"] == "zkdata"
+    got = mine_run(unit)
+    want = validate_log(zk)
+    assert want.status == "accepted"
+    row = got["runs"]
+    assert (row["status"], row["verdict"], row["events"]) == ("accepted", "accepted", want.events)
+    actions = Counter(a.name for a in want.behaviour)
+    assert {k: got["coverage"][k] for k in actions} == dict(actions)
+    assert actions["persist"] > 0 and got["races"][0]["txns"] > 0
