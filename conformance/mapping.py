@@ -305,6 +305,8 @@ class Mapping:
 
     def why_unmodelled(self, e: Event) -> str:
         d = e.get("detail") or {}
+        if e["name"] == "unmodelled" and "why" in d:
+            return str(d["why"])  # a log-only trace's write no model step makes (``txntrace``)
         if e["name"] == "unmodelled":
             what = f"{d.get('action', '?')}{d.get('action_args', {})}"
             return f"{what}: no such action in {self.design.name}"

@@ -123,7 +123,41 @@ def _sessions(committed: list[Any]) -> dict[int, str]:
     return out
 
 
-STRUCTURE = (REPL + "/", QUEUES, PEERS)
+HFILE_REFS = REPL + "/hfile-refs"
+"""``/hfile-refs/<peer id>/<hfile>``: bulk-loaded files still to be replicated to a peer
+(``ZKReplicationQueueStorage.addHFileRefs``; the peer's own znode, ``addPeerToHFileRefs``)."""
+REGIONS = REPL + "/regions"
+"""``/regions/<ab>/<cd>/<rest of the encoded region name>-<peer id>``: serial replication's
+last pushed sequence id of a region for a peer (a position value), written in the same multi
+as a queue position (``setWALPosition``)."""
+
+
+def _unmodelled_family(kind: str, path: str, data: bytes | None) -> str:
+    """Why a write of ``hfile-refs`` or ``regions`` has no model step (the model has neither
+    bulk loads nor serial peers yet), or ``""`` for a write the model needs no step for (the
+    znodes of the families themselves, a peer's hfile-refs znode)."""
+    if path.startswith(HFILE_REFS + "/"):
+        parts = path[len(HFILE_REFS) + 1 :].split("/")
+        if len(parts) == 2:
+            verb = "queued for" if kind == "create" else "done for"
+            return (
+                f"bulk-loaded file {parts[1]} {verb} peer {parts[0]}: the model has no bulk loads"
+            )
+        return ""
+    if path.startswith(REGIONS + "/"):
+        parts = path[len(REGIONS) + 1 :].split("/")
+        if len(parts) == 3 and "-" in parts[2]:
+            rest, _, peer = parts[2].rpartition("-")
+            region = parts[0] + parts[1] + rest
+            seq = f" {_position(data)}" if kind != "delete" else ""
+            return (
+                f"last pushed sequence id{seq} of region {region} for peer {peer} ({kind}): the "
+                "model has no serial peers"
+            )
+    return ""
+
+
+STRUCTURE = (REPL + "/", QUEUES, PEERS, HFILE_REFS, REGIONS)
 """Znodes every cluster creates once, before any replication step (the master's bootstrap)."""
 
 
@@ -137,6 +171,13 @@ def _steps(
         for k, p, d in txnread.ops(txn)
         if p.startswith(REPL + "/") and not (k == "create" and p in STRUCTURE)
     ]
+    if not ops:
+        return
+    for k, p, d in ops:
+        what = _unmodelled_family(k, p, d)
+        if what:
+            yield "unmodelled", {}, {"why": what}
+    ops = [(k, p, d) for k, p, d in ops if not p.startswith((HFILE_REFS, REGIONS))]
     if not ops:
         return
     rs_ops = [(k, _split(p), d) for k, p, d in ops if _split(p) is not None]

@@ -13,6 +13,7 @@ from replcheck.conformance import txntrace
 from replcheck.conformance.common import LIVE, MASTER, PEERS, QUEUES
 from replcheck.conformance.inspect_values import encode_peer_state, encode_position, hbase_value
 from replcheck.conformance.steps import Steps, server_name
+from replcheck.conformance.txntrace import HFILE_REFS, REGIONS
 from replcheck.conformance.validate import validate_events, validate_log, validate_path
 from replcheck.conformance.zk import Ensemble
 from replcheck.model import get_design
@@ -83,6 +84,7 @@ def test_a_directory_without_logs_is_bad_input(tmp_path: Path) -> None:
 # --- HBase 2.x's layout written to a real ZooKeeper --------------------------------------------
 
 RS0, RS1 = server_name(0), server_name(1)
+REGION = "dd04e76a6966d4ffa908ed0586764767"
 STEPS = Steps.for_model(get_design("zk-multi"))
 WAL0, WAL1 = STEPS.wal_name(0, 0), STEPS.wal_name(1, 0)
 
@@ -101,6 +103,7 @@ def _history(c: KazooClient, rs: list[KazooClient], bad: str) -> None:
     t.create(f"{PEERS}/2", _value(b"PBUF\n\x05peer2"))
     t.create(f"{PEERS}/2/peer-state", _value(encode_peer_state("ENABLED")))
     t.commit()
+    c.ensure_path(f"{HFILE_REFS}/2")  # addPeerToHFileRefs: no model step needed
     for client, name, wal in ((rs[0], RS0, WAL0), (rs[1], RS1, WAL1)):
         client.create(f"{LIVE}/{name}", b"", ephemeral=True, makepath=True)
         client.create(f"{QUEUES}/{name}")
@@ -111,7 +114,12 @@ def _history(c: KazooClient, rs: list[KazooClient], bad: str) -> None:
     positions = [120, 240] if bad != "backwards" else [240, 120]
     for p in positions:
         rs[1].set(f"{QUEUES}/{RS1}/2/{WAL1}", _value(encode_position(p)))
-    rs[0].set(f"{QUEUES}/{RS0}/2/{WAL0}", _value(encode_position(90)))
+    t = rs[0].transaction()
+    t.set_data(f"{QUEUES}/{RS0}/2/{WAL0}", _value(encode_position(90)))
+    if bad == "serial":  # setWALPosition with a region's last pushed sequence id
+        rs[0].ensure_path(f"{REGIONS}/dd/04")
+        t.create(f"{REGIONS}/dd/04/{REGION[4:]}-2", _value(encode_position(7)))
+    assert not any(isinstance(r, Exception) for r in t.commit())
     rs[1].stop()  # its session ends: the server's death
     rs[1].close()
     claimed = f"2-{RS1}"
@@ -182,3 +190,13 @@ def test_validate_zk_logs_on_the_command_line(histories: Callable[[str], Path]) 
     assert good.returncode == 0, good.stdout + good.stderr
     assert bad.returncode == 1 and "rejected" in bad.stdout
     assert "the log has, the model not" in bad.stdout
+
+
+@pytest.mark.zookeeper
+def test_a_serial_peers_sequence_id_is_named_not_accepted(histories: Callable[[str], Path]) -> None:
+    """Serial replication's last pushed sequence id, written with a position: the model has no
+    serial peers, so the run is undecided, the write named."""
+    v = validate_log(histories("serial"))
+    assert v.status == "undecided", v.headline()
+    (why,) = [u["why"] for u in v.unmodelled]
+    assert f"sequence id 7 of region {REGION} for peer 2" in why
