@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from replcheck.model.action import Action
@@ -60,9 +61,12 @@ replication state toggle, sink re-selection, the bootstrap, SyncUp, the migratio
 LOG_ONLY_HIDDEN: dict[str, str] = {
     "claim_read": "a claimer reads the dead server's queue before its claim's multi; reads are not "
     "in a ZooKeeper log",
+    "cleaner_read": "the table era's log cleaner reads the queues between its barrier's two writes",
 }
 """The model steps a log-only trace (``txntrace``) leaves hidden, with the reason: everything
 else either writes ZooKeeper or is composed from what the writes say (``CATCH_UP``)."""
+
+MAX_ARCHIVE_CHOICES = 6
 
 CATCH_UP: dict[str, tuple[str, ...]] = {
     "persist": ("persist",),
@@ -410,6 +414,9 @@ class Mapping:
             return
         before = PREFIX[name](self, e, st) if name in PREFIX else ()
         before = (*self.owed(n, e), *before)
+        if self.log_only and name in ("cleaner_start", "crash"):
+            yield from self.archived_first(st, before, Action(name, combos[0]))
+            return
         if self.log_only and name in CATCH_UP:
             for combo in combos:
                 ships = self.catch_up(e, st, combo)
@@ -424,6 +431,27 @@ class Mapping:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
                 yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
+
+    def archived_first(
+        self, st: Any, before: tuple[Action, ...], action: Action
+    ) -> Iterator[Candidate]:
+        """A log-only ``cleaner_start`` or ``crash``: the WALs moved to oldWALs before it (files,
+        not writes: a server archives its rolled WALs, the cleaner deletes from oldWALs) are some
+        of those the model could archive (of the crashed server's, for a crash); every subset is
+        tried, the largest first (at most ``2 ** MAX_ARCHIVE_CHOICES`` of them; past that, all or
+        none)."""
+        closed = sorted(
+            a
+            for a in self.design.enabled_args(self.cfg, st, "archive")
+            if action.name != "crash" or a[0] == action.args[0]
+        )
+        sizes = range(len(closed), -1, -1)
+        if len(closed) > MAX_ARCHIVE_CHOICES:
+            sizes = range(len(closed), -1, -len(closed))
+        for r in sizes:
+            for subset in combinations(closed, r):
+                archive = tuple(Action("archive", a) for a in subset)
+                yield Candidate((*before, *archive, action))
 
     def catch_up(self, e: Event, st: Any, combo: tuple) -> tuple[Action, ...] | None:
         """The batches source ``combo = (server, source)`` ships, one entry each, to reach what

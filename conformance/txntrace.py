@@ -40,7 +40,7 @@ from typing import Any
 
 from replcheck.model.state import DISABLED, ENABLED, GLOBAL
 
-from . import txnread
+from . import txnread, txntrace_table
 from .common import CVERSION_PREFIX, LIVE, MASTER, PEERS, QUEUES, REPL
 from .inspect_values import decode_peer_state, decode_position
 from .steps import peer_index, server_index, server_name
@@ -308,7 +308,10 @@ def _storage(tree: dict[str, bytes | None], bounds: Boundaries, steps: Any) -> S
 
 
 def model_storage(st: Any) -> Storage:
-    """The model's queues in the same terms as ``_storage``."""
+    """The model's queues in the same terms as ``_storage`` (table era: its rows, as
+    ``txntrace_table.storage``)."""
+    if hasattr(st, "rows"):
+        return txntrace_table.model_storage(st)
     out = []
     for s, node in enumerate(st.rs):
         if not node:
@@ -329,7 +332,16 @@ def storage_diff(model: Storage, real: Storage) -> list[str]:
 
     def facts(storage: Storage) -> set[str]:
         out = set()
-        for s, lock, queues in storage:
+        for item in storage:
+            if len(item) == 4:  # a table-era row
+                peer, owner, source, offsets = item
+                row = f"row of peer {peer}, owner {owner}" + (
+                    f", source {source}" if source >= 0 else ""
+                )
+                out.add(row)
+                out.update(f"{row}: group {g} at WAL seq {q}, entry {p}" for g, q, p in offsets)
+                continue
+            s, lock, queues = item
             out.add(f"server {s}: znode" + (f", lock held by {lock}" if lock >= 0 else ""))
             for peer, chain, wals in queues:
                 name = f"server {s}: queue of peer {peer}" + (
@@ -362,19 +374,20 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
     committed = txnread.committed(dirs, chroot, damaged)
     if not committed and damaged:
         raise LogTraceError(damaged[0])
+    table = steps.era == "table"
     procs = _sessions(committed)
     bounds = Boundaries()
     for txn in committed:
         for kind, path_, data in txnread.ops(txn):
-            parts = _split(path_)
-            if parts is not None and len(parts) == 3 and kind in ("create", "set"):
-                bounds.add(parts[2], _position(data))
+            if kind in ("create", "set"):
+                for wal, offset in _offsets(path_, data, table):
+                    bounds.add(wal, offset)
     bounds.freeze()
     out = LogTrace([], transactions=len(committed), damaged=damaged)
     tree: dict[str, bytes | None] = {}
     numbers: dict[tuple[str, str], int] = {}
     for txn in committed:
-        proc = procs.get(txn.session, "zookeeper")
+        proc = procs.get(txn.session) or txnread.writer(txn) or "zookeeper"
         found: list[tuple[str, dict, dict]] = []
         if txn.type == OpCode.closeSession:
             for p in txnread.paths(txn):
@@ -384,12 +397,15 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
                     proc = f"rs-{name}"
                 elif txnread.relative(p) == MASTER:
                     found.append(("fault", {}, {"fault": "master-restart"}))
+                tree.pop(txnread.relative(p), None)
+        elif table:
+            found.extend(txntrace_table.steps_of(txn, proc, tree))
         else:
             found.extend(_steps(txn, proc, tree, steps))
         for kind, path_, data in txnread.ops(txn):
             if kind == "delete":
                 tree.pop(path_, None)
-            elif path_.startswith(REPL + "/"):
+            else:
                 tree[path_] = data
         for name, args, detail in found:
             detail = {**detail, "from": LOG_ONLY}
@@ -398,10 +414,33 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
             if "queue" in detail and name != "claim_commit" and name != "peer_sync":
                 key = (proc, detail["queue"])
                 args = {**args, "shipper": numbers.setdefault(key, len(numbers))}
-            kind = "meta" if name in ("fault", "unmodelled") else "action"
-            out.storage[len(out.events)] = _storage(tree, bounds, steps)
-            out.events.append(_event(proc, txn, kind, name, args, detail, design))
-    out.events, out.storage = _with_puts(out.events, out.storage, bounds, steps, design)
+            kind = "meta" if name in ("fault", "unmodelled", "claim_failed") else "action"
+            e = _event(proc, txn, kind, name, args, detail, design)
+            read = txntrace_table.storage if table else _storage
+            e["_storage"] = read(tree, bounds, steps)
+            out.events.append(e)
+    events = out.events
+    if table:
+        events = txntrace_table.rolls(events, steps, _made)
+    events = _with_puts(events, bounds, steps)
+    out.storage = {n: e.pop("_storage") for n, e in enumerate(events) if "_storage" in e}
+    out.events = events
+    return out
+
+
+def _offsets(path: str, data: bytes | None, table: bool) -> list[tuple[str, int]]:
+    """(WAL, offset) of each position a write names."""
+    if table:
+        return txntrace_table.offsets_written(path, data)
+    parts = _split(path)
+    return [(parts[2], _position(data))] if parts is not None and len(parts) == 3 else []
+
+
+def _made(like: Event, proc: str, name: str, args: dict) -> Event:
+    """A step no write shows, put in beside ``like``: no zxid, in ``proc``'s order."""
+    out = {k: v for k, v in like.items() if k != "_storage"}
+    out.update(proc=proc, kind="action", name=name, args=args, zxid=None)
+    out["detail"] = {"from": LOG_ONLY}
     return out
 
 
@@ -421,54 +460,40 @@ def _event(proc: str, txn: Any, kind: str, name: str, args: dict, detail: dict, 
     }
 
 
-def _with_puts(
-    events: list[Event], storage: dict[int, Storage], bounds: Boundaries, steps: Any, design: str
-) -> tuple[list[Event], dict[int, Storage]]:
+def _with_puts(events: list[Event], bounds: Boundaries, steps: Any) -> list[Event]:
     """The events with one ``put`` per entry of each WAL (see the module docstring), each before
     the first event that needs it: a step writing an offset at or past it, the WAL's roll to the
     next, its server's death."""
     at: dict[int, list[Event]] = {}
     before_count: dict[int, int] = {}
-    wals = sorted(bounds.offsets, key=lambda w: steps.parse_wal(w))
-    for wal in wals:
+    for wal in sorted(bounds.offsets, key=steps.parse_wal):
         s, g, seq = steps.parse_wal(wal)
-        n_entries = bounds.entries(wal)
         stop = len(events)
         for n, e in enumerate(events):
-            a = e.get("args") or {}
-            if a.get("server") == s and e["name"] in ("crash", "roll") and n > 0:
-                rolled_past = e["name"] == "roll" and steps.parse_wal(e["detail"]["wal"])[2] > seq
-                if e["name"] == "crash" or rolled_past:
-                    stop = n
-                    break
+            if (e.get("args") or {}).get("server") != s:
+                continue
+            if e["name"] == "crash" or (
+                e["name"] == "roll" and steps.parse_wal(e["detail"]["wal"])[2] > seq
+            ):
+                stop = n
+                break
         need: dict[int, int] = {}
         for n, e in enumerate(events):
             d = e.get("detail") or {}
             if d.get("wal") == wal and "entry" in d:
                 need.setdefault(d["entry"], n)
         written = before_count.get(s, 0)
-        for i in range(1, n_entries + 1):
+        for i in range(1, bounds.entries(wal) + 1):
             n = min([stop, *(v for k, v in need.items() if k >= i)])
-            like = events[min(n, len(events) - 1)]
-            detail = {"uid": f"0.{s}.{seq}.{written}", "wal": wal, "owed": [], "from": LOG_ONLY}
-            put = {
-                **like,
-                "proc": f"rs-{server_name(s)}",
-                "kind": "action",
-                "name": "put",
-                "args": {"server": s, "group": g, "kind": GLOBAL},
-                "zxid": None,
-                "detail": detail,
-            }
+            put = _made(events[min(n, len(events) - 1)], f"rs-{server_name(s)}", "put", {})
+            put["args"] = {"server": s, "group": g, "kind": GLOBAL}
+            put["detail"].update(uid=f"0.{s}.{seq}.{written}", wal=wal, owed=[])
             written += 1
             at.setdefault(n, []).append(put)
         before_count[s] = written
     out: list[Event] = []
-    new_storage: dict[int, Storage] = {}
     for n, e in enumerate(events):
         out.extend(at.get(n, ()))
-        if n in storage:
-            new_storage[len(out)] = storage[n]
         out.append(e)
     out.extend(at.get(len(events), ()))
-    return out, new_storage
+    return out

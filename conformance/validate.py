@@ -934,13 +934,6 @@ def validate_log(
         steps = Steps.for_model(get_design(design))
     except ValueError as exc:
         return Verdict(path=str(path), design=design, status="bad-input", reason=str(exc))
-    if steps.era != "zk":
-        return Verdict(
-            path=str(path),
-            design=design,
-            status="undecided",
-            reason=f"{design}: a log-only trace is read for the ZooKeeper-era designs only",
-        )
     if not path.is_dir():
         return Verdict(
             path=str(path), design=design, status="bad-input", reason=f"{path}: not a directory"
