@@ -97,8 +97,9 @@ def steps(draw: Any, max_after: int) -> Step:
 @st.composite
 def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = True) -> list[Step]:
     """A race the seeds and the reference name, set up step by step: a backlog (the peer
-    disabled, so that WALs wait in their queues, until some edits after the death), a server's
-    death, and a fault aimed inside the window that death opens:
+    disabled, so that WALs wait in their queues, until some edits after the death; for
+    ``claim-in-cleaner-pass``, always, and until the last write), a server's death, and a fault
+    aimed inside the window that death opens:
 
     * ``claim-in-cleaner-pass``: the cleaner stalls after its first read of a pass (zk-lock's
       lookup, the table era's snapshot, zk-multi's first server), or (``REST_DEAD``, zk-multi,
@@ -110,10 +111,13 @@ def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = Tr
     * ``death-before-scp``: a second failure (a server, or the master) between the first
       death and its ServerCrashProcedure.
     """
-    after = draw(st.integers(0, max_after))
     kind = draw(st.sampled_from(("claim-in-cleaner-pass", "claimer-dies", "death-before-scp")))
+    backlog = kind == "claim-in-cleaner-pass"
+    # HBASE-12865's loss needs edits the claimed queue still owes when the cleaner deletes its
+    # WAL: the peer stays disabled from before the death to the last write
+    after = draw(st.integers(0, max_after // 2 if backlog else max_after))
     out = []
-    if draw(st.booleans()):
+    if backlog or draw(st.booleans()):
         out.append(Step(after=0, op="disable_peer", peer=0))
     death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
     # the aimed step first: its point is armed before the death that opens the window
@@ -131,7 +135,8 @@ def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = Tr
         second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart")))
         out += [Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start"), death]
     if out[0].op:
-        out.append(Step(after=draw(st.integers(after, max(after, max_after))), op="enable_peer"))
+        enable = max_after if backlog else draw(st.integers(after, max(after, max_after)))
+        out.append(Step(after=enable, op="enable_peer"))
     return out
 
 
