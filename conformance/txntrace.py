@@ -40,7 +40,7 @@ from typing import Any
 
 from replcheck.model.state import DISABLED, ENABLED, GLOBAL
 
-from . import txnread, txntrace_table
+from . import txnnames, txnread, txntrace_table
 from .common import CVERSION_PREFIX, LIVE, MASTER, PEERS, QUEUES, REPL
 from .inspect_values import decode_peer_state, decode_position
 from .steps import peer_index, server_index, server_name
@@ -71,6 +71,8 @@ class LogTrace:
     """Event index (of a storage event) -> the queues right after its transaction."""
     transactions: int = 0
     damaged: list[str] = field(default_factory=list)
+    names: dict[str, Any] = field(default_factory=dict)
+    """The cluster's names mapped onto the model's (``txnnames``), when they differ."""
 
 
 class Boundaries:
@@ -225,12 +227,28 @@ def _steps(
     if created_queues:
         parts, _ = created_queues[0]
         if parts[1].isdigit():
+            if not any(k == "create" and len(p) == 3 and p[:2] == parts for k, p, _ in rs_ops):
+                return  # HBase's createWithParents: the queue alone, its WAL comes next
             args = {"server": server_index(parts[0]), "peer": peer_index(parts[1])}
             yield "peer_sync", args, {"queue": parts[1]}
             return
     rolled = txnread.rolled(txn)
     if rolled is not None:
-        yield "roll", {"server": server_index(rolled[0]), "group": 0}, {"wal": rolled[1]}
+        server, wal = rolled
+        queue = next(p[1] for k, p, _ in rs_ops if k == "create" and len(p) == 3 and p[2] == wal)
+        queued = {
+            path.rsplit("/", 1)[1]
+            for path in tree
+            if path.startswith(f"{QUEUES}/{server}/") and path.count("/") == 6
+        }
+        if not any(path.startswith(f"{QUEUES}/{server}/{queue}/") for path in tree):
+            # the first WAL of a queue created alone before it (createWithParents)
+            args = {"server": server_index(server), "peer": peer_index(queue)}
+            yield "peer_sync", args, {"queue": queue}
+        elif wal not in queued:
+            yield "roll", {"server": server_index(server), "group": 0}, {"wal": wal}
+        # else: a roll's WAL added to one more of the server's queues (HBase 2.x adds it to
+        # each queue in a transaction of its own; ``_atomic_adds`` keeps them together)
         return
     for k, parts, data in rs_ops:
         if len(parts) == 3 and k == "delete":
@@ -375,6 +393,12 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
     if not committed and damaged:
         raise LogTraceError(damaged[0])
     table = steps.era == "table"
+    try:
+        names = txnnames.Names(committed, steps)
+    except txnnames.NameError_ as exc:
+        raise LogTraceError(f"{path}: {exc}") from None
+    committed = [names.rewrite(t) for t in committed]
+    slots = _atomic_adds(committed)
     procs = _sessions(committed)
     bounds = Boundaries()
     for txn in committed:
@@ -383,31 +407,37 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
                 for wal, offset in _offsets(path_, data, table):
                     bounds.add(wal, offset)
     bounds.freeze()
-    out = LogTrace([], transactions=len(committed), damaged=damaged)
+    out = LogTrace([], transactions=len(committed), damaged=damaged, names=names.as_dict())
     tree: dict[str, bytes | None] = {}
     numbers: dict[tuple[str, str], int] = {}
-    for txn in committed:
-        proc = procs.get(txn.session) or txnread.writer(txn) or "zookeeper"
-        found: list[tuple[str, dict, dict]] = []
-        if txn.type == OpCode.closeSession:
-            for p in txnread.paths(txn):
-                head, _, name = txnread.relative(p).rpartition("/")
-                if head == LIVE and name:
-                    found.append(("crash", {"server": server_index(name)}, {}))
-                    proc = f"rs-{name}"
-                elif txnread.relative(p) == MASTER:
-                    found.append(("fault", {}, {"fault": "master-restart"}))
-                tree.pop(txnread.relative(p), None)
-        elif table:
-            found.extend(txntrace_table.steps_of(txn, proc, tree))
-        else:
-            found.extend(_steps(txn, proc, tree, steps))
-        for kind, path_, data in txnread.ops(txn):
-            if kind == "delete":
-                tree.pop(path_, None)
+    for slot in slots:
+        found: list[tuple[Any, str, str, dict, dict]] = []
+        for txn in slot:
+            proc = procs.get(txn.session) or txnread.writer(txn) or "zookeeper"
+            if txn.type == OpCode.closeSession:
+                for p in txnread.paths(txn):
+                    head, _, name = txnread.relative(p).rpartition("/")
+                    if head == LIVE and name:
+                        found.append(
+                            (txn, f"rs-{name}", "crash", {"server": server_index(name)}, {})
+                        )
+                    elif txnread.relative(p) == MASTER:
+                        found.append((txn, proc, "fault", {}, {"fault": "master-restart"}))
+                    tree.pop(txnread.relative(p), None)
             else:
-                tree[path_] = data
-        for name, args, detail in found:
+                read = (
+                    txntrace_table.steps_of(txn, proc, tree)
+                    if table
+                    else _steps(txn, proc, tree, steps)
+                )
+                found.extend((txn, proc, *step) for step in read)
+            for kind, path_, data in txnread.ops(txn):
+                if kind == "delete":
+                    tree.pop(path_, None)
+                else:
+                    tree[path_] = data
+        # the storage after the slot: a roll's WAL added to every queue (``_atomic_adds``)
+        for txn, proc, name, args, detail in found:
             detail = {**detail, "from": LOG_ONLY}
             if "position" in detail:
                 detail["entry"] = bounds.entry(detail["wal"], detail["position"])
@@ -416,8 +446,7 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
                 args = {**args, "shipper": numbers.setdefault(key, len(numbers))}
             kind = "meta" if name in ("fault", "unmodelled", "claim_failed") else "action"
             e = _event(proc, txn, kind, name, args, detail, design)
-            read = txntrace_table.storage if table else _storage
-            e["_storage"] = read(tree, bounds, steps)
+            e["_storage"] = (txntrace_table.storage if table else _storage)(tree, bounds, steps)
             out.events.append(e)
     events = out.events
     if table:
@@ -426,6 +455,38 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
     out.storage = {n: e.pop("_storage") for n, e in enumerate(events) if "_storage" in e}
     out.events = events
     return out
+
+
+def _atomic_adds(committed: list[Any]) -> list[list[Any]]:
+    """The transactions with each roll's WAL additions kept together: HBase 2.x adds a new WAL
+    to each of the server's queues in a transaction of its own, where the model (and the
+    reference cluster, in one multi) adds it to all at once; a later addition of the same WAL by
+    the same session is moved to right after the earlier ones (no other party writes a live
+    server's queues): the transactions in slots, each the transactions of one step."""
+    slots: list[list[Any]] = []
+    group: dict[tuple[int, str], int] = {}
+    wals: dict[tuple[str, str], int] = {}
+    """(server, queue) -> WAL znodes in it."""
+    for txn in committed:
+        rolled = None
+        for kind, path, _data in txnread.ops(txn):
+            parts = _split(path)
+            if parts is None or len(parts) != 3:
+                continue
+            key = (parts[0], parts[1])
+            if kind == "create":
+                if wals.get(key) and parts[1].isdigit() and txn.type == OpCode.create:
+                    rolled = (txn.session, parts[2])  # a queue's next WAL: a roll's
+                wals[key] = wals.get(key, 0) + 1
+            elif kind == "delete":
+                wals[key] = wals.get(key, 1) - 1
+        if rolled is not None and rolled in group:
+            slots[group[rolled]].append(txn)
+            continue
+        if rolled is not None:
+            group[rolled] = len(slots)
+        slots.append([txn])
+    return slots
 
 
 def _offsets(path: str, data: bytes | None, table: bool) -> list[tuple[str, int]]:

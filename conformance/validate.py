@@ -946,6 +946,8 @@ def validate_log(
         log.events, design, path=str(path), bounds=bounds, seconds=seconds, storage=log.storage
     )
     v.detail["zk_logs"] = {"transactions": log.transactions, "events": len(log.events)}
+    if log.names:
+        v.detail["zk_logs"]["names"] = log.names
     if log.damaged:
         v.detail["zk_logs"]["damaged"] = log.damaged
         if v.status == "accepted":

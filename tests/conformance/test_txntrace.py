@@ -213,3 +213,92 @@ def test_a_serial_peers_sequence_id_is_named_not_accepted(histories: Callable[[s
     assert v.status == "undecided", v.headline()
     (why,) = [u["why"] for u in v.unmodelled]
     assert f"sequence id 7 of region {REGION} for peer 2" in why
+
+
+# --- an HBase 2.x cluster's own names and transactions -----------------------------------------
+
+A, B = "rs-a.example.com,16020,1700000000001", "rs-b.example.com,16020,1700000000002"
+
+
+def _wal(server: str, ts: int) -> str:
+    return f"{server.replace(',', '%2C')}.{ts}"
+
+
+def _hbase_history(c: KazooClient, rs: list[KazooClient]) -> None:
+    """What HBase 2.x's ``ZKReplicationQueueStorage`` and ``ZKReplicationPeerStorage`` write,
+    transaction by transaction, with a production cluster's names: two peers (ids ``1`` and
+    ``dr``), queues made by ``createWithParents`` (the queue, then its WAL), a roll that adds the
+    new WAL to each queue in a transaction of its own, ``setWALPosition`` as a one-op multi,
+    server ``B``'s death, ``claimQueue``'s multi, the recovered queue removed when done, and
+    ``removeReplicatorIfQueueIsEmpty``."""
+    c.create(MASTER, b"", ephemeral=True, makepath=True)
+    for path in (QUEUES, PEERS, HFILE_REFS):
+        c.ensure_path(path)
+    for pid in ("1", "dr"):
+        t = c.transaction()
+        t.create(f"{PEERS}/{pid}", _value(b"PBUF\n\x05peer"))
+        t.create(f"{PEERS}/{pid}/peer-state", _value(encode_peer_state("ENABLED")))
+        assert not any(isinstance(r, Exception) for r in t.commit())
+    wals = {A: _wal(A, 1700000000100), B: _wal(B, 1700000000200)}
+    for client, name in ((rs[0], A), (rs[1], B)):
+        client.create(f"{LIVE}/{name}", b"", ephemeral=True, makepath=True)
+        for pid in ("1", "dr"):
+            client.ensure_path(f"{QUEUES}/{name}/{pid}")  # createWithParents: one by one
+            client.create(f"{QUEUES}/{name}/{pid}/{wals[name]}")
+
+    def position(client: KazooClient, server: str, queue: str, wal: str, at: int) -> None:
+        t = client.transaction()
+        t.set_data(f"{QUEUES}/{server}/{queue}/{wal}", _value(encode_position(at)))
+        assert not any(isinstance(r, Exception) for r in t.commit())
+
+    for at in (100, 200):
+        position(rs[1], B, "1", wals[B], at)
+    position(rs[1], B, "dr", wals[B], 100)
+    position(rs[0], A, "1", wals[A], 150)
+    rolled = _wal(A, 1700000000900)
+    for pid in ("1", "dr"):  # preLogRoll: addWAL, queue by queue
+        rs[0].create(f"{QUEUES}/{A}/{pid}/{rolled}")
+    position(rs[0], A, "dr", wals[A], 150)
+    rs[0].delete(f"{QUEUES}/{A}/1/{wals[A]}")  # the old WAL done with: removeWAL
+    rs[1].stop()
+    rs[1].close()
+    for pid, at in (("1", 200), ("dr", 100)):
+        new = f"{QUEUES}/{A}/{pid}-{B}"
+        t = rs[0].transaction()
+        t.create(new)
+        t.create(f"{new}/{wals[B]}", _value(encode_position(at)))
+        t.delete(f"{QUEUES}/{B}/{pid}/{wals[B]}")
+        t.delete(f"{QUEUES}/{B}/{pid}")
+        assert not any(isinstance(r, Exception) for r in t.commit())
+    position(rs[0], A, f"dr-{B}", wals[B], 200)
+    for pid in ("1", "dr"):  # the recovered sources done: removeQueue
+        t = rs[0].transaction()
+        t.delete(f"{QUEUES}/{A}/{pid}-{B}/{wals[B]}")
+        t.delete(f"{QUEUES}/{A}/{pid}-{B}")
+        assert not any(isinstance(r, Exception) for r in t.commit())
+    c.delete(f"{QUEUES}/{B}")  # removeReplicatorIfQueueIsEmpty
+
+
+@pytest.mark.zookeeper
+def test_an_hbase_2_clusters_own_names_and_transactions(tmp_path: Path) -> None:
+    zk = Ensemble(tmp_path, servers=1)
+    zk.start(timeout=90)
+    clients = [KazooClient(hosts=zk.connect_string, timeout=10.0) for _ in range(3)]
+    try:
+        for client in clients:
+            client.start(timeout=30)
+        _hbase_history(clients[0], clients[1:])
+    finally:
+        for client in clients:
+            client.stop()
+            client.close()
+        zk.stop()
+    v = validate_log(zk.server_dir(1))
+    assert v.status == "accepted", v.headline()
+    names = v.detail["zk_logs"]["names"]
+    assert names["servers"] == {A: server_name(0), B: server_name(1)}
+    assert names["peers"] == {"1": "2", "dr": "3"}
+    assert names["wals"][_wal(A, 1700000000900)] == STEPS.wal_name(0, 1)
+    kinds = [a.name for a in v.behaviour]
+    assert kinds.count("roll") == 1 and kinds.count("claim_commit") == 2
+    assert kinds.count("peer_sync") == 4 and "scp_finish" in kinds
