@@ -940,8 +940,13 @@ def validate_log(
         )
     try:
         log = txntrace.log_trace(path, design, steps)
-    except (txntrace.LogTraceError, ValueError) as exc:
+    except txntrace.LogTraceError as exc:
         return Verdict(path=str(path), design=design, status="bad-input", reason=str(exc))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        # a write the converter cannot read (a name or a value of another shape): said, never
+        # a traceback or a pass
+        reason = f"{path}: a write cannot be read as a step ({type(exc).__name__}: {exc})"
+        return Verdict(path=str(path), design=design, status="bad-input", reason=reason)
     v = validate_events(
         log.events, design, path=str(path), bounds=bounds, seconds=seconds, storage=log.storage
     )
