@@ -325,11 +325,24 @@ def _storage(tree: dict[str, bytes | None], bounds: Boundaries, steps: Any) -> S
     )
 
 
-def model_storage(st: Any) -> Storage:
-    """The model's queues in the same terms as ``_storage`` (table era: its rows, as
-    ``txntrace_table.storage``)."""
+def _peers(tree: dict[str, Any]) -> tuple[int, ...]:
+    """The peers in storage (their znodes), by index."""
+    return tuple(
+        sorted(peer_index(p.rsplit("/", 1)[1]) for p in tree if p.rpartition("/")[0] == PEERS)
+    )
+
+
+def model_storage(st: Any) -> tuple[tuple[int, ...], Any]:
+    """The model's storage in the terms the log's is read in: the peers in storage (present or
+    not: a disable is deferred to the peer's next admin event, ``mapping.DEFERRED``), and the
+    queues as ``_storage`` reads them (table era: its rows, as ``txntrace_table.storage``)."""
+    peers = tuple(p for p, status in enumerate(st.peers) if status in (ENABLED, DISABLED))
     if hasattr(st, "rows"):
-        return txntrace_table.model_storage(st)
+        return peers, txntrace_table.model_storage(st)
+    return peers, _model_queues(st)
+
+
+def _model_queues(st: Any) -> Storage:
     out = []
     for s, node in enumerate(st.rs):
         if not node:
@@ -345,7 +358,7 @@ def model_storage(st: Any) -> Storage:
     return tuple(out)
 
 
-def storage_diff(model: Storage, real: Storage) -> list[str]:
+def storage_diff(model: Any, real: Any) -> list[str]:
     """What the model's queues and the log's differ in, one line each (the first ten)."""
 
     def facts(storage: Storage) -> set[str]:
@@ -369,7 +382,9 @@ def storage_diff(model: Storage, real: Storage) -> list[str]:
                 out.update(f"{name}: WAL {key} at entry {entries}" for key, entries in wals)
         return out
 
-    m, r = facts(model), facts(real)
+    m, r = facts(model[1]), facts(real[1])
+    m.update(f"peer {p} in storage" for p in model[0])
+    r.update(f"peer {p} in storage" for p in real[0])
     lines = [f"the log has, the model not: {f}" for f in sorted(r - m)]
     lines += [f"the model has, the log not: {f}" for f in sorted(m - r)]
     return lines[:10] or ["the same facts, in another shape"]
@@ -446,7 +461,8 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
                 args = {**args, "shipper": numbers.setdefault(key, len(numbers))}
             kind = "meta" if name in ("fault", "unmodelled", "claim_failed") else "action"
             e = _event(proc, txn, kind, name, args, detail, design)
-            e["_storage"] = (txntrace_table.storage if table else _storage)(tree, bounds, steps)
+            read = txntrace_table.storage if table else _storage
+            e["_storage"] = (_peers(tree), read(tree, bounds, steps))
             out.events.append(e)
     events = out.events
     if table:

@@ -65,7 +65,8 @@ def test_the_storage_check_rejects_queues_the_model_does_not_hold(run: str, desi
     log = txntrace.log_trace(DATA / run, design, steps)
     n = next(i for i, e in enumerate(log.events) if e["name"] == "persist")
     storage = dict(log.storage)
-    storage[n] = _one_entry_further(storage[n], design)
+    peers, queues = storage[n]
+    storage[n] = (peers, _one_entry_further(queues, design))
     v = validate_events(log.events, design, storage=storage)
     assert (v.status, v.reason, v.event) == ("rejected", "divergence", n)
     assert any("the log has, the model not" in line for line in v.detail["storage_misfit"])
