@@ -414,7 +414,7 @@ class Mapping:
             return
         before = PREFIX[name](self, e, st) if name in PREFIX else ()
         before = (*self.owed(n, e), *before)
-        if self.log_only and name in ("cleaner_start", "crash"):
+        if self.log_only and name in ("cleaner_start", "crash") and self.steps.era == "table":
             yield from self.archived_first(st, before, Action(name, combos[0]))
             return
         if self.log_only and name in CATCH_UP:
@@ -435,11 +435,12 @@ class Mapping:
     def archived_first(
         self, st: Any, before: tuple[Action, ...], action: Action
     ) -> Iterator[Candidate]:
-        """A log-only ``cleaner_start`` or ``crash``: the WALs moved to oldWALs before it (files,
-        not writes: a server archives its rolled WALs, the cleaner deletes from oldWALs) are some
-        of those the model could archive (of the crashed server's, for a crash); every subset is
-        tried, the largest first (at most ``2 ** MAX_ARCHIVE_CHOICES`` of them; past that, all or
-        none)."""
+        """A log-only ``cleaner_start`` or ``crash`` of the table era: the WALs moved to oldWALs
+        before it (files, not writes: a server archives its rolled WALs, the cleaner deletes from
+        oldWALs) are some of those the model could archive (of the crashed server's, for a
+        crash); every subset is tried, the largest first (at most ``2 ** MAX_ARCHIVE_CHOICES`` of
+        them; past that, all or none). The ZooKeeper era's cleaner writes nothing a log shows,
+        so there no archive matters."""
         closed = sorted(
             a
             for a in self.design.enabled_args(self.cfg, st, "archive")

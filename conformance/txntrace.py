@@ -407,11 +407,18 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
     committed = txnread.committed(dirs, chroot, damaged)
     if not committed and damaged:
         raise LogTraceError(damaged[0])
+    out = trace_of(committed, design, steps, str(path))
+    out.damaged = damaged
+    return out
+
+
+def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> LogTrace:
+    """The trace of committed transactions (``log_trace``; ``where`` names them in errors)."""
     table = steps.era == "table"
     try:
         names = txnnames.Names(committed, steps)
     except txnnames.NameError_ as exc:
-        raise LogTraceError(f"{path}: {exc}") from None
+        raise LogTraceError(f"{where}: {exc}") from None
     committed = [names.rewrite(t) for t in committed]
     slots = _atomic_adds(committed)
     procs = _sessions(committed)
@@ -422,7 +429,7 @@ def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
                 for wal, offset in _offsets(path_, data, table):
                     bounds.add(wal, offset)
     bounds.freeze()
-    out = LogTrace([], transactions=len(committed), damaged=damaged, names=names.as_dict())
+    out = LogTrace([], transactions=len(committed), names=names.as_dict())
     tree: dict[str, bytes | None] = {}
     numbers: dict[tuple[str, str], int] = {}
     for slot in slots:
