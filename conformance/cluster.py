@@ -29,6 +29,7 @@ from typing import Any
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import ConnectionLoss, OperationTimeoutError
+from kazoo.handlers.threading import KazooTimeoutError
 
 from . import endstate, schema, trace, wire
 from . import wal as walfile
@@ -158,6 +159,28 @@ class Proc:
         self.log.close()
 
 
+CALL_TIMEOUT = 10.0
+"""Seconds a driver's ZooKeeper call may wait for its answer."""
+
+
+class DriverClient(KazooClient):
+    """The driver's client: every call it makes answers or fails within ``CALL_TIMEOUT``
+    (kazoo's own wait for an answer has no end, so an ensemble that lost its quorum would hold
+    the driver for ever; a wait that times out instead ends the run as the cluster's failure)."""
+
+    def get_children(self, path: str, *args: Any, **kwargs: Any) -> Any:
+        return self.get_children_async(path, *args, **kwargs).get(timeout=CALL_TIMEOUT)
+
+    def exists(self, path: str, *args: Any, **kwargs: Any) -> Any:
+        return self.exists_async(path, *args, **kwargs).get(timeout=CALL_TIMEOUT)
+
+    def create(self, path: str, value: bytes = b"", *args: Any, **kwargs: Any) -> Any:
+        return self.create_async(path, value, *args, **kwargs).get(timeout=CALL_TIMEOUT)
+
+    def ensure_path(self, path: str, acl: Any = None) -> Any:
+        return self.ensure_path_async(path, acl).get(timeout=CALL_TIMEOUT)
+
+
 class Cluster:
     def __init__(
         self,
@@ -181,7 +204,7 @@ class Cluster:
         admin.stop()
         admin.close()
         self.hosts = ensemble.connect_string + self.chroot
-        self.zk = KazooClient(hosts=self.hosts, timeout=10)
+        self.zk = DriverClient(hosts=self.hosts, timeout=10)
         self.zk.start(timeout=30)
         self.trace = trace.TraceWriter(trace_dir(run_dir), "driver", spec.design)
         self.logs = run_dir / "logs"
@@ -287,7 +310,7 @@ class Cluster:
         while True:
             try:
                 return fn()
-            except (ConnectionLoss, OperationTimeoutError):
+            except (ConnectionLoss, OperationTimeoutError, KazooTimeoutError):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.3)
