@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -368,3 +369,44 @@ def test_a_port_taken_meanwhile_is_picked_again(
             assert "Address already in use" in ensemble.log_file(1).read_text()
         finally:
             ensemble.stop()
+
+
+@pytest.mark.zookeeper
+def test_the_drivers_calls_end_when_zookeeper_is_gone(tmp_path: Path) -> None:
+    """A run's driver must not wait for ever on an ensemble that lost its quorum: each of its
+    calls answers or fails within ``CALL_TIMEOUT`` (kazoo's own wait has no end)."""
+    from kazoo.handlers.threading import KazooTimeoutError
+    from replcheck.conformance.cluster import CALL_TIMEOUT, DriverClient
+
+    ensemble = Ensemble(tmp_path, servers=1)
+    ensemble.start(timeout=90)
+    client = DriverClient(hosts=ensemble.connect_string, timeout=10)
+    client.start(timeout=30)
+    try:
+        client.ensure_path("/driver")
+        assert client.get_children("/") and client.exists("/driver") is not None
+        ensemble.stop()
+        for call in (
+            lambda: client.get_children("/driver"),
+            lambda: client.exists("/driver"),
+            lambda: client.create("/driver/x", b""),
+            lambda: client.ensure_path("/driver/y"),
+        ):
+            raised: list[BaseException] = []
+
+            def run(call=call, raised=raised) -> None:
+                try:
+                    call()
+                except Exception as exc:
+                    raised.append(exc)
+
+            t = threading.Thread(target=run, daemon=True)
+            t.start()
+            t.join(CALL_TIMEOUT * 6)  # a hang, not a speed: kazoo alone never returns
+            assert not t.is_alive(), "the call is still waiting"
+            (exc,) = raised
+            assert isinstance(exc, KazooTimeoutError) or "Connection" in type(exc).__name__
+    finally:
+        client.stop()
+        client.close()
+        ensemble.stop()
