@@ -404,8 +404,8 @@ def test_the_drivers_calls_end_when_zookeeper_is_gone(tmp_path: Path) -> None:
             t.start()
             t.join(CALL_TIMEOUT * 6)  # a hang, not a speed: kazoo alone never returns
             assert not t.is_alive(), "the call is still waiting"
-            (exc,) = raised
-            assert isinstance(exc, KazooTimeoutError) or "Connection" in type(exc).__name__
+            (err,) = raised
+            assert isinstance(err, KazooTimeoutError) or "Connection" in type(err).__name__
     finally:
         client.stop()
         client.close()
