@@ -23,7 +23,6 @@ The other steps with a zxid are checked for the first point only, and counted ap
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,7 +135,7 @@ def _request(e: Event, txn: Any, era: str) -> str:
         if kind == "delete" and path.startswith(ADMIN + "/") and e["name"] == "peer_proc":
             return ""  # the procedure's last stage: the request answered (its data is gone)
         if kind == "set" and path.startswith(ADMIN + "/"):
-            req = _json(data)
+            req = txnread.json_object(data)
             if req.get("peer") == peer and (e["name"] == "peer_proc" or req.get("op") == e["name"]):
                 return ""
     return f"the step moves the request of peer {peer}, the transaction {_shape(txn)}"
@@ -220,7 +219,11 @@ def _claim_commit_table(e: Event, txn: Any, era: str) -> str | None:
 def _barrier(state: str) -> Any:
     def check(e: Event, txn: Any, era: str) -> str:
         for kind, path, data in txnread.ops(txn):
-            if kind == "set" and path == BARRIER and _json(data).get("state") == state:
+            if (
+                kind == "set"
+                and path == BARRIER
+                and txnread.json_object(data).get("state") == state
+            ):
                 return ""
         return f"the step sets the cleaner's barrier {state}, the transaction {_shape(txn)}"
 
@@ -300,14 +303,6 @@ def _shape(txn: Any) -> str:
 
 def _row(key: str) -> str:
     return f"{TABLE}/{quote(key, safe='')}"
-
-
-def _json(data: bytes | None) -> dict[str, Any]:
-    try:
-        got = json.loads(data or b"")
-    except ValueError:
-        return {}
-    return got if isinstance(got, dict) else {}
 
 
 def _differ(what: str, got: Any, want: Any) -> str:

@@ -164,6 +164,15 @@ def row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
         return None
 
 
+def json_object(data: bytes | None) -> dict[str, Any]:
+    """A znode's JSON object value (the reference cluster's requests, stages, rows), or ``{}``."""
+    try:
+        got = json.loads(data or b"")
+    except ValueError:
+        return {}
+    return got if isinstance(got, dict) else {}
+
+
 def paths(txn: Any) -> list[str]:
     """The znodes the transaction writes: its ops' paths, or the ephemeral znodes a
     ``closeSession`` deletes (which say whose session it was: another run's, in a shared

@@ -25,7 +25,6 @@ that names it (and before its server's death), in the server's writer lane (``ro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
@@ -49,14 +48,6 @@ SCP_STEPS = {
     "claim": "arqp_claim",
 }
 """An SCP's persisted stage -> the step that leaves it."""
-
-
-def _json(data: bytes | None) -> dict[str, Any]:
-    try:
-        got = json.loads(data or b"")
-    except ValueError:
-        return {}
-    return got if isinstance(got, dict) else {}
 
 
 def _row_key(path: str) -> str:
@@ -100,7 +91,7 @@ def steps_of(
             yield got[0], {"peer": got[1]}, {}
             return
         _k, path, _d = admin[0]
-        old = _json(tree.get(path))
+        old = txnread.json_object(tree.get(path))
         if "peer" not in old:
             return
         if "stage" not in old:
@@ -114,7 +105,7 @@ def steps_of(
         if kind != "set":
             return  # the SCP recorded (its first stage) or done with: no step of its own
         dead = server_index(path.rsplit("/", 1)[1])
-        old, new = _json(tree.get(path)), _json(data)
+        old, new = txnread.json_object(tree.get(path)), txnread.json_object(data)
         step = SCP_STEPS.get(str(old.get("stage")))
         if step is None:
             return
@@ -128,7 +119,7 @@ def steps_of(
             ]
         elif step == "arqp_claim":
             sent = [
-                (p.split("/")[-2], _json(d))
+                (p.split("/")[-2], txnread.json_object(d))
                 for k, p, d in ops
                 if k == "create" and p.startswith(CLAIMS + "/")
             ]
@@ -139,14 +130,14 @@ def steps_of(
     claims = [p for k, p, _ in ops if k == "delete" and p.startswith(CLAIMS + "/")]
     if claims and proc == "master":
         target = claims[0].split("/")[-2]
-        data = _json(tree.get(claims[0]))
+        data = txnread.json_object(tree.get(claims[0]))
         if "dead" in data:
             args = {"dead": server_index(data["dead"]), "child": None}
             yield "claim_lost", args, {"row": data.get("row"), "target": target}
         return
     if BARRIER in by and proc == "master":
-        state = _json(by[BARRIER][1]).get("state")
-        was = _json(tree.get(BARRIER)).get("state")
+        state = txnread.json_object(by[BARRIER][1]).get("state")
+        was = txnread.json_object(tree.get(BARRIER)).get("state")
         if state == "RUNNING":
             yield "cleaner_start", {}, {}
         elif state == "NOT_RUNNING" and was == "RUNNING":
@@ -213,7 +204,7 @@ def offsets_written(path: str, data: bytes | None) -> list[tuple[str, int]]:
     if not path.startswith(TABLE + "/"):
         return []
     out = []
-    for value in _json(data).get("queue", {}).values():
+    for value in txnread.json_object(data).get("queue", {}).values():
         wal, _, pos = str(value).rpartition(":")
         if wal and pos.lstrip("-").isdigit():
             out.append((wal, int(pos)))
@@ -233,7 +224,7 @@ def storage(tree: dict[str, bytes | None], bounds: Any, steps: Any) -> Any:
             continue
         peer, owner, source = steps.parse_row_key(key)
         offsets = []
-        for value in _json(data).get("queue", {}).values():
+        for value in txnread.json_object(data).get("queue", {}).values():
             wal, _, pos = str(value).rpartition(":")
             if not wal:
                 offsets.append((PLACEHOLDER_GROUP, *BEGIN))
