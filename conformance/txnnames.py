@@ -28,7 +28,7 @@ from .steps import MAX_SERVERS, peer_id, server_index, server_name
 from .zklog import OpCode
 
 
-class NameError_(ValueError):
+class NamesError(ValueError):
     """A log whose names cannot be mapped onto the model's."""
 
 
@@ -72,7 +72,7 @@ class Names:
         if self.identity:
             return
         if len(self.servers) > MAX_SERVERS:
-            raise NameError_(
+            raise NamesError(
                 f"the log names {len(self.servers)} region servers; the model's names cover "
                 f"{MAX_SERVERS}"
             )
@@ -91,7 +91,7 @@ class Names:
     def _server(self, name: str) -> int:
         if name not in self.servers:
             if name.count(",") != 2:
-                raise NameError_(f"{name!r} is not a region server name (host,port,startcode)")
+                raise NamesError(f"{name!r} is not a region server name (host,port,startcode)")
             self.servers[name] = len(self.servers)
         return self.servers[name]
 
@@ -101,7 +101,7 @@ class Names:
         prefix, _, ts = wal.rpartition(".")
         owner = unquote(prefix)
         if not ts.isdigit() or owner.count(",") != 2:
-            raise NameError_(
+            raise NamesError(
                 f"{wal!r} is not a WAL name of one WAL group (<url-encoded server>.<timestamp>)"
             )
         return owner, int(ts)
@@ -129,7 +129,7 @@ class Names:
         while rest:
             match = next((n for n in self.servers if rest == n or rest.startswith(n + "-")), None)
             if match is None:
-                raise NameError_(f"queue {text!r} names a dead server the log never names")
+                raise NamesError(f"queue {text!r} names a dead server the log never names")
             out.append(self.server(match))
             rest = rest[len(match) + 1 :]
         return "-".join(out)

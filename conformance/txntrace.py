@@ -417,7 +417,7 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
     table = steps.era == "table"
     try:
         names = txnnames.Names(committed, steps)
-    except txnnames.NameError_ as exc:
+    except txnnames.NamesError as exc:
         raise LogTraceError(f"{where}: {exc}") from None
     committed = [names.rewrite(t) for t in committed]
     slots = _atomic_adds(committed)
