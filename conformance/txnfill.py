@@ -18,6 +18,8 @@ event its process would have written, and puts it in the trace at its zxid:
   ZooKeeper era's roll): ``roll``;
 * a dead server's znode deleted with its ``lock`` (zk-lock's claimer, done copying its queues):
   ``finish_claim``, by the process whose ``lock`` took that server;
+* a claim's one multi (zk-multi: the claimed queue created under the claimer, the dead server's
+  deleted), made by a claimer killed or expired before it wrote the line: ``claim_commit``;
 * a starting server's join: its replication znode (``/hbase/replication/rs/<server>``, the
   ZooKeeper era) or its live znode (``/hbase/rs/<server>``, the table era, where that is the
   join), created by a server killed or paused before it wrote the line: ``join``;
@@ -186,6 +188,12 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             like = proc_event[f"rs-{server}"]
             args = {"server": server_index(server), "peer": peer}
             out.append(event(like, txn, "peer_sync", args, {}))
+            continue
+        claim = txnread.claimed(txn) if era == "zk" else None
+        if claim is not None and f"rs-{claim[0]}" in proc_event:
+            like = proc_event[f"rs-{claim[0]}"]
+            detail = {"queue": claim[1], "old": claim[2]}
+            out.append(event(like, txn, "claim_commit", {"server": server_index(claim[0])}, detail))
             continue
         dead = txnread.claim_finished(txn) if era == "zk" else None
         if dead is not None and dead in locker:

@@ -61,6 +61,26 @@ def rolled(txn: Any) -> tuple[str, str] | None:
     return None
 
 
+def claimed(txn: Any) -> tuple[str, str, str] | None:
+    """(claimer, new queue id, the dead server's queue path) when the transaction is a
+    ZooKeeper-era claim's one multi (zk-multi, HBase 2.x's ``claimQueue``): it creates a claimed
+    queue (an id naming dead servers) under the claimer and deletes the dead server's queue."""
+    marker = QUEUES + "/"
+    created, deleted = [], []
+    for op, record in applied_ops(txn):
+        path = getattr(record, "path", None) or ""
+        if marker not in path:
+            continue
+        parts = path.split(marker, 1)[1].split("/")
+        if len(parts) == 2 and op in (OpCode.create, OpCode.create2) and "-" in parts[1]:
+            created.append(parts)
+        elif len(parts) == 2 and op == OpCode.delete and parts[1] != "lock":
+            deleted.append(f"{QUEUES}/{parts[0]}/{parts[1]}")
+    if created and deleted:
+        return created[0][0], created[0][1], deleted[0]
+    return None
+
+
 def claim_finished(txn: Any) -> str | None:
     """The dead server whose znode the transaction deletes with its ``lock``: zk-lock's claimer
     removing the queues it copied (``finish_claim``)."""

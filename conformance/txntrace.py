@@ -202,16 +202,10 @@ def _steps(
         args = {"server": server_index(parts[0]), "dead": chain[-1], "queue": None}
         yield "copy_queue", args, {"queue": parts[1]}
         return
-    if created_queues and deleted_queues and any("-" in p[1] for p, _ in created_queues):
-        (new, _), old = created_queues[0], deleted_queues[0]
-        yield (
-            "claim_commit",
-            {"server": server_index(new[0])},
-            {
-                "queue": new[1],
-                "old": f"{QUEUES}/{old[0]}/{old[1]}",
-            },
-        )
+    claim = txnread.claimed(txn)
+    if claim is not None:
+        server, queue, old = claim
+        yield "claim_commit", {"server": server_index(server)}, {"queue": queue, "old": old}
         return
     if deleted_queues:
         parts = deleted_queues[0]

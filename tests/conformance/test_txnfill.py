@@ -148,3 +148,21 @@ def test_a_lost_zk_era_roll_is_read_back_and_the_old_roll_order_still_rejected()
     v = validate_path(run)
     assert (v.status, v.event) == ("rejected", 423)
     assert v.detail["event_text"].startswith("action skip_missing(")
+
+
+def test_a_lost_zk_multi_claim_is_read_back(tmp_path: Path) -> None:
+    """A claimer let go at its read committed its claim's multi and lost its session before its
+    line: the multi is read back as its ``claim_commit``, and the run is accepted; without the
+    logs, the dead server's queue is still there for the model when the SCP ends."""
+    run = DATA / "zk-multi-lost-claim-commit"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["proc"], e["name"], e["args"]) for e in lost] == [
+        ("rs-1.1.1.2,60020,123456790", "claim_commit", {"server": 1})
+    ]
+    assert lost[0]["detail"]["queue"] == "2-1.1.1.1,60020,123456780"
+    v = validate_path(run)
+    assert v.status == "accepted" and v.detail["from_txn_log"] == 1, v.headline()
+    alone = tmp_path / "run"
+    alone.mkdir()
+    shutil.copy(run / "trace.jsonl", alone / "trace.jsonl")
+    assert validate_path(alone).status == "rejected"
