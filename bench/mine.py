@@ -25,7 +25,7 @@ from typing import Any
 from replcheck.conformance.mine import discover
 from replcheck.conformance.mine_cluster import StandaloneCluster
 from replcheck.conformance.mine_job import run_job, write_package
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.validate import validate_log, validate_path
 
 
 def replicate(paths: list[str], n: int, folder: Path) -> list[str]:
@@ -41,13 +41,15 @@ def replicate(paths: list[str], n: int, folder: Path) -> list[str]:
 
 
 def bench_validate(paths: list[str]) -> dict[str, Any]:
-    """Every run validated one after another in this process (``replcheck validate``'s work)."""
+    """Every run validated one after another in this process (``replcheck validate``'s work; a
+    raw ZooKeeper data directory, ``replcheck validate --zk-logs``'s)."""
     units = discover(paths)
     t0 = time.monotonic()
     events = 0
     status: dict[str, int] = {}
     for u in units:
-        v = validate_path(Path(u["path"]))
+        path = Path(u["path"])
+        v = validate_log(path) if u["kind"] == "zkdata" else validate_path(path)
         events += v.events
         status[v.status] = status.get(v.status, 0) + 1
     seconds = time.monotonic() - t0
