@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -109,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--modes", default="validate,local,cluster")
     p.add_argument("--local", type=int, default=2, metavar="CORES")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--keep", metavar="DIR", help="copy the local job's tables and summary here (a new folder)"
+    )
     args = p.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-mine-") as tmp_text:
@@ -126,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 raise SystemExit(f"bench/mine.py: unknown mode {mode!r}")
             sys.stderr.write(json.dumps(rows[-1]) + "\n")
+        if args.keep and (tmp / "out-local").is_dir():
+            shutil.copytree(tmp / "out-local", args.keep)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
