@@ -303,3 +303,23 @@ def test_an_hbase_2_clusters_own_names_and_transactions(tmp_path: Path) -> None:
     kinds = [a.name for a in v.behaviour]
     assert kinds.count("roll") == 1 and kinds.count("claim_commit") == 2
     assert kinds.count("peer_sync") == 4 and "scp_finish" in kinds
+
+
+@pytest.mark.zookeeper
+def test_names_the_model_cannot_hold_are_bad_input(tmp_path: Path) -> None:
+    """A log naming a region server the HBase way cannot (not ``host,port,startcode``) is bad
+    input that names the directory and the name, not a traceback or a verdict."""
+    zk = Ensemble(tmp_path, servers=1)
+    zk.start(timeout=90)
+    client = KazooClient(hosts=zk.connect_string, timeout=10.0)
+    try:
+        client.start(timeout=30)
+        client.create(f"{LIVE}/not-a-server", b"", ephemeral=True, makepath=True)
+        client.create(f"{QUEUES}/not-a-server", makepath=True)
+    finally:
+        client.stop()
+        client.close()
+        zk.stop()
+    v = validate_log(zk.server_dir(1))
+    assert v.status == "bad-input"
+    assert v.reason.startswith(str(zk.server_dir(1))) and "'not-a-server'" in v.reason
