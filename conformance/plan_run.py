@@ -38,7 +38,9 @@ TRIGGER_LIMIT = 60.0
 all it had to)."""
 AIM_LIMIT = 45.0
 """Seconds an aimed step waits, from its trigger, for a process to visit its point."""
-STALL_LIMIT = 20.0
+STALL_LIMIT = 40.0
+"""Seconds a stall holds its process while waiting for a claim to commit (a loaded machine
+can take tens of seconds from a held cleaner to the claim it waits for)."""
 
 
 def aim_conditions(step: Any) -> dict[str, Any]:

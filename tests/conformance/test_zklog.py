@@ -415,7 +415,9 @@ def test_snapshot_trailer_is_read_and_checked(runs: dict[str, Path]) -> None:
             with read_snapshot(path) as snap:
                 nodes = sum(1 for _ in snap.nodes())
                 assert snap.seals == 3 and snap.digest is not None and snap.digest.version == 2
-                assert snap.last_zxid == snap.digest.zxid and snap.last_zxid >= (snap.zxid or 0)
+                # a fuzzy snapshot: a transaction can be applied between the digest's write and
+                # the last processed zxid's (FileSnap.serialize), so the latter may be later
+                assert snap.digest.zxid <= snap.last_zxid and snap.last_zxid >= (snap.zxid or 0)
                 assert nodes >= 4  # the root, /zookeeper, its quota and config nodes
 
 
