@@ -259,16 +259,14 @@ def rolls(events: list[Event], steps: Any, like: Any) -> list[Event]:
             seq += 1
         for q in range(1, seq + 1):
             need.setdefault((s, g, q), n)
+    crashes: dict[int, int] = {}
+    """Server -> the index of its first ``crash``."""
+    for i, e in enumerate(events):
+        if e["name"] == "crash":
+            crashes.setdefault(e["args"].get("server"), i)
     at: dict[int, list[Event]] = {}
     for (s, g, seq), n in sorted(need.items()):
-        crash = next(
-            (
-                i
-                for i, e in enumerate(events)
-                if e["name"] == "crash" and e["args"].get("server") == s
-            ),
-            None,
-        )
+        crash = crashes.get(s)
         where = n if crash is None or crash > n else crash
         roll = like(events[where], f"rs-{server_name(s)}", "roll", {"server": s, "group": g})
         roll["detail"]["wal"] = steps.wal_name(s, seq)
