@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from replcheck.model import rules
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
@@ -149,8 +150,7 @@ class Resolver:
             if e["name"] == "join" and isinstance((e.get("args") or {}).get("server"), int)
         }
         """Servers whose ``join`` the trace records."""
-        self.relay_target: dict[str, int | None] = {}
-        """Per edit coming home, the server of ours the other cluster's ``relay_home`` names."""
+        self.unanswered, self.unpersisted = relay_answers(events)
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
             d = e.get("detail") or {}
@@ -165,8 +165,6 @@ class Resolver:
                 c = e["args"]["cluster"]
                 self.uids.setdefault(d.get("uid"), (c, foreign.get(c, 0)))
                 foreign[c] = foreign.get(c, 0) + 1
-            if e["name"] == "relay_home" and isinstance(d.get("uid"), str):
-                self.relay_target.setdefault(d["uid"], e["args"].get("server"))
             if e["name"] == "ship" and {"wal", "start", "end", "read"} <= d.keys():
                 batches.append((d["wal"], d["start"], d["end"], int(d["read"])))
             if e.get("args", {}).get("shipper", -1) >= 0:  # -1: no source (a claim with no WAL)
@@ -296,16 +294,13 @@ class Mapping:
         return "context"
 
     def unanswered(self, e: Event) -> list[str]:
-        """The edits coming home that a region server of ours applied (``sink_apply``) but the
-        other cluster's ``relay_home`` gives to another server: the server died before it
-        answered, and the edit was sent again (``relay_apply``)."""
-        if e["name"] != "sink_apply" or not e["proc"].startswith("rs-"):
-            return []
+        """The edits coming home that a region server of ours applied (``sink_apply``) and that
+        no ``relay_home`` answers (``relay_answers``): the edit was sent again
+        (``relay_apply``)."""
         if "relay_apply" not in self.kinds:
             return []
-        me = server_index(e["proc"][3:])
-        targets = self.resolver.relay_target
-        return [u for u in (e.get("detail") or {}).get("uids") or [] if targets.get(u, me) != me]
+        unanswered = self.resolver.unanswered.get(id(e), [])
+        return [u for u in (e.get("detail") or {}).get("uids") or [] if u in unanswered]
 
     def why_unmodelled(self, e: Event) -> str:
         d = e.get("detail") or {}
@@ -425,6 +420,15 @@ class Mapping:
                         if kind_name in self.kinds:
                             yield Candidate((*before, *ships, Action(kind_name, combo)))
             return
+        if (
+            name == "relay_home"
+            and id(e) in self.resolver.unpersisted
+            and "relay_apply" in self.kinds
+        ):
+            # sent again later (``relay_answers``): applied, the other cluster not advanced
+            names = ("relay_apply",)
+            before = (*before, *(Action("relay_home", combos[0]),) * (repeat - 1))
+            repeat = 1
         for combo in combos:
             check = None
             if expect is not None:
@@ -480,11 +484,12 @@ class Mapping:
         return tuple(ships) if target >= sh.pos else None
 
     def relay_applies(self, e: Event, st: Any) -> Iterator[Candidate]:
-        """``relay_apply`` for each unanswered edit (``unanswered``), which must be the next
-        edit each other cluster sends us; on a server dead in the model, ``zombie_relay_apply``
-        (the edit may have gone to another server since)."""
+        """``relay_apply`` for each unanswered edit (``unanswered``), the next edit its other
+        cluster sends us once past those it does not (ours, which loop prevention keeps from
+        coming back: ``relay_home`` steps that apply nothing); on a server dead in the model,
+        ``zombie_relay_apply`` (the edit may have gone to another server since)."""
         s = server_index(e["proc"][3:])
-        actions = []
+        actions: list[Action] = []
         zombie = "zombie_relay_apply" in self.kinds and not st.servers[s].alive
         for uid in self.unanswered(e):
             want = self.resolver.uids.get(uid)
@@ -494,16 +499,20 @@ class Mapping:
             relay = st.relays[c] if c < len(st.relays) else ()
             if not relay:
                 return
+            at = [i for i, x in enumerate(relay.log) if x.uid == want]
+            if not at:
+                return
             if zombie:  # a request it received before its session expired (``zombie_relay_apply``)
-                at = [i for i, x in enumerate(relay.log) if x.uid == want]
-                if not at:
-                    return
                 actions.append(Action("zombie_relay_apply", (c, s, at[0])))
                 continue
             j = self.cfg.outbound(c).index(0)
-            if relay.shipped[j] >= len(relay.log) or relay.log[relay.shipped[j]].uid != want:
+            skipped = relay.log[relay.shipped[j] : at[0]]
+            if at[0] < relay.shipped[j] or any(rules.edit_replicable(x, 0) for x in skipped):
                 return
-            actions.append(Action("relay_apply", (c, s)))
+            steps = (*(Action("relay_home", (c, s)),) * len(skipped), Action("relay_apply", (c, s)))
+            for a in steps:
+                st = self.design.step(self.cfg, st, a)
+            actions.extend(steps)
         yield Candidate(tuple(actions))
 
     def lost_ship(self, e: Event, st: Any) -> Iterator[Candidate]:
@@ -1087,6 +1096,46 @@ def lost_batches(events: list[Event]) -> set[int]:
         if not set(d.get("uids") or []) <= shipped.get(key, set()) and last.get(key, -1) < n:
             out.add(id(e))
     return out
+
+
+def relay_answers(events: list[Event]) -> tuple[dict[int, list[str]], set[int]]:
+    """Which applications of an edit coming home the other cluster heard of, and which of its
+    sends it kept. A region server of ours applies the edit (``sink_apply``) and answers; the
+    other cluster records the answer (``relay_home``, naming the server) and then persists how
+    far it has sent. Two ways an edit is applied and sent again: our server dies before it
+    answers (no ``relay_home`` answers its application), or the other cluster restarts after the
+    answer and before it persisted its position (a ``relay_home`` the same edit's later one
+    follows). Returns, per ``sink_apply`` event (by id), the edits no ``relay_home`` answers
+    (each answers the latest unanswered application of its edit by the server it names), and
+    the ``relay_home`` events (by id) whose edit is sent again: both are ``relay_apply`` steps,
+    the other cluster's position unmoved."""
+    waiting: dict[tuple[str, int], list[int]] = {}
+    early: dict[tuple[str, int], int] = {}
+    last: dict[str, int] = {}
+    unpersisted: set[int] = set()
+    for e in events:
+        d = e.get("detail") or {}
+        if e["name"] == "sink_apply" and e["proc"].startswith("rs-"):
+            s = server_index(e["proc"][3:])
+            for u in d.get("uids") or []:
+                if early.get((u, s)):
+                    early[(u, s)] -= 1  # its answer was merged ahead of it
+                else:
+                    waiting.setdefault((u, s), []).append(id(e))
+        elif e["name"] == "relay_home" and isinstance(d.get("uid"), str):
+            u, s = d["uid"], (e.get("args") or {}).get("server")
+            if u in last:
+                unpersisted.add(last[u])
+            last[u] = id(e)
+            if waiting.get((u, s)):
+                waiting[(u, s)].pop()
+            else:
+                early[(u, s)] = early.get((u, s), 0) + 1
+    unanswered: dict[int, list[str]] = {}
+    for (u, _s), ids in waiting.items():
+        for i in ids:
+            unanswered.setdefault(i, []).append(u)
+    return unanswered, unpersisted
 
 
 def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:

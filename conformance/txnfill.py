@@ -373,6 +373,9 @@ def fill(
     i = 0
     for e in events:
         z = e.get("zxid")
+        read = (e.get("detail") or {}).get("read")
+        if z is None and e["name"] == "crash" and isinstance(read, list) and len(read) == 2:
+            z = read[1]  # a crash's session ended at its window's end: what its logs hold before
         while i < len(lost) and z is not None and _at(lost[i]) < z:
             out.append(lost[i])
             i += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from replcheck.conformance.validate import validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
@@ -147,6 +148,30 @@ def test_a_claimer_behind_a_peer_removal_drops_the_queue_it_copied() -> None:
     and the source found the peer gone and deleted the queue; the model drops it at the claim."""
     v = validate_path(DATA / "zk-lock-claimer-behind-peer-removal.jsonl")
     assert v.status == "accepted", v.headline()
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "zk-multi-relay-sent-again-after-restart",
+        "table-relay-sent-again-to-same-server",
+    ],
+)
+def test_an_edit_coming_home_is_applied_again_after_the_other_cluster_restarts(run: str) -> None:
+    """The other cluster was stopped after one of our servers applied an edit it sent, before it
+    persisted how far it had sent (with or without the answer's line): restarted, it sent the
+    edit again. The first application is ``relay_apply``, the other cluster's position unmoved."""
+    v = validate_path(DATA / run)
+    assert v.status == "accepted", v.headline()
+    assert [a.name for a in v.behaviour].count("relay_apply") == 1
+
+
+def test_a_queue_created_just_before_an_expiry_is_read_back_before_the_crash() -> None:
+    """zk-multi: a server created its queue and lost its session before the queue's line; the
+    write is read back from the log and placed before the crash whose session ended after it."""
+    v = validate_path(DATA / "zk-multi-lost-queue-before-expiry")
+    assert v.status == "accepted", v.headline()
+    assert v.detail["from_txn_log"] == 1
 
 
 def test_a_mutant_run_is_judged_by_its_bug_past_what_the_cluster_did_around_it() -> None:
