@@ -117,13 +117,44 @@ def local_foreign(e: Event) -> bool:
 
 def promote(events: list[Event], design: Design) -> list[Event]:
     """A trace recorded while its design had no action for a step holds the step as an
-    ``unmodelled`` event naming the action; once the design has the action, the event is it."""
+    ``unmodelled`` event naming the action; once the design has the action, the event is it.
+    A step decided by reads and written after them is taken at its reads (``at_reads``)."""
     kinds = {k.name for k in design.kinds}
     out = []
     for e in events:
         d = e.get("detail") or {}
         if e["name"] == "unmodelled" and d.get("action") in kinds:
             e = {**e, "kind": "action", "name": d["action"], "args": d.get("action_args") or {}}
+        out.append(e)
+    return at_reads(out)
+
+
+DECIDED_AT_READS = ("arqp_claim",)
+"""Steps the master decides by its reads and writes after them: a CLAIM round reads the online
+servers, the peers and the dead server's rows, then sends the claims. HBase's
+AssignReplicationQueuesProcedure reads the master's online-server list in memory and persists
+its children after; a server that joins or dies in between is not in the round's view. The
+model's ``arqp_claim`` reads and writes in one step: the step is where the reads were served."""
+
+
+def at_reads(events: list[Event]) -> list[Event]:
+    """Each ``DECIDED_AT_READS`` event as the step at its reads: its ``read`` window (the zxids
+    its reads were served between), its write named apart (``write``) and no longer a storage
+    event. A line that names only its write (a trace recorded before the master named its
+    reads, or a step read from a ZooKeeper log) gets the widest window its lane allows: after
+    the procedure's previous write (the master reads after it), before its own."""
+    last: dict[tuple[str, Any], int] = {}
+    out = []
+    for e in events:
+        d = e.get("detail") or {}
+        dead = (e.get("args") or {}).get("dead")
+        z = e.get("zxid")
+        if e["name"] in DECIDED_AT_READS and isinstance(z, int):
+            read = d.get("read") or [last.get((e["proc"], dead), 0), z - 1]
+            e = {**e, "zxid": None, "detail": {**d, "read": read, "write": z}}
+        write = e.get("zxid") if e.get("zxid") is not None else d.get("write")
+        if isinstance(dead, int) and isinstance(write, int) and e["name"] != "claim_lost":
+            last[(e["proc"], dead)] = write  # a dropped claim is written after the round's reads
         out.append(e)
     return out
 

@@ -310,18 +310,22 @@ class Master(ZkProcess):
                 zxid = self.set_scp(dead, {"stage": "add_missing"})
             self.trace.emit("arqp_put_missing", {"dead": d}, zxid=zxid, rows=rows)
         elif stage == "claim":
-            live = self.live()
+            # The round is decided by its reads (online servers, peers, rows) and written after
+            # them: a server that joins or dies in between is not in the master's view. The
+            # event is the step at its reads (``read``), its write named apart (``write``).
+            live, read = self.served(self.live)
             if self.reap_lost_claims(dead, live):
                 return
-            peers = set(self.peers())
+            (peers, rows), read2 = self.served(lambda: (set(self.peers()), self.rows()))
+            read = [read[0], read2[1]]
             queues = []
-            for key, _ in self.rows():
+            for key, _ in rows:
                 peer, owner, _src = self.steps.parse_row_key(key)
                 if owner == d and peer in peers:
                     queues.append(key)
             if not queues:
                 zxid = self.set_scp(dead, {"stage": "done"})
-                self.trace.emit("arqp_claim", {"dead": d, "targets": []}, zxid=zxid)
+                self.trace.emit("arqp_claim", {"dead": d, "targets": []}, read=read, write=zxid)
                 return
             targets = sorted(live)
             self.rng.shuffle(targets)
@@ -340,7 +344,13 @@ class Master(ZkProcess):
                 self.ensure(f"{CLAIMS}/{tgt}")
             zxid = self.set_scp(dead, {"stage": "claim", "round": rnd}, extra=ops)
             idx = [server_index(t) for t in targets[:n]]
-            self.trace.emit("arqp_claim", {"dead": d, "targets": idx}, zxid=zxid, rows=queues[:n])
+            self.trace.emit(
+                "arqp_claim",
+                {"dead": d, "targets": idx},
+                read=read,
+                write=zxid,
+                rows=queues[:n],
+            )
 
     # --- zk-lock: HBASE-16144's lock cleaner chore ------------------------------------------------
 

@@ -83,7 +83,9 @@ def agreement(
     out = Agreement()
     for n, e in enumerate(events):
         z = e.get("zxid")
-        if z is None or (e.get("detail") or {}).get("from") == "txn-log":
+        if z is None:  # a step taken at its reads names its write apart (``arqp_claim``)
+            z = (e.get("detail") or {}).get("write")
+        if not isinstance(z, int) or (e.get("detail") or {}).get("from") == "txn-log":
             continue
         out.checked += 1
         txn = by_zxid.get(z)

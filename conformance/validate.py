@@ -303,6 +303,7 @@ class Validator:
                 self.proc_of[n] = p
                 self.lane_pos[n] = i
         self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
+        self.storage_at = {n: q for n, q in self.storage_at.items() if n in set(self.storage)}
         self.reads = read_windows(events, self.storage)
         """Reads whose zxid window the event records: event -> (storage events that must be
         matched before it, storage index it must be matched before)."""

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.validate import validate_events, validate_log, validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
@@ -172,6 +172,31 @@ def test_a_queue_created_just_before_an_expiry_is_read_back_before_the_crash() -
     v = validate_path(DATA / "zk-multi-lost-queue-before-expiry")
     assert v.status == "accepted", v.headline()
     assert v.detail["from_txn_log"] == 1
+
+
+@pytest.mark.parametrize(
+    "run",
+    ["table-joined-between-claim-reads-and-write", "table-died-between-claim-reads-and-write"],
+)
+@pytest.mark.parametrize("logs", [False, True], ids=["trace", "zk-logs"])
+def test_a_claim_round_is_taken_at_its_reads(run: str, logs: bool) -> None:
+    """table: a server joined (or died) between the master's reads for a CLAIM round and the
+    round's write; the round is the model's step at its reads, from the trace and from the log."""
+    v = validate_log(DATA / run, "table") if logs else validate_path(DATA / run)
+    assert v.status == "accepted", v.headline()
+    assert "arqp_claim" in [a.name for a in v.behaviour]
+
+
+def test_a_claim_round_taken_at_its_write_does_not_fit() -> None:
+    """The same trace with the round's reads placed at its write (the window closed on it): the
+    model's round reads two online servers there and sends both queues, not one."""
+    lines = (DATA / "table-joined-between-claim-reads-and-write" / "trace.jsonl").read_text()
+    events = [json.loads(x) for x in lines.splitlines()]
+    for e in events:
+        if e["name"] == "arqp_claim":
+            e["detail"] = {**e.get("detail", {}), "read": [e["zxid"] - 1, e["zxid"] - 1]}
+    v = validate_events(events, "table")
+    assert (v.status, v.reason, v.event) == ("rejected", "divergence", 212), v.headline()
 
 
 def test_a_mutant_run_is_judged_by_its_bug_past_what_the_cluster_did_around_it() -> None:
