@@ -181,6 +181,16 @@ class Resolver:
             if e["name"] == "join" and isinstance((e.get("args") or {}).get("server"), int)
         }
         """Servers whose ``join`` the trace records."""
+        self.joins: dict[int, list[int]] = {}
+        """Per server, the events of its ``join``s."""
+        self.adds: dict[int, list[int]] = {}
+        """Per peer, the events of its ``add_peer``s (an AddPeerProcedure's first stage)."""
+        for n, e in enumerate(events):
+            a = e.get("args") or {}
+            if e["name"] == "join" and isinstance(a.get("server"), int):
+                self.joins.setdefault(a["server"], []).append(n)
+            elif e["name"] == "add_peer" and isinstance(a.get("peer"), int):
+                self.adds.setdefault(a["peer"], []).append(n)
         self.unanswered, self.unpersisted = relay_answers(events)
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
@@ -377,6 +387,11 @@ class Mapping:
             or not proc.refresh >> s & 1
             or st.servers[s].known >> p & 1
         ):
+            return None
+        # the server started after the procedure did (its join follows the add): a server that
+        # was running learns of the peer only from the refresh
+        added = max((a for a in self.resolver.adds.get(p, ()) if a < n), default=None)
+        if added is None or not any(added < j < n for j in self.resolver.joins.get(s, ())):
             return None
         return Action("refresh", (p, s))
 
@@ -1109,14 +1124,23 @@ def lost_batches(events: list[Event]) -> set[int]:
     """The ``sink_apply`` events (by id) of a sink whose edits the sending region server never
     recorded shipping there, and after which it recorded no batch to that peer at all (it
     stopped before it heard back): no ``ship`` line of the sender's process to that peer names
-    them (one to another peer may: the same edit goes to every peer it is owed to)."""
+    them (one to another peer may: the same edit goes to every peer it is owed to), and no later
+    step of a source of that process for that peer shows it heard back."""
     shipped: dict[tuple[str, str], set[str]] = {}
     last: dict[tuple[str, str], int] = {}
+    queues: dict[tuple[str, Any, Any], str] = {}
+    """A source (process, pid, number) -> its queue, from the lines that name it."""
     for n, e in enumerate(events):
         d = e.get("detail") or {}
+        source = (e["proc"], e.get("pid"), (e.get("args") or {}).get("shipper"))
+        if d.get("queue") and source[2] is not None:
+            queues.setdefault(source, str(d["queue"]))
         if e["name"] == "ship" and e["proc"].startswith("rs-"):
             key = (e["proc"][3:], str(d.get("queue") or "").split("-", 1)[0])
             shipped.setdefault(key, set()).update(d.get("uids") or [])
+        if e["name"] in ("ship", "persist", "advance", "finish") and e["proc"].startswith("rs-"):
+            # a source's later step (its position written, say) comes after it heard back
+            key = (e["proc"][3:], queues.get(source, str(d.get("queue") or "")).split("-", 1)[0])
             last[key] = n
     out = set()
     for n, e in enumerate(events):
