@@ -74,10 +74,11 @@ def no_lost_edit(cfg: Config, st: State) -> bool:
             k = (q.peer, key)
             if k not in cover or pos < cover[k]:
                 cover[k] = pos
+    applied = [set(sink.applied) for sink in st.sinks]
     for w in existing_wals(st):
         for i, e in enumerate(w.entries):
             for p in bits(e.owed):
-                if st.peers[p] == REMOVED or e.uid in st.sinks[p + 1].applied:
+                if st.peers[p] == REMOVED or e.uid in applied[p + 1]:
                     continue
                 pos = cover.get((p, w.key))
                 if pos is None or pos > i or w.place == DELETED:
@@ -171,9 +172,9 @@ def sink_in_order(cfg: Config, st: State) -> bool:
     for p, status in enumerate(st.peers):
         if status == REMOVED:
             continue
-        applied = st.sinks[p + 1].applied
-        if not applied:
+        if not st.sinks[p + 1].applied:
             continue
+        applied = set(st.sinks[p + 1].applied)
         if twice is None:
             twice = _written_twice(st)
         for w in existing_wals(st):
@@ -218,10 +219,11 @@ def edits_delivered(cfg: Config, st: State) -> bool:
     Goal: every edit owed to an enabled peer has been applied there."""
     if not st.replication_on:
         return True
+    applied = [set(sink.applied) for sink in st.sinks]
     for w in existing_wals(st):
         for e in w.entries:
             for p in bits(e.owed):
-                if st.peers[p] == ENABLED and e.uid not in st.sinks[p + 1].applied:
+                if st.peers[p] == ENABLED and e.uid not in applied[p + 1]:
                     return False
     return True
 

@@ -79,12 +79,13 @@ def no_lost_edit(cfg: Config, st: TState) -> bool:
     peer that still exists has been applied there, or a live source, a dead owner's queue, a
     queue still to be added, a ZooKeeper queue or a SyncUp run will replicate it from a WAL that
     still exists."""
+    applied = [set(sink.applied) for sink in st.sinks]
     for w in st.wals:
         if not w:
             continue
         for i, e in enumerate(w.entries):
             for p in bits(e.owed):
-                if st.peers[p] == REMOVED or e.uid in st.sinks[p + 1].applied:
+                if st.peers[p] == REMOVED or e.uid in applied[p + 1]:
                     continue
                 if e.uid in _stale(st, p):
                     continue
@@ -197,13 +198,14 @@ def offsets_monotone(cfg: Config, before: TState, after: TState) -> bool:
 def edits_delivered(cfg: Config, st: TState) -> bool:
     """Seed 004: queues exist so that nothing "will be data loss in the peer cluster". Goal: every
     edit owed to an enabled peer is applied there (stale STANDBY-era edits excepted)."""
+    applied = [set(sink.applied) for sink in st.sinks]
     for w in st.wals:
         if w:
             for e in w.entries:
                 for p in bits(e.owed):
                     if (
                         st.peers[p] == ENABLED
-                        and e.uid not in st.sinks[p + 1].applied
+                        and e.uid not in applied[p + 1]
                         and e.uid not in _stale(st, p)
                     ):
                         return False
