@@ -235,7 +235,7 @@ def _mine_trace(path: Path, out: dict[str, Any], *, zk_data: bool = False) -> No
         str((e.get("detail") or {}).get("fault")) for e in events if e["name"] == "fault"
     )
     row["faults"] = ",".join(f"{k}={n}" for k, n in sorted(faults.items()))
-    out["coverage"] = coverage(v.design, events)
+    out["coverage"] = coverage(v.design, events, v.behaviour)
     if v.behaviour and v.model is not None:
         from .branch_cov import exercised
 
@@ -253,19 +253,25 @@ def _file_of(reason: str) -> str:
     return reason.split(":", 1)[0] if ":" in reason else reason
 
 
-def coverage(design: str, events: list[dict[str, Any]]) -> dict[str, int]:
-    """Action events per model action of ``design`` (names the design has no action for are
-    counted under ``(unmapped) NAME``; a fault the mapping matches with a model action counts as
-    that action, ``FAULT_ACTIONS``), and the branches that name an alternative: a claim that
-    lost (``claim_failed``), a cleaner pass that retried (``cleaner_finish[retry]``)."""
+def coverage(
+    design: str, events: list[dict[str, Any]], behaviour: list[Any] | None = None
+) -> dict[str, int]:
+    """Per model action of ``design``, its steps in ``behaviour`` (the behaviour validation found,
+    or its longest matched prefix: the steps no event names, a composition's, a zombie's, a
+    hidden one's, counted as taken); without one, the action events that name it (names the
+    design has no action for are counted under ``(unmapped) NAME``; a fault the mapping matches
+    with a model action counts as that action, ``FAULT_ACTIONS``). And the branches that name an
+    alternative: a claim that lost (``claim_failed``), a cleaner pass that retried
+    (``cleaner_finish[retry]``)."""
     from replcheck.model import DESIGNS
 
     kinds = _kinds(design) if design in DESIGNS else set()
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter(a.name for a in behaviour or ())
     for e in events:
         fault = (e.get("detail") or {}).get("fault") if e["name"] == "fault" else None
         if fault in FAULT_ACTIONS and FAULT_ACTIONS[fault] in kinds:
-            counts[FAULT_ACTIONS[fault]] += 1  # a fault the mapping matches with a model action
+            if not behaviour:  # a fault the mapping matches with a model action
+                counts[FAULT_ACTIONS[fault]] += 1
             continue
         if e["kind"] != "action" and e["name"] != "unmodelled":
             continue
@@ -274,7 +280,10 @@ def coverage(design: str, events: list[dict[str, Any]]) -> dict[str, int]:
             name = str((e.get("detail") or {}).get("action", "?"))
             counts[f"(unmodelled) {name}"] += 1
             continue
-        counts[name if name in kinds else f"(unmapped) {name}"] += 1
+        if name not in kinds:
+            counts[f"(unmapped) {name}"] += 1
+        elif not behaviour:
+            counts[name] += 1
         retry = (e.get("detail") or {}).get("retry")
         if name == "cleaner_finish" and retry is not None:
             counts[f"cleaner_finish[retry={bool(retry)}]"] += 1

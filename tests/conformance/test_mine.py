@@ -146,6 +146,18 @@ def test_statistics_count_what_the_events_record() -> None:
     assert "crash" in cov and "fault" not in cov
 
 
+def test_coverage_counts_the_steps_of_the_behaviour_found() -> None:
+    """A model step no event names (an edit coming home applied twice: ``relay_apply``, matched
+    from a ``relay_home`` line) is exercised; each model action counts its steps in the
+    behaviour, as many as validation took."""
+    run = VALIDATE / "zk-multi-relay-sent-again-after-restart"
+    got = mine_run({"path": str(run / "trace.jsonl")})["coverage"]
+    want = validate_path(run)
+    steps = Counter(a.name for a in want.behaviour)
+    assert got["relay_apply"] == steps["relay_apply"] == 1
+    assert {k: got[k] for k in steps} == dict(steps)
+
+
 def test_coverage_has_a_zero_row_for_every_action_never_taken(tmp_path: Path) -> None:
     results = [mine_run({"path": str(VALIDATE / "zk-lock-teardown-archive.jsonl")})]
     tables = build_tables(results)
