@@ -191,8 +191,9 @@ def render_html(summary: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
         ),
         over_time(tables["runs"]),
         "<h2>Coverage per design</h2>",
-        "<p>Model actions (and recorded branches) the runs' events took, and the branches of "
-        "the model's steps their behaviours went through; "
+        "<p>Model actions the runs took (their steps in the behaviours validation found, "
+        "recorded branches by the events naming them), and the branches of "
+        "the model's steps those behaviours went through; "
         f'<span style="color:{NEVER}">red rows are never exercised</span>.</p>',
     ]
     per_design: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -204,7 +205,7 @@ def render_html(summary: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
         rows = sorted(rows, key=lambda c: (-c["events"], c["action"]))
         body.append(
             bars(
-                f"{design}: events per action",
+                f"{design}: steps per action",
                 [(c["action"], float(c["events"])) for c in rows],
                 colours=[NEVER if c["events"] == 0 else BAR for c in rows],
             )
