@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from . import rules
 from .config import Config
-from .state import DELETED, ENABLED, GLOBAL, REMOVED, Edit, State, Wal, WalKey, bits
+from .state import DELETED, ENABLED, GLOBAL, REMOVED, State, Wal, WalKey, bits
 
 
 class Property(NamedTuple):
@@ -45,19 +45,6 @@ def all_queues(st: State) -> Iterator[tuple[int, object]]:
 
 def existing_wals(st: State) -> Iterator[Wal]:
     return (w for w in st.wals if w)
-
-
-def edit_index(st: State) -> dict[tuple, Edit]:
-    """Every edit ever written anywhere, by identity."""
-    out: dict[tuple, Edit] = {}
-    for w in existing_wals(st):
-        for e in w.entries:
-            out.setdefault(e.uid, e)
-    for relay in st.relays:
-        if relay:
-            for e in relay.log:
-                out.setdefault(e.uid, e)
-    return out
 
 
 # --- invariants --------------------------------------------------------------------------------
@@ -144,13 +131,13 @@ def only_global_non_catalog(cfg: Config, st: State) -> bool:
     """Seed 002: edits "eligible for replication are those KeyValues that are: Part of a column
     family whose schema is scoped GLOBAL; Not part of a catalog such as hbase:meta". No peer has
     applied a LOCAL or catalog edit."""
-    index = None
+    applied: set[tuple] = set()
     for sink in st.sinks[1:]:
-        if sink.applied:
-            index = index or edit_index(st)
-            if any(index[uid].kind != GLOBAL for uid in sink.applied if uid in index):
-                return False
-    return True
+        applied.update(sink.applied)
+    if not applied:
+        return True
+    logs = [w.entries for w in existing_wals(st)] + [r.log for r in st.relays if r]
+    return not any(e.kind != GLOBAL and e.uid in applied for log in logs for e in log)
 
 
 def _written_twice(st: State) -> set[tuple]:
@@ -168,25 +155,27 @@ def sink_in_order(cfg: Config, st: State) -> bool:
     (it never sees a later edit of a WAL before an earlier one). An edit written to two WALs (one
     coming home that a server applied and died before answering, so that the other cluster sent
     it again) may reach the peer from either: it says nothing of either WAL's order."""
-    twice = None
-    for p, status in enumerate(st.peers):
-        if status == REMOVED:
-            continue
-        if not st.sinks[p + 1].applied:
-            continue
-        applied = set(st.sinks[p + 1].applied)
-        if twice is None:
-            twice = _written_twice(st)
-        for w in existing_wals(st):
-            gap = False
-            for e in w.entries:
-                if not rules.edit_replicable(e, p + 1) or e.uid in twice:
+    targets = [
+        (p + 1, set(st.sinks[p + 1].applied))
+        for p, status in enumerate(st.peers)
+        if status != REMOVED and st.sinks[p + 1].applied
+    ]
+    if not targets:
+        return True
+    twice = _written_twice(st)
+    for w in existing_wals(st):
+        gap = [False] * len(targets)
+        for e in w.entries:
+            if e.uid in twice:
+                continue
+            for j, (cluster, applied) in enumerate(targets):
+                if not rules.replicable(e.kind, e.cluster_ids, cluster):
                     continue
                 if e.uid in applied:
-                    if gap:
+                    if gap[j]:
                         return False
                 else:
-                    gap = True
+                    gap[j] = True
     return True
 
 

@@ -128,7 +128,7 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
 
     def kind_of(ops: Any, get: Any, u: int) -> Any:
         """The kind of the first entry with identity ``u`` (WALs in slot order, then the relays'
-        logs), GLOBAL if there is none — ``edit_index``'s lookup."""
+        logs), GLOBAL if there is none: an edit's identity names one kind."""
         found: list[tuple[Any, Any]] = [
             (ops.and_(here, uid == u), get(("wkind", w, j)))
             for here, w, j, uid in entries(ops, get)
