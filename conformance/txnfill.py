@@ -207,6 +207,14 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             args = {"server": server_index(rolled[0]), "group": 0}
             out.append(event(like, txn, "roll", args, {"wal": rolled[1]}))
             continue
+        done = txnread.wal_done(txn) if era == "zk" else None
+        if done is not None and (f"rs-{done[0]}", done[1]) in source:
+            server, queue, wal, gone = done
+            like = source[(f"rs-{server}", queue)]
+            args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
+            name = "finish" if gone else "advance"
+            out.append(event(like, txn, name, args, {"wal": wal, "queue": queue}))
+            continue
         for server, queue, wal, position in txnread.positions(txn, era):
             like = source.get((f"rs-{server}", queue))
             if like is None:

@@ -163,6 +163,25 @@ def position(path: str, data: bytes) -> tuple[str, str, str, int] | None:
         return None
 
 
+def wal_done(txn: Any) -> tuple[str, str, str, bool] | None:
+    """ZooKeeper era: (server, queue, WAL, whether the queue went too) of a source done with a
+    WAL: its writer deletes that one WAL znode of its own queue (``advance``) and, with a
+    recovered queue's last WAL, the queue's znode (``finish``); else None."""
+    got = [(k, p) for k, p, _ in ops(txn) if not (k == "set" and p.startswith(LIVE + "/"))]
+    marker = QUEUES + "/"
+    parts = [p.split(marker, 1)[1].split("/") if marker in p else [] for _k, p in got]
+    wals = [x for (k, _p), x in zip(got, parts, strict=True) if k == "delete" and len(x) == 3]
+    queues = [x for (k, _p), x in zip(got, parts, strict=True) if k == "delete" and len(x) == 2]
+    if len(wals) != 1 or len(got) != 1 + len(queues) or len(queues) > 1:
+        return None
+    server, queue, wal = wals[0]
+    if queues and queues[0] != [server, queue]:
+        return None
+    if writer(txn) != f"rs-{server}":
+        return None
+    return server, queue, wal, bool(queues)
+
+
 def row_offset(path: str, data: bytes) -> tuple[str, str, str, int] | None:
     """(owner, row key, WAL, offset) of a write of one group's offset to a table-era queue row
     (``-1``: the WAL was fully replicated, the source's ``advance``), else None. A group with no

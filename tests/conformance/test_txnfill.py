@@ -166,3 +166,20 @@ def test_a_lost_zk_multi_claim_is_read_back(tmp_path: Path) -> None:
     alone.mkdir()
     shutil.copy(run / "trace.jsonl", alone / "trace.jsonl")
     assert validate_path(alone).status == "rejected"
+
+
+def test_a_lost_zk_era_advance_is_read_back(tmp_path: Path) -> None:
+    """zk-multi: server 1 finished its first WAL, deleted it from its queue and was killed before
+    that ``advance`` line; the cleaner then read the queue without it. The deletion is read back
+    from the logs as that source's ``advance``, and the run is accepted; without it, the model
+    still has the WAL queued where the cleaner's read found none."""
+    run = DATA / "zk-multi-lost-advance"
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [(e["name"], e["proc"], e["detail"]["wal"], e["zxid"]) for e in lost] == [
+        ("advance", "rs-1.1.1.1,60020,123456780", "1.1.1.1,60020.1234", 0x100000045)
+    ]
+    assert validate_path(run).status == "accepted"
+    alone = tmp_path / "trace.jsonl"  # the trace without its run folder: no logs to read
+    alone.write_bytes((run / "trace.jsonl").read_bytes())
+    v = validate_path(alone)
+    assert (v.status, v.event) == ("rejected", 168), v.headline()
