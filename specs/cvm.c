@@ -1,0 +1,370 @@
+/* The compiled back end: one fixed C program that explores any traced flat model.
+
+   The model arrives as data, a step table (specs/terms.py, lowered by specs/cvm.py): the nodes
+   of one expression graph, per action instance its guard's conjuncts and its writes, and the
+   invariants and step properties. This file never changes with the model, so it is compiled
+   once per machine and cached; a new design or configuration costs no compilation.
+
+   A state is an array of signed bytes, one per slot. Evaluation is over the graph with a memo
+   stamped per state, so a subexpression shared by many instances (a server is alive, how many
+   servers are alive) is computed once per state. Breadth-first search stores, per distinct state,
+   a 64-bit fingerprint (in an open-addressed table), its parent and the instance that reached
+   it; only the frontier keeps whole states. Exploration runs in chunks, so the caller can show
+   progress, honour Ctrl-C and stop at a limit between chunks. */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CONST, VAR, POST, NOT, AND, OR, ITE, EQ, NE, LT, LE, ADD, SUB, MUL, NEG };
+
+typedef struct {
+    int32_t nnodes, nslots, ninst, ninv, nstep;
+    const int32_t *op, *a0, *a1, *a2, *kids;
+    const int32_t *gstart, *gcount, *gnodes;
+    const int32_t *wstart, *wcount, *wslot, *wnode;
+    const int32_t *inv, *step;
+    /* symmetry: nperm permutations, each a slot map and a value map per slot */
+    int32_t nperm;
+    const int32_t *perm_slot; /* nperm * nslots: new[perm_slot[p*n+i]] = map(old[i]) */
+    const int32_t *perm_vmap; /* nperm * nslots: -1 none, else an offset into vmap_table */
+    const int8_t *vmap_table; /* value map tables, indexed by value + 128 */
+} Prog;
+
+typedef struct {
+    Prog p;
+    int32_t *val;
+    uint32_t *stamp;
+    uint32_t gen;
+    const int8_t *cur, *nxt;
+    /* visited: fingerprints and state indexes */
+    uint64_t *fp;
+    uint32_t *fidx;
+    uint64_t cap, used;
+    /* per state */
+    uint32_t *parent;
+    uint16_t *via;
+    uint64_t nstates, scap;
+    /* frontier: this level's states, the next level's */
+    int8_t *lvl, *nlvl;
+    uint64_t nlvl_n, nlvl_cap, lvl_n, lvl_pos, lvl_cap;
+    uint64_t lvl_first; /* index of the first state of the current level */
+    int32_t depth;
+    uint64_t transitions;
+    int32_t *first_inv;    /* per invariant: the first state that breaks it, or -1 */
+    int64_t *step_u;       /* per step property: the state before, or -1 */
+    int32_t *step_i;       /* ... and the instance */
+    /* edges, when recorded: (from, to, instance) */
+    int record_edges;
+    uint32_t *eu, *ev;
+    uint16_t *ei;
+    uint64_t nedges, ecap;
+    int8_t *tmp, *canon, *succ;
+    int32_t *succ_i;
+    int failed;
+} Ctx;
+
+static int32_t ev(Ctx *c, int32_t n) {
+    if (c->stamp[n] == c->gen) return c->val[n];
+    const Prog *p = &c->p;
+    int32_t a = p->a0[n], r;
+    switch (p->op[n]) {
+    case CONST: r = a; break;
+    case VAR: r = c->cur[a]; break;
+    case POST: r = c->nxt[a]; break;
+    case NOT: r = !ev(c, a); break;
+    case AND: {
+        r = 1;
+        for (int32_t k = 0; k < p->a1[n]; k++)
+            if (!ev(c, p->kids[a + k])) { r = 0; break; }
+        break;
+    }
+    case OR: {
+        r = 0;
+        for (int32_t k = 0; k < p->a1[n]; k++)
+            if (ev(c, p->kids[a + k])) { r = 1; break; }
+        break;
+    }
+    case ITE: r = ev(c, a) ? ev(c, p->a1[n]) : ev(c, p->a2[n]); break;
+    case EQ: r = ev(c, a) == ev(c, p->a1[n]); break;
+    case NE: r = ev(c, a) != ev(c, p->a1[n]); break;
+    case LT: r = ev(c, a) < ev(c, p->a1[n]); break;
+    case LE: r = ev(c, a) <= ev(c, p->a1[n]); break;
+    case ADD: r = ev(c, a) + ev(c, p->a1[n]); break;
+    case SUB: r = ev(c, a) - ev(c, p->a1[n]); break;
+    case MUL: r = ev(c, a) * ev(c, p->a1[n]); break;
+    case NEG: r = -ev(c, a); break;
+    default: r = 0;
+    }
+    c->stamp[n] = c->gen;
+    c->val[n] = r;
+    return r;
+}
+
+static void fresh(Ctx *c) {
+    if (++c->gen == 0) {
+        memset(c->stamp, 0, sizeof(uint32_t) * c->p.nnodes);
+        c->gen = 1;
+    }
+}
+
+static uint64_t mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t hash(const int8_t *s, int32_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    int32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = mix(h ^ w) + 0x9e3779b97f4a7c15ULL;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, (size_t)(n - i));
+    h = mix(h ^ w ^ ((uint64_t)(n - i) << 56));
+    return h ? h : 1;
+}
+
+/* the state's fingerprint under symmetry: the least image over the permutations */
+static uint64_t fingerprint(Ctx *c, const int8_t *s) {
+    const Prog *p = &c->p;
+    int32_t n = p->nslots;
+    if (p->nperm <= 1) return hash(s, n);
+    const int8_t *best = s;
+    int8_t *out = c->tmp, *keep = c->canon;
+    for (int32_t q = 1; q < p->nperm; q++) {
+        const int32_t *sm = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = s[i];
+            if (vm[i] >= 0) v = p->vmap_table[vm[i] + v + 128];
+            out[sm[i]] = v;
+        }
+        if (memcmp(out, best, (size_t)n) < 0) {
+            memcpy(keep, out, (size_t)n);
+            best = keep;
+        }
+    }
+    return hash(best, n);
+}
+
+/* index of the state with fingerprint h, inserting it as `fresh_index` if absent;
+   *added says which */
+static uint32_t visit(Ctx *c, uint64_t h, uint32_t fresh_index, int *added) {
+    if ((c->used + 1) * 2 > c->cap) {
+        uint64_t nc = c->cap * 2;
+        uint64_t *nf = calloc(nc, sizeof(uint64_t));
+        uint32_t *ni = malloc(nc * sizeof(uint32_t));
+        if (!nf || !ni) { c->failed = 1; free(nf); free(ni); *added = 0; return 0; }
+        for (uint64_t k = 0; k < c->cap; k++) {
+            if (!c->fp[k]) continue;
+            uint64_t j = c->fp[k] & (nc - 1);
+            while (nf[j]) j = (j + 1) & (nc - 1);
+            nf[j] = c->fp[k];
+            ni[j] = c->fidx[k];
+        }
+        free(c->fp);
+        free(c->fidx);
+        c->fp = nf;
+        c->fidx = ni;
+        c->cap = nc;
+    }
+    uint64_t j = h & (c->cap - 1);
+    while (c->fp[j]) {
+        if (c->fp[j] == h) { *added = 0; return c->fidx[j]; }
+        j = (j + 1) & (c->cap - 1);
+    }
+    c->fp[j] = h;
+    c->fidx[j] = fresh_index;
+    c->used++;
+    *added = 1;
+    return fresh_index;
+}
+
+static void check_invariants(Ctx *c, const int8_t *s, uint32_t v) {
+    c->cur = s;
+    fresh(c);
+    for (int32_t j = 0; j < c->p.ninv; j++)
+        if (c->first_inv[j] < 0 && !ev(c, c->p.inv[j])) c->first_inv[j] = (int32_t)v;
+}
+
+static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via) {
+    uint64_t v = c->nstates;
+    if (v + 1 > c->scap) {
+        uint64_t cap = c->scap ? c->scap * 2 : 1 << 16;
+        uint32_t *np = realloc(c->parent, cap * sizeof(uint32_t));
+        if (!np) return -1;
+        c->parent = np;
+        uint16_t *nv = realloc(c->via, cap * sizeof(uint16_t));
+        if (!nv) return -1;
+        c->via = nv;
+        c->scap = cap;
+    }
+    int32_t n = c->p.nslots;
+    if ((c->nlvl_n + 1) * (uint64_t)n > c->nlvl_cap) {
+        uint64_t cap = c->nlvl_cap ? c->nlvl_cap * 2 : (uint64_t)n * 1024;
+        int8_t *nb = realloc(c->nlvl, cap);
+        if (!nb) return -1;
+        c->nlvl = nb;
+        c->nlvl_cap = cap;
+    }
+    c->nstates = v + 1;
+    c->parent[v] = parent;
+    c->via[v] = (uint16_t)(via < 0 ? 0xffff : via);
+    memcpy(c->nlvl + c->nlvl_n * n, s, (size_t)n);
+    c->nlvl_n++;
+    check_invariants(c, s, (uint32_t)v);
+    return 0;
+}
+
+static int record_edge(Ctx *c, uint32_t u, uint32_t v, int32_t i) {
+    if (c->nedges + 1 > c->ecap) {
+        uint64_t cap = c->ecap ? c->ecap * 2 : 1 << 16;
+        uint32_t *a = realloc(c->eu, cap * sizeof(uint32_t));
+        if (!a) return -1;
+        c->eu = a;
+        uint32_t *b = realloc(c->ev, cap * sizeof(uint32_t));
+        if (!b) return -1;
+        c->ev = b;
+        uint16_t *d = realloc(c->ei, cap * sizeof(uint16_t));
+        if (!d) return -1;
+        c->ei = d;
+        c->ecap = cap;
+    }
+    c->eu[c->nedges] = u;
+    c->ev[c->nedges] = v;
+    c->ei[c->nedges] = (uint16_t)i;
+    c->nedges++;
+    return 0;
+}
+
+void cx_free(Ctx *c) {
+    if (!c) return;
+    free(c->val); free(c->stamp); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
+    free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
+    free(c->eu); free(c->ev); free(c->ei); free(c->tmp); free(c->canon); free(c->succ);
+    free(c->succ_i);
+    free(c);
+}
+
+Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
+    Ctx *c = calloc(1, sizeof(Ctx));
+    if (!c) return 0;
+    c->p = *p;
+    int32_t n = p->nslots;
+    c->val = calloc((size_t)p->nnodes + 1, sizeof(int32_t));
+    c->stamp = calloc((size_t)p->nnodes + 1, sizeof(uint32_t));
+    c->cap = 1 << 16;
+    c->fp = calloc(c->cap, sizeof(uint64_t));
+    c->fidx = malloc(c->cap * sizeof(uint32_t));
+    c->first_inv = malloc(sizeof(int32_t) * (size_t)(p->ninv + 1));
+    c->step_u = malloc(sizeof(int64_t) * (size_t)(p->nstep + 1));
+    c->step_i = malloc(sizeof(int32_t) * (size_t)(p->nstep + 1));
+    c->tmp = malloc((size_t)n + 8);
+    c->canon = malloc((size_t)n + 8);
+    c->succ = malloc((size_t)n * (size_t)(p->ninst + 1) + 8);
+    c->succ_i = malloc(sizeof(int32_t) * (size_t)(p->ninst + 1));
+    c->record_edges = record_edges;
+    if (!c->val || !c->stamp || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
+        !c->step_i || !c->tmp || !c->canon || !c->succ || !c->succ_i) {
+        cx_free(c);
+        return 0;
+    }
+    for (int32_t j = 0; j < p->ninv; j++) c->first_inv[j] = -1;
+    for (int32_t j = 0; j < p->nstep; j++) c->step_u[j] = -1, c->step_i[j] = -1;
+    int added;
+    visit(c, fingerprint(c, init), 0, &added);
+    if (add_state(c, init, 0xffffffffu, -1) < 0) {
+        cx_free(c);
+        return 0;
+    }
+    return c;
+}
+
+/* Expand up to `budget` states (and stop before expanding a state deeper than max_depth, when
+   max_depth >= 0). Returns 1 when the search is over, 0 when there is more to do, 2 when it
+   stopped at max_depth with states left, -1 when memory ran out. */
+int cx_run(Ctx *c, int64_t budget, int32_t max_depth) {
+    const Prog *p = &c->p;
+    int32_t n = p->nslots;
+    while (budget-- > 0) {
+        if (c->lvl_pos == c->lvl_n) {
+            if (c->nlvl_n == 0) return 1;
+            int8_t *t = c->lvl;
+            uint64_t tc = c->lvl_cap;
+            c->lvl = c->nlvl;
+            c->lvl_cap = c->nlvl_cap;
+            c->nlvl = t;
+            c->nlvl_cap = tc;
+            c->lvl_n = c->nlvl_n;
+            c->lvl_pos = 0;
+            c->nlvl_n = 0;
+            c->lvl_first = c->nstates - c->lvl_n;
+            if (c->lvl_first > 0) c->depth++;
+        }
+        if (max_depth >= 0 && c->depth >= max_depth) return 2;
+        uint32_t u = (uint32_t)(c->lvl_first + c->lvl_pos);
+        const int8_t *s = c->lvl + c->lvl_pos * n;
+        c->lvl_pos++;
+        /* every successor first: guards and writes share one memo over `s` */
+        c->cur = s;
+        fresh(c);
+        int32_t m = 0;
+        for (int32_t i = 0; i < p->ninst; i++) {
+            const int32_t *g = p->gnodes + p->gstart[i];
+            int ok = 1;
+            for (int32_t k = 0; k < p->gcount[i]; k++)
+                if (!ev(c, g[k])) { ok = 0; break; }
+            if (!ok) continue;
+            int8_t *t = c->succ + (int64_t)m * n;
+            memcpy(t, s, (size_t)n);
+            int32_t w0 = p->wstart[i];
+            for (int32_t k = 0; k < p->wcount[i]; k++)
+                t[p->wslot[w0 + k]] = (int8_t)ev(c, p->wnode[w0 + k]);
+            c->succ_i[m++] = i;
+        }
+        for (int32_t k = 0; k < m; k++) {
+            const int8_t *t = c->succ + (int64_t)k * n;
+            int32_t i = c->succ_i[k];
+            c->transitions++;
+            if (p->nstep) {
+                c->cur = s;
+                c->nxt = t;
+                fresh(c);
+                for (int32_t j = 0; j < p->nstep; j++)
+                    if (c->step_u[j] < 0 && !ev(c, p->step[j])) c->step_u[j] = u, c->step_i[j] = i;
+            }
+            int added;
+            uint32_t v = visit(c, fingerprint(c, t), (uint32_t)c->nstates, &added);
+            if (c->failed) return -1;
+            if (added && add_state(c, t, u, i) < 0) return -1;
+            if (c->record_edges && record_edge(c, u, v, i) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* results */
+uint64_t cx_states(Ctx *c) { return c->nstates; }
+uint64_t cx_transitions(Ctx *c) { return c->transitions; }
+int32_t cx_depth(Ctx *c) { return c->depth; }
+uint64_t cx_frontier(Ctx *c) { return (c->lvl_n - c->lvl_pos) + c->nlvl_n; }
+uint64_t cx_edges(Ctx *c) { return c->nedges; }
+const uint32_t *cx_parent(Ctx *c) { return c->parent; }
+const uint16_t *cx_via(Ctx *c) { return c->via; }
+const int32_t *cx_first_inv(Ctx *c) { return c->first_inv; }
+const int64_t *cx_step_u(Ctx *c) { return c->step_u; }
+const int32_t *cx_step_i(Ctx *c) { return c->step_i; }
+const uint32_t *cx_eu(Ctx *c) { return c->eu; }
+const uint32_t *cx_ev(Ctx *c) { return c->ev; }
+const uint16_t *cx_ei(Ctx *c) { return c->ei; }
+uint64_t cx_bytes(Ctx *c) {
+    return c->cap * (sizeof(uint64_t) + sizeof(uint32_t)) +
+           c->scap * (sizeof(uint32_t) + sizeof(uint16_t)) + c->lvl_cap + c->nlvl_cap +
+           c->ecap * (2 * sizeof(uint32_t) + sizeof(uint16_t));
+}

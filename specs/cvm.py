@@ -1,0 +1,237 @@
+"""The compiled back end's Python side: lower a traced flat model (``specs/terms.py``) to the step
+table ``specs/cvm.c`` reads, build that C file once per machine, and drive its search.
+
+The C file does not depend on the model, so it is compiled once (``gcc -O2``) into the user's
+cache directory under a name made from its content's hash; a cache hit costs nothing. Where no C
+compiler is present, ``library()`` returns None with the reason, and the caller falls back to
+generated Python (``specs/pygen.py``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .terms import OPCODE, Program
+
+SOURCE = Path(__file__).with_name("cvm.c")
+
+I32 = ctypes.POINTER(ctypes.c_int32)
+
+
+class CProg(ctypes.Structure):
+    _fields_ = (
+        [(name, ctypes.c_int32) for name in ("nnodes", "nslots", "ninst", "ninv", "nstep")]
+        + [
+            (name, I32)
+            for name in (
+                "op",
+                "a0",
+                "a1",
+                "a2",
+                "kids",
+                "gstart",
+                "gcount",
+                "gnodes",
+                "wstart",
+                "wcount",
+                "wslot",
+                "wnode",
+                "inv",
+                "step",
+            )
+        ]
+        + [
+            ("nperm", ctypes.c_int32),
+            ("perm_slot", I32),
+            ("perm_vmap", I32),
+            ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
+        ]
+    )
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "replcheck"
+
+
+_LIB: dict[str, Any] = {}
+
+
+def library() -> tuple[Any, str]:
+    """The loaded C library and how it was obtained (``cached``, ``compiled in N s``), or None
+    and why not."""
+    if "lib" in _LIB:
+        return _LIB["lib"], "loaded"
+    text = SOURCE.read_bytes()
+    digest = hashlib.sha256(text).hexdigest()[:16]
+    path = cache_dir() / f"cvm-{digest}.so"
+    how = "cached"
+    if not path.exists():
+        cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+        if cc is None:
+            return None, "no C compiler found (gcc or cc); using generated Python"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        import time
+
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+            out = Path(tmp) / path.name
+            proc = subprocess.run(
+                [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(SOURCE)],
+                capture_output=True,
+                text=True,
+            )
+            if proc.returncode != 0:
+                first = (proc.stderr.strip().splitlines() or ["?"])[0]
+                return None, f"the C compiler failed ({first}); using generated Python"
+            os.replace(out, path)
+        how = f"compiled in {time.perf_counter() - started:.1f} s"
+    lib = ctypes.CDLL(str(path))
+    lib.cx_new.restype = ctypes.c_void_p
+    lib.cx_new.argtypes = [ctypes.POINTER(CProg), ctypes.POINTER(ctypes.c_int8), ctypes.c_int]
+    lib.cx_run.restype = ctypes.c_int
+    lib.cx_run.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32]
+    lib.cx_free.argtypes = [ctypes.c_void_p]
+    for name in ("cx_states", "cx_transitions", "cx_frontier", "cx_edges", "cx_bytes"):
+        getattr(lib, name).restype = ctypes.c_uint64
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+    lib.cx_depth.restype = ctypes.c_int32
+    lib.cx_depth.argtypes = [ctypes.c_void_p]
+    for name, typ in (
+        ("cx_parent", ctypes.c_uint32),
+        ("cx_via", ctypes.c_uint16),
+        ("cx_first_inv", ctypes.c_int32),
+        ("cx_step_u", ctypes.c_int64),
+        ("cx_step_i", ctypes.c_int32),
+        ("cx_eu", ctypes.c_uint32),
+        ("cx_ev", ctypes.c_uint32),
+        ("cx_ei", ctypes.c_uint16),
+    ):
+        getattr(lib, name).restype = ctypes.POINTER(typ)
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+    _LIB["lib"] = lib
+    return lib, how
+
+
+def _arr(values: list[int], typ: Any = ctypes.c_int32) -> Any:
+    return (typ * max(1, len(values)))(*values)
+
+
+@dataclass
+class StepTable:
+    """A ``Program`` as the C search reads it; ``keep`` holds the arrays alive."""
+
+    prog: CProg
+    init: Any
+    keep: list[Any] = field(default_factory=list)
+
+
+def lower(
+    p: Program, perms: list[tuple[list[int], list[list[int] | None]]] | None = None
+) -> StepTable:
+    """The step table of ``p``. ``perms``: for symmetry, one (slot map, value maps) per server
+    permutation other than the identity: the image of slot ``i`` goes to slot ``slot_map[i]``,
+    its value through ``value_maps[i]`` (a list indexed by value + 128) when there is one."""
+    for i, (lo, hi) in enumerate(zip(p.lo, p.hi, strict=True)):
+        if lo < -128 or hi > 127:
+            raise ValueError(f"slot {p.keys[i]} ranges over {lo}..{hi}: more than a byte")
+    g = p.graph
+    op, a0, a1, a2, kids = [], [], [], [], []
+    for name, args in g.nodes:
+        op.append(OPCODE[name])
+        if name in ("and", "or"):
+            a0.append(len(kids)), a1.append(len(args)), a2.append(0)
+            kids.extend(args)
+        else:
+            padded = [*args, 0, 0, 0]
+            a0.append(padded[0]), a1.append(padded[1]), a2.append(padded[2])
+    gstart, gcount, gnodes = [], [], []
+    for conj in p.guards:
+        gstart.append(len(gnodes)), gcount.append(len(conj))
+        gnodes.extend(conj)
+    wstart, wcount, wslot, wnode = [], [], [], []
+    for ws in p.writes:
+        wstart.append(len(wslot)), wcount.append(len(ws))
+        for s, n in ws:
+            wslot.append(s), wnode.append(n)
+    if len(p.guards) >= 0xFFFF:
+        raise ValueError("more than 65,534 action instances")
+    arrays = {
+        "op": op,
+        "a0": a0,
+        "a1": a1,
+        "a2": a2,
+        "kids": kids,
+        "gstart": gstart,
+        "gcount": gcount,
+        "gnodes": gnodes,
+        "wstart": wstart,
+        "wcount": wcount,
+        "wslot": wslot,
+        "wnode": wnode,
+        "inv": [n for _name, n in p.invariants],
+        "step": [n for _name, n in p.step_properties],
+    }
+    keep = {k: _arr(v) for k, v in arrays.items()}
+    perm_slot: list[int] = list(range(len(p.keys)))
+    perm_vmap: list[int] = [-1] * len(p.keys)
+    table: list[int] = []
+    for slot_map, vmaps in perms or []:
+        perm_slot.extend(slot_map)
+        for vm in vmaps:
+            if vm is None:
+                perm_vmap.append(-1)
+            else:
+                perm_vmap.append(len(table))
+                table.extend(vm)
+    keep["perm_slot"] = _arr(perm_slot)
+    keep["perm_vmap"] = _arr(perm_vmap)
+    keep["vmap_table"] = _arr(table, ctypes.c_int8)
+    prog = CProg(
+        nnodes=len(op),
+        nslots=len(p.keys),
+        ninst=len(p.guards),
+        ninv=len(p.invariants),
+        nstep=len(p.step_properties),
+        nperm=1 + len(perms or []),
+        **keep,
+    )
+    init = _arr(p.init, ctypes.c_int8)
+    return StepTable(prog, init, [*keep.values(), init])
+
+
+class Search:
+    """One breadth-first search in C; ``run`` it in chunks, read its results, ``close`` it."""
+
+    def __init__(self, lib: Any, table: StepTable, record_edges: bool = False) -> None:
+        self.lib = lib
+        self.table = table
+        self.ctx = lib.cx_new(ctypes.byref(table.prog), table.init, int(record_edges))
+        if not self.ctx:
+            raise MemoryError("the compiled search could not allocate its tables")
+
+    def run(self, budget: int, max_depth: int = -1) -> int:
+        return self.lib.cx_run(self.ctx, budget, max_depth)
+
+    def stat(self, name: str) -> int:
+        return int(getattr(self.lib, f"cx_{name}")(self.ctx))
+
+    def array(self, name: str, n: int) -> list[int]:
+        ptr = getattr(self.lib, f"cx_{name}")(self.ctx)
+        return ptr[:n] if n else []
+
+    def close(self) -> None:
+        if self.ctx:
+            self.lib.cx_free(self.ctx)
+            self.ctx = None
+
+    def __del__(self) -> None:
+        self.close()

@@ -1,0 +1,168 @@
+"""Generated Python: a traced flat model (``specs/terms.py``) as straight-line Python functions
+over packed states (tuples of integers), for exploration wherever no C compiler is wanted.
+
+``compile_python(program)`` returns a ``PyCode`` with
+
+* ``successors(s)``: the list of ``(instance, next state)`` for every enabled instance, in the
+  program's instance order. Instances whose guards begin with the same conjunct are emitted under
+  one test of it, so a server that is down costs one comparison for all its steps;
+* ``invariants(s)``: the indexes of the invariants ``s`` breaks;
+* ``step_violations(s, t)``: the indexes of the step properties the step ``s -> t`` breaks.
+
+Subexpressions used more than once by an instance's writes are computed once, into a local.
+Every operation is total on integers, so computing a shared subexpression early changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .terms import Graph, Program
+
+_BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
+
+
+class _Emitter:
+    def __init__(self, g: Graph, names: dict[int, str] | None = None) -> None:
+        self.g = g
+        self.names = names or {}
+
+    def expr(self, n: int) -> str:
+        name = self.names.get(n)
+        if name is not None:
+            return name
+        op, a = self.g.nodes[n]
+        if op == "const":
+            return repr(a[0])
+        if op == "var":
+            return f"s[{a[0]}]"
+        if op == "post":
+            return f"t[{a[0]}]"
+        if op == "not":
+            return f"(not {self.expr(a[0])})"
+        if op in ("and", "or"):
+            return "(" + f" {op} ".join(self.expr(x) for x in a) + ")"
+        if op == "ite":
+            return f"({self.expr(a[1])} if {self.expr(a[0])} else {self.expr(a[2])})"
+        if op == "neg":
+            return f"(-{self.expr(a[0])})"
+        return f"({self.expr(a[0])} {_BIN[op]} {self.expr(a[1])})"
+
+
+def _uses(g: Graph, roots: list[int]) -> Counter[int]:
+    """How many times each operator node is referenced from ``roots`` (each node's arguments
+    counted once, however often the node is reached)."""
+    count: Counter[int] = Counter()
+    seen: set[int] = set()
+    stack = list(roots)
+    for r in roots:
+        count[r] += 1
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        op, a = g.nodes[n]
+        if op in ("const", "var", "post"):
+            continue
+        for x in a:
+            count[x] += 1
+            stack.append(x)
+    return count
+
+
+def _order(g: Graph, nodes: set[int]) -> list[int]:
+    """``nodes`` with every node after the ones it reads."""
+    out: list[int] = []
+    done: set[int] = set()
+
+    def visit(n: int) -> None:
+        if n in done:
+            return
+        done.add(n)
+        op, a = g.nodes[n]
+        if op not in ("const", "var", "post"):
+            for x in a:
+                visit(x)
+        if n in nodes:
+            out.append(n)
+
+    for n in sorted(nodes):
+        visit(n)
+    return out
+
+
+def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
+    roots = [n for _slot, n in writes]
+    shared = {
+        n
+        for n, c in _uses(g, roots).items()
+        if c > 1 and g.nodes[n][0] not in ("const", "var", "post")
+    }
+    names: dict[int, str] = {}
+    em = _Emitter(g, names)
+    lines = [f"{indent}n = list(s)"]
+    for n in _order(g, shared):
+        lines.append(f"{indent}w{n} = {em.expr(n)}")
+        names[n] = f"w{n}"
+    for slot, n in writes:
+        lines.append(f"{indent}n[{slot}] = {em.expr(n)}")
+    return lines
+
+
+def python_source(prog: Program) -> str:
+    """The generated module's text."""
+    g = prog.graph
+    em = _Emitter(g)
+    lines = [
+        f"# generated from the flat model of {prog.design} under {prog.config}; do not edit",
+        "def successors(s):",
+        "    out = []",
+        "    app = out.append",
+    ]
+    groups: dict[int, list[int]] = {}
+    for i, conj in enumerate(prog.guards):
+        groups.setdefault(conj[0] if conj else -1, []).append(i)
+    for first, members in groups.items():
+        inner = "    "
+        if first >= 0:
+            lines.append(f"    if {em.expr(first)}:")
+            inner = "        "
+        for i in members:
+            rest = prog.guards[i][1:] if first >= 0 else prog.guards[i]
+            body = inner
+            lines.append(f"{inner}# {i}: {prog.names[i]}{prog.args[i]}")
+            if rest:
+                lines.append(f"{inner}if " + " and ".join(em.expr(c) for c in rest) + ":")
+                body = inner + "    "
+            lines.extend(_writes(g, prog.writes[i], body))
+            lines.append(f"{body}app(({i}, tuple(n)))")
+    lines.append("    return out")
+    lines.append("def invariants(s):")
+    lines.append("    out = []")
+    for j, (name, n) in enumerate(prog.invariants):
+        lines.append(f"    if not {em.expr(n)}: out.append({j})  # {name}")
+    lines.append("    return out")
+    lines.append("def step_violations(s, t):")
+    lines.append("    out = []")
+    for j, (name, n) in enumerate(prog.step_properties):
+        lines.append(f"    if not {em.expr(n)}: out.append({j})  # {name}")
+    lines.append("    return out")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class PyCode:
+    source: str
+    successors: Any
+    invariants: Any
+    step_violations: Any
+
+
+def compile_python(prog: Program) -> PyCode:
+    src = python_source(prog)
+    space: dict[str, Any] = {}
+    exec(compile(src, f"<generated {prog.design}@{prog.config}>", "exec"), space)
+    return PyCode(src, space["successors"], space["invariants"], space["step_violations"])
