@@ -24,6 +24,12 @@ typedef struct {
     const int32_t *gstart, *gcount, *gnodes;
     const int32_t *wstart, *wcount, *wslot, *wnode;
     const int32_t *inv, *step;
+    /* property conjuncts, and per instance the ones its writes can change (Frames) */
+    int32_t ninvc, nstepc;
+    const int32_t *invc_node, *invc_prop, *stepc_node, *stepc_prop;
+    const int32_t *ia_start, *ia_count, *ia_list, *sa_start, *sa_count, *sa_list;
+    /* per instance, the instances whose guards read a slot it writes */
+    const int32_t *ga_start, *ga_count, *ga_list;
     /* symmetry: nperm permutations, each a slot map and a value map per slot */
     int32_t nperm;
     const int32_t *perm_slot; /* nperm * nslots: new[perm_slot[p*n+i]] = map(old[i]) */
@@ -60,6 +66,8 @@ typedef struct {
     uint16_t *ei;
     uint64_t nedges, ecap;
     int8_t *tmp, *canon, *succ;
+    int32_t words; /* 64-bit words of a state's enabled set */
+    int64_t rec;   /* bytes of a frontier record: the state, padded, then its enabled set */
     int32_t *succ_i;
     int failed;
 } Ctx;
@@ -186,14 +194,35 @@ static uint32_t visit(Ctx *c, uint64_t h, uint32_t fresh_index, int *added) {
     return fresh_index;
 }
 
-static void check_invariants(Ctx *c, const int8_t *s, uint32_t v) {
+/* the invariants of state v, reached by instance `via` (-1: every conjunct) */
+static void check_invariants(Ctx *c, const int8_t *s, uint32_t v, int32_t via) {
+    const Prog *p = &c->p;
     c->cur = s;
     fresh(c);
-    for (int32_t j = 0; j < c->p.ninv; j++)
-        if (c->first_inv[j] < 0 && !ev(c, c->p.inv[j])) c->first_inv[j] = (int32_t)v;
+    if (via < 0) {
+        for (int32_t j = 0; j < p->ninv; j++)
+            if (c->first_inv[j] < 0 && !ev(c, p->inv[j])) c->first_inv[j] = (int32_t)v;
+        return;
+    }
+    const int32_t *list = p->ia_list + p->ia_start[via];
+    for (int32_t k = 0; k < p->ia_count[via]; k++) {
+        int32_t q = list[k], j = p->invc_prop[q];
+        if (c->first_inv[j] < 0 && !ev(c, p->invc_node[q])) c->first_inv[j] = (int32_t)v;
+    }
 }
 
-static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via) {
+static int guard(Ctx *c, int32_t i) {
+    const Prog *p = &c->p;
+    const int32_t *g = p->gnodes + p->gstart[i];
+    for (int32_t k = 0; k < p->gcount[i]; k++)
+        if (!ev(c, g[k])) return 0;
+    return 1;
+}
+
+/* A new state: its parent, the instance that reached it, its invariants, and its enabled set,
+   the parent's (`bits`) with only the guards that read a slot `via` writes evaluated again. */
+static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via, const uint64_t *bits) {
+    const Prog *p = &c->p;
     uint64_t v = c->nstates;
     if (v + 1 > c->scap) {
         uint64_t cap = c->scap ? c->scap * 2 : 1 << 16;
@@ -205,9 +234,8 @@ static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via) {
         c->via = nv;
         c->scap = cap;
     }
-    int32_t n = c->p.nslots;
-    if ((c->nlvl_n + 1) * (uint64_t)n > c->nlvl_cap) {
-        uint64_t cap = c->nlvl_cap ? c->nlvl_cap * 2 : (uint64_t)n * 1024;
+    if ((c->nlvl_n + 1) * (uint64_t)c->rec > c->nlvl_cap) {
+        uint64_t cap = c->nlvl_cap ? c->nlvl_cap * 2 : (uint64_t)c->rec * 1024;
         int8_t *nb = realloc(c->nlvl, cap);
         if (!nb) return -1;
         c->nlvl = nb;
@@ -216,9 +244,24 @@ static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via) {
     c->nstates = v + 1;
     c->parent[v] = parent;
     c->via[v] = (uint16_t)(via < 0 ? 0xffff : via);
-    memcpy(c->nlvl + c->nlvl_n * n, s, (size_t)n);
+    int8_t *r = c->nlvl + c->nlvl_n * c->rec;
+    memcpy(r, s, (size_t)p->nslots);
     c->nlvl_n++;
-    check_invariants(c, s, (uint32_t)v);
+    check_invariants(c, s, (uint32_t)v, via); /* leaves the memo on s */
+    uint64_t *out = (uint64_t *)(r + (c->rec - 8 * c->words));
+    if (via < 0) {
+        memset(out, 0, 8 * (size_t)c->words);
+        for (int32_t i = 0; i < p->ninst; i++)
+            if (guard(c, i)) out[i >> 6] |= 1ULL << (i & 63);
+    } else {
+        memcpy(out, bits, 8 * (size_t)c->words);
+        const int32_t *list = p->ga_list + p->ga_start[via];
+        for (int32_t k = 0; k < p->ga_count[via]; k++) {
+            int32_t j = list[k];
+            if (guard(c, j)) out[j >> 6] |= 1ULL << (j & 63);
+            else out[j >> 6] &= ~(1ULL << (j & 63));
+        }
+    }
     return 0;
 }
 
@@ -269,6 +312,8 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     c->canon = malloc((size_t)n + 8);
     c->succ = malloc((size_t)n * (size_t)(p->ninst + 1) + 8);
     c->succ_i = malloc(sizeof(int32_t) * (size_t)(p->ninst + 1));
+    c->words = (p->ninst + 63) / 64;
+    c->rec = ((p->nslots + 7) / 8) * 8 + 8 * (int64_t)c->words;
     c->record_edges = record_edges;
     if (!c->val || !c->stamp || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
         !c->step_i || !c->tmp || !c->canon || !c->succ || !c->succ_i) {
@@ -279,7 +324,7 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     for (int32_t j = 0; j < p->nstep; j++) c->step_u[j] = -1, c->step_i[j] = -1;
     int added;
     visit(c, fingerprint(c, init), 0, &added);
-    if (add_state(c, init, 0xffffffffu, -1) < 0) {
+    if (add_state(c, init, 0xffffffffu, -1, 0) < 0) {
         cx_free(c);
         return 0;
     }
@@ -309,40 +354,45 @@ int cx_run(Ctx *c, int64_t budget, int32_t max_depth) {
         }
         if (max_depth >= 0 && c->depth >= max_depth) return 2;
         uint32_t u = (uint32_t)(c->lvl_first + c->lvl_pos);
-        const int8_t *s = c->lvl + c->lvl_pos * n;
+        const int8_t *s = c->lvl + c->lvl_pos * c->rec;
+        const uint64_t *bits = (const uint64_t *)(s + (c->rec - 8 * c->words));
         c->lvl_pos++;
-        /* every successor first: guards and writes share one memo over `s` */
+        /* every successor first: the writes share one memo over `s` */
         c->cur = s;
         fresh(c);
         int32_t m = 0;
-        for (int32_t i = 0; i < p->ninst; i++) {
-            const int32_t *g = p->gnodes + p->gstart[i];
-            int ok = 1;
-            for (int32_t k = 0; k < p->gcount[i]; k++)
-                if (!ev(c, g[k])) { ok = 0; break; }
-            if (!ok) continue;
-            int8_t *t = c->succ + (int64_t)m * n;
-            memcpy(t, s, (size_t)n);
-            int32_t w0 = p->wstart[i];
-            for (int32_t k = 0; k < p->wcount[i]; k++)
-                t[p->wslot[w0 + k]] = (int8_t)ev(c, p->wnode[w0 + k]);
-            c->succ_i[m++] = i;
+        for (int32_t w = 0; w < c->words; w++) {
+            uint64_t b = bits[w];
+            while (b) {
+                int32_t i = w * 64 + __builtin_ctzll(b);
+                b &= b - 1;
+                int8_t *t = c->succ + (int64_t)m * n;
+                memcpy(t, s, (size_t)n);
+                int32_t w0 = p->wstart[i];
+                for (int32_t k = 0; k < p->wcount[i]; k++)
+                    t[p->wslot[w0 + k]] = (int8_t)ev(c, p->wnode[w0 + k]);
+                c->succ_i[m++] = i;
+            }
         }
         for (int32_t k = 0; k < m; k++) {
             const int8_t *t = c->succ + (int64_t)k * n;
             int32_t i = c->succ_i[k];
             c->transitions++;
-            if (p->nstep) {
+            if (p->sa_count[i]) {
                 c->cur = s;
                 c->nxt = t;
                 fresh(c);
-                for (int32_t j = 0; j < p->nstep; j++)
-                    if (c->step_u[j] < 0 && !ev(c, p->step[j])) c->step_u[j] = u, c->step_i[j] = i;
+                const int32_t *list = p->sa_list + p->sa_start[i];
+                for (int32_t k2 = 0; k2 < p->sa_count[i]; k2++) {
+                    int32_t q = list[k2], j = p->stepc_prop[q];
+                    if (c->step_u[j] < 0 && !ev(c, p->stepc_node[q]))
+                        c->step_u[j] = u, c->step_i[j] = i;
+                }
             }
             int added;
             uint32_t v = visit(c, fingerprint(c, t), (uint32_t)c->nstates, &added);
             if (c->failed) return -1;
-            if (added && add_state(c, t, u, i) < 0) return -1;
+            if (added && add_state(c, t, u, i, bits) < 0) return -1;
             if (c->record_edges && record_edge(c, u, v, i) < 0) return -1;
         }
     }
@@ -368,3 +418,6 @@ uint64_t cx_bytes(Ctx *c) {
            c->scap * (sizeof(uint32_t) + sizeof(uint16_t)) + c->lvl_cap + c->nlvl_cap +
            c->ecap * (2 * sizeof(uint32_t) + sizeof(uint16_t));
 }
+
+/* the step table's layout, checked by the Python side against its own */
+int32_t cx_prog_size(void) { return (int32_t)sizeof(Prog); }

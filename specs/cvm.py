@@ -19,42 +19,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .terms import OPCODE, Program
+from .terms import OPCODE, Program, frames
 
 SOURCE = Path(__file__).with_name("cvm.c")
 
 I32 = ctypes.POINTER(ctypes.c_int32)
 
 
+def _fields(ints: str, ptrs: str) -> list[tuple[str, Any]]:
+    return [(n, ctypes.c_int32) for n in ints.split()] + [(n, I32) for n in ptrs.split()]
+
+
 class CProg(ctypes.Structure):
-    _fields_ = (
-        [(name, ctypes.c_int32) for name in ("nnodes", "nslots", "ninst", "ninv", "nstep")]
-        + [
-            (name, I32)
-            for name in (
-                "op",
-                "a0",
-                "a1",
-                "a2",
-                "kids",
-                "gstart",
-                "gcount",
-                "gnodes",
-                "wstart",
-                "wcount",
-                "wslot",
-                "wnode",
-                "inv",
-                "step",
-            )
-        ]
-        + [
-            ("nperm", ctypes.c_int32),
-            ("perm_slot", I32),
-            ("perm_vmap", I32),
-            ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
-        ]
-    )
+    """``Prog`` of ``cvm.c``, field for field."""
+
+    _fields_ = [
+        *_fields(
+            "nnodes nslots ninst ninv nstep",
+            "op a0 a1 a2 kids gstart gcount gnodes wstart wcount wslot wnode inv step",
+        ),
+        *_fields(
+            "ninvc nstepc",
+            "invc_node invc_prop stepc_node stepc_prop ia_start ia_count ia_list sa_start "
+            "sa_count sa_list",
+        ),
+        *_fields("", "ga_start ga_count ga_list"),
+        *_fields("nperm", "perm_slot perm_vmap"),
+        ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
+    ]
 
 
 def cache_dir() -> Path:
@@ -95,6 +87,8 @@ def library() -> tuple[Any, str]:
             os.replace(out, path)
         how = f"compiled in {time.perf_counter() - started:.1f} s"
     lib = ctypes.CDLL(str(path))
+    if lib.cx_prog_size() != ctypes.sizeof(CProg):
+        return None, "the compiled search's step table layout differs from cvm.py's"
     lib.cx_new.restype = ctypes.c_void_p
     lib.cx_new.argtypes = [ctypes.POINTER(CProg), ctypes.POINTER(ctypes.c_int8), ctypes.c_int]
     lib.cx_run.restype = ctypes.c_int
@@ -180,6 +174,21 @@ def lower(
         "inv": [n for _name, n in p.invariants],
         "step": [n for _name, n in p.step_properties],
     }
+    fr = frames(p)
+    arrays["invc_node"] = [n for _j, n in fr.inv]
+    arrays["invc_prop"] = [j for j, _n in fr.inv]
+    arrays["stepc_node"] = [n for _j, n in fr.step]
+    arrays["stepc_prop"] = [j for j, _n in fr.step]
+    for prefix, lists in (("ia", fr.inv_of), ("sa", fr.step_of), ("ga", fr.guards_of)):
+        start, count, flat = [], [], []
+        for lst in lists:
+            start.append(len(flat)), count.append(len(lst))
+            flat.extend(lst)
+        arrays[f"{prefix}_start"], arrays[f"{prefix}_count"], arrays[f"{prefix}_list"] = (
+            start,
+            count,
+            flat,
+        )
     keep = {k: _arr(v) for k, v in arrays.items()}
     perm_slot: list[int] = list(range(len(p.keys)))
     perm_vmap: list[int] = [-1] * len(p.keys)
@@ -202,6 +211,8 @@ def lower(
         ninv=len(p.invariants),
         nstep=len(p.step_properties),
         nperm=1 + len(perms or []),
+        ninvc=len(fr.inv),
+        nstepc=len(fr.step),
         **keep,
     )
     init = _arr(p.init, ctypes.c_int8)

@@ -295,6 +295,111 @@ class Program:
     bools: list[bool] = field(default_factory=list)
 
 
+def conjuncts(g: Graph, n: int) -> list[int]:
+    """A Boolean node as the list of its top-level conjuncts."""
+    op, sub = g.nodes[n]
+    return list(sub) if op == "and" else [n]
+
+
+def supports(g: Graph) -> tuple[list[int], list[int]]:
+    """Per node, the slots it reads before the step and after it, as bit sets."""
+    pre: list[int] = []
+    post: list[int] = []
+    for op, args in g.nodes:
+        if op == "const":
+            pre.append(0), post.append(0)
+        elif op == "var":
+            pre.append(1 << args[0]), post.append(0)
+        elif op == "post":
+            pre.append(0), post.append(1 << args[0])
+        else:
+            a = b = 0
+            for x in args:
+                a |= pre[x]
+                b |= post[x]
+            pre.append(a), post.append(b)
+    return pre, post
+
+
+def without_post(g: Graph, n: int, memo: dict[int, Any] | None = None) -> Any:
+    """Node ``n`` with every slot after the step read as the slot before it (the step that
+    changes nothing), folded: ``1`` when a step property's conjunct holds of every stutter."""
+    memo = {} if memo is None else memo
+    if n in memo:
+        return memo[n]
+    op, args = g.nodes[n]
+    ops = TermOps(g)
+    if op == "const":
+        out: Any = args[0]
+    elif op in ("var", "post"):
+        out = Term(g, g.intern("var", args))
+    else:
+        xs = [without_post(g, x, memo) for x in args]
+        if op == "and":
+            out = ops.and_(*xs)
+        elif op == "or":
+            out = ops.or_(*xs)
+        elif op == "not":
+            out = ops.not_(xs[0])
+        elif op == "ite":
+            out = ops.ite(*xs)
+        elif op == "neg":
+            out = g.node("neg", g.lift(xs[0]))
+        else:
+            out = g.node(op, g.lift(xs[0]), g.lift(xs[1]))
+    memo[n] = out
+    return out
+
+
+@dataclass
+class Frames:
+    """Which property conjuncts a step can change. A state's successor by instance ``i`` differs
+    from it only in the slots ``i`` writes, so an invariant conjunct that reads none of them
+    holds of the successor when it held of the state; a step property's conjunct that reads
+    none of them after the step holds when it holds of every stutter (``without_post``)."""
+
+    inv: list[tuple[int, int]]
+    """(invariant, node) per invariant conjunct."""
+    step: list[tuple[int, int]]
+    """(step property, node) per step property conjunct."""
+    inv_of: list[list[int]]
+    """Per instance, the invariant conjuncts (indexes into ``inv``) to evaluate after it."""
+    step_of: list[list[int]]
+    guards_of: list[list[int]]
+    """Per instance, the instances whose guards read a slot it writes: the only ones whose
+    enabledness it can change."""
+
+
+def _holds(x: Any) -> bool:
+    return isinstance(x, (bool, int)) and bool(x)
+
+
+def frames(p: Program) -> Frames:
+    g = p.graph
+    pre, post = supports(g)
+    inv = [(j, c) for j, (_name, n) in enumerate(p.invariants) for c in conjuncts(g, n)]
+    step = [(j, c) for j, (_name, n) in enumerate(p.step_properties) for c in conjuncts(g, n)]
+    memo: dict[int, Any] = {}
+    stutter = [_holds(without_post(g, c, memo)) for _j, c in step]
+    reads = []
+    for conj in p.guards:
+        r = 0
+        for c in conj:
+            r |= pre[c]
+        reads.append(r)
+    inv_of, step_of, guards_of = [], [], []
+    for ws in p.writes:
+        written = 0
+        for slot, _n in ws:
+            written |= 1 << slot
+        inv_of.append([k for k, (_j, c) in enumerate(inv) if pre[c] & written])
+        guards_of.append([j for j, r in enumerate(reads) if r & written])
+        step_of.append(
+            [k for k, (_j, c) in enumerate(step) if not stutter[k] or (post[c] & written)]
+        )
+    return Frames(inv, step, inv_of, step_of, guards_of)
+
+
 def trace(fm: FlatModel) -> Program:
     """Trace every instance, invariant and step property of ``fm`` into one graph."""
     g = Graph()
@@ -320,7 +425,7 @@ def trace(fm: FlatModel) -> Program:
         ws = []
         for k, v in tx.new.items():
             n = g.lift(v)
-            if not (g.nodes[n] == ("var", (slot[k],))):
+            if g.nodes[n] != ("var", (slot[k],)):
                 ws.append((slot[k], n))
         writes.append(ws)
         names.append(inst.name)

@@ -1,0 +1,225 @@
+"""Exploration over the compiled back ends: the flat text traced (``specs/terms.py``), then searched
+by the fixed C program (``specs/cvm.c``) or by generated Python (``specs/pygen.py``).
+
+    result = explore_compiled("zk-multi", STANDARD["std"])          # C where a compiler is
+    result = explore_compiled("table", STANDARD["t-std"], backend="python")
+
+Both back ends search breadth first, so a first violation is a shortest one. A search stores per
+distinct state its parent and the instance that reached it, so any state's behaviour is replayed
+from the initial state through the plain interpreter of the same flat text and decoded into the
+explicit model's states (``behaviour``), which the renderers draw as today.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from replcheck.model import Config
+
+from .flat import FPY, FlatModel, Tx
+from .pygen import compile_python
+from .terms import Program, trace
+
+Progress = Callable[[int, int, int], None]
+"""(distinct states, frontier, depth)."""
+
+CHUNK = 20_000
+"""States expanded per call into C: between calls the search shows progress, checks its limits
+and lets Ctrl-C through."""
+
+_SAID: set[str] = set()
+
+
+def say_once(message: str) -> None:
+    if message not in _SAID:
+        _SAID.add(message)
+        print(f"replcheck: {message}", file=sys.stderr)
+
+
+@dataclass
+class CompiledExploration:
+    design: str
+    config: str
+    backend: str
+    """``c`` or ``python``."""
+    how: str
+    """How the back end was obtained (the C library cached or compiled, or why Python)."""
+    fm: FlatModel
+    program: Program
+    states: int = 0
+    transitions: int = 0
+    depth: int = 0
+    complete: bool = False
+    stopped: str = ""
+    seconds: float = 0.0
+    """CPU seconds of the search."""
+    bytes: int = 0
+    """Memory the search's tables held at the end (C back end)."""
+    parent: list[int] = field(default_factory=list)
+    via: list[int] = field(default_factory=list)
+    first_violation: dict[str, int] = field(default_factory=dict)
+    """Invariant -> the first state (breadth-first) that breaks it."""
+    step_violation: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Step property -> (state, instance) of the first step that breaks it."""
+
+    def instances_to(self, v: int) -> list[int]:
+        """The instances taken from the initial state to state ``v``."""
+        out = []
+        while v > 0:
+            out.append(self.via[v])
+            v = self.parent[v]
+        out.reverse()
+        return out
+
+    def flat_states(self, instances: list[int]) -> list[dict[tuple, Any]]:
+        """The plain flat states of a behaviour, replayed through the plain interpreter."""
+        cur = dict(self.fm.init)
+        out = [cur]
+        for i in instances:
+            inst = self.fm.instances[i]
+            if not inst.guard(FPY, cur.__getitem__):
+                raise AssertionError(f"{inst.label()} is not enabled where the search took it")
+            tx = Tx(FPY, cur)
+            inst.apply(FPY, tx)
+            cur = {**cur, **tx.new}
+            out.append(cur)
+        return out
+
+    def behaviour(self, v: int, extra: int | None = None) -> list[Any]:
+        """The explicit model's states from the initial state to state ``v`` (then through
+        instance ``extra``, for a step property's violation)."""
+        instances = self.instances_to(v) + ([] if extra is None else [extra])
+        return [self.fm.decode(st) for st in self.flat_states(instances)]
+
+    def violation_depths(self) -> dict[str, int]:
+        """Per property broken, the length of its shortest counterexample."""
+        out = {p: len(self.instances_to(v)) for p, v in self.first_violation.items()}
+        for p, (u, _i) in self.step_violation.items():
+            out[p] = len(self.instances_to(u)) + 1
+        return out
+
+
+def _program(name: str, cfg: Config) -> tuple[FlatModel, Program]:
+    from .flat_zk_designs import flat_model
+
+    fm = flat_model(name, cfg)
+    return fm, trace(fm)
+
+
+def explore_compiled(
+    name: str,
+    cfg: Config,
+    *,
+    backend: str = "auto",
+    max_states: int | None = None,
+    progress: Progress | None = None,
+    partial_on_interrupt: bool = False,
+) -> CompiledExploration:
+    """Breadth-first search of design ``name`` under ``cfg`` (no symmetry reduction), on the C
+    back end (``backend="c"``, or ``auto`` where a compiler is) or generated Python."""
+    fm, prog = _program(name, cfg)
+    lib = None
+    how = "generated Python, as asked"
+    if backend in ("auto", "c"):
+        from .cvm import library
+
+        lib, how = library()
+        if lib is None:
+            if backend == "c":
+                raise RuntimeError(how)
+            say_once(how)
+    res = CompiledExploration(name, cfg.name, "c" if lib else "python", how, fm, prog)
+    started = time.process_time()
+    try:
+        if lib is not None:
+            _run_c(lib, res, max_states, progress)
+        else:
+            _run_python(res, max_states, progress)
+    except KeyboardInterrupt:
+        if not partial_on_interrupt:
+            raise
+        res.stopped = "interrupted"
+    res.seconds = time.process_time() - started
+    res.complete = not res.stopped
+    return res
+
+
+def _run_c(lib: Any, res: CompiledExploration, max_states: int | None, progress: Any) -> None:
+    from .cvm import Search, lower
+
+    search = Search(lib, lower(res.program))
+    try:
+        while True:
+            code = search.run(CHUNK)
+            res.states = search.stat("states")
+            if progress is not None:
+                progress(res.states, search.stat("frontier"), search.stat("depth"))
+            if code == 1:
+                break
+            if code < 0:
+                res.stopped = "memory limit"
+                break
+            if max_states is not None and res.states >= max_states:
+                res.stopped = "state limit"
+                break
+    finally:
+        res.states = search.stat("states")
+        res.transitions = search.stat("transitions")
+        res.depth = search.stat("depth")
+        res.bytes = search.stat("bytes")
+        res.parent = search.array("parent", res.states)
+        res.via = search.array("via", res.states)
+        p = res.program
+        for j, v in enumerate(search.array("first_inv", len(p.invariants))):
+            if v >= 0:
+                res.first_violation[p.invariants[j][0]] = v
+        us = search.array("step_u", len(p.step_properties))
+        ins = search.array("step_i", len(p.step_properties))
+        for j, (u, i) in enumerate(zip(us, ins, strict=True)):
+            if u >= 0:
+                res.step_violation[p.step_properties[j][0]] = (u, i)
+        search.close()
+
+
+def _run_python(res: CompiledExploration, max_states: int | None, progress: Any) -> None:
+    code = compile_python(res.program)
+    p = res.program
+    s0 = tuple(p.init)
+    index = {s0: 0}
+    res.parent, res.via = [-1], [-1]
+    depth = [0]
+    frontier = deque([s0])
+
+    def check(s: tuple[int, ...], v: int) -> None:
+        for j in code.invariants(s):
+            res.first_violation.setdefault(p.invariants[j][0], v)
+
+    check(s0, 0)
+    ticks = 0
+    while frontier:
+        if max_states is not None and len(index) >= max_states:
+            res.stopped = "state limit"
+            break
+        s = frontier.popleft()
+        u = index[s]
+        for i, t in code.successors(s):
+            res.transitions += 1
+            for j in code.step_violations(s, t):
+                res.step_violation.setdefault(p.step_properties[j][0], (u, i))
+            if t not in index:
+                v = index[t] = len(res.parent)
+                res.parent.append(u)
+                res.via.append(i)
+                depth.append(depth[u] + 1)
+                check(t, v)
+                frontier.append(t)
+        ticks += 1
+        if progress is not None and ticks % 4096 == 0:
+            progress(len(index), len(frontier), depth[u])
+    res.states = len(index)
+    res.depth = max(depth)
