@@ -66,6 +66,8 @@ class CompiledExploration:
     """Invariant -> the first state (breadth-first) that breaks it."""
     step_violation: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Step property -> (state, instance) of the first step that breaks it."""
+    renamings: int = 1
+    """Renamings of servers the search identified states under (1: no symmetry)."""
 
     def instances_to(self, v: int) -> list[int]:
         """The instances taken from the initial state to state ``v``."""
@@ -104,11 +106,12 @@ class CompiledExploration:
         return out
 
 
-def _program(name: str, cfg: Config) -> tuple[FlatModel, Program]:
-    from .flat_zk_designs import flat_model
+def _program(name: str, cfg: Config) -> tuple[Any, FlatModel, Program]:
+    from .flat_zk_designs import flat_layout
 
-    fm = flat_model(name, cfg)
-    return fm, trace(fm)
+    layout = flat_layout(name, cfg)
+    fm = layout.model()
+    return layout, fm, trace(fm)
 
 
 def explore_compiled(
@@ -116,13 +119,27 @@ def explore_compiled(
     cfg: Config,
     *,
     backend: str = "auto",
+    symmetry: bool = False,
     max_states: int | None = None,
     progress: Progress | None = None,
     partial_on_interrupt: bool = False,
 ) -> CompiledExploration:
-    """Breadth-first search of design ``name`` under ``cfg`` (no symmetry reduction), on the C
-    back end (``backend="c"``, or ``auto`` where a compiler is) or generated Python."""
-    fm, prog = _program(name, cfg)
+    """Breadth-first search of design ``name`` under ``cfg``, on the C back end (``backend="c"``,
+    or ``auto`` where a compiler is) or generated Python; with ``symmetry``, one state per class
+    of renamings of region servers (``specs/packsym.py``)."""
+    layout, fm, prog = _program(name, cfg)
+    maps: list[Any] = []
+    if symmetry and cfg.servers > 1:
+        from replcheck.model import get_design
+
+        from .packsym import all_maps
+
+        maps, left = all_maps(layout, type(get_design(name)).era, prog)
+        if left:
+            say_once(
+                f"{name}@{cfg.name}: {left} renamings of servers leave the layout, so symmetry "
+                "uses the others only"
+            )
     lib = None
     how = "generated Python, as asked"
     if backend in ("auto", "c"):
@@ -134,12 +151,13 @@ def explore_compiled(
                 raise RuntimeError(how)
             say_once(how)
     res = CompiledExploration(name, cfg.name, "c" if lib else "python", how, fm, prog)
+    res.renamings = len(maps) + 1
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, max_states, progress)
+            _run_c(lib, res, maps, max_states, progress)
         else:
-            _run_python(res, max_states, progress)
+            _run_python(res, maps, max_states, progress)
     except KeyboardInterrupt:
         if not partial_on_interrupt:
             raise
@@ -149,10 +167,12 @@ def explore_compiled(
     return res
 
 
-def _run_c(lib: Any, res: CompiledExploration, max_states: int | None, progress: Any) -> None:
+def _run_c(
+    lib: Any, res: CompiledExploration, maps: list[Any], max_states: int | None, progress: Any
+) -> None:
     from .cvm import Search, lower
 
-    search = Search(lib, lower(res.program))
+    search = Search(lib, lower(res.program, maps))
     try:
         while True:
             code = search.run(CHUNK)
@@ -186,14 +206,22 @@ def _run_c(lib: Any, res: CompiledExploration, max_states: int | None, progress:
         search.close()
 
 
-def _run_python(res: CompiledExploration, max_states: int | None, progress: Any) -> None:
+def _run_python(
+    res: CompiledExploration, maps: list[Any], max_states: int | None, progress: Any
+) -> None:
+    from .packsym import apply
+
     code = compile_python(res.program)
     p = res.program
+
+    def canon(s: tuple[int, ...]) -> tuple[int, ...]:
+        return min([s, *(apply(m, s) for m in maps)]) if maps else s
+
     s0 = tuple(p.init)
-    index = {s0: 0}
+    index = {canon(s0): 0}
     res.parent, res.via = [-1], [-1]
     depth = [0]
-    frontier = deque([s0])
+    frontier = deque([(s0, 0)])
 
     def check(s: tuple[int, ...], v: int) -> None:
         for j in code.invariants(s):
@@ -205,19 +233,19 @@ def _run_python(res: CompiledExploration, max_states: int | None, progress: Any)
         if max_states is not None and len(index) >= max_states:
             res.stopped = "state limit"
             break
-        s = frontier.popleft()
-        u = index[s]
+        s, u = frontier.popleft()
         for i, t in code.successors(s):
             res.transitions += 1
             for j in code.step_violations(s, t):
                 res.step_violation.setdefault(p.step_properties[j][0], (u, i))
-            if t not in index:
-                v = index[t] = len(res.parent)
+            key = canon(t)
+            if key not in index:
+                v = index[key] = len(res.parent)
                 res.parent.append(u)
                 res.via.append(i)
                 depth.append(depth[u] + 1)
                 check(t, v)
-                frontier.append(t)
+                frontier.append((t, v))
         ticks += 1
         if progress is not None and ticks % 4096 == 0:
             progress(len(index), len(frontier), depth[u])

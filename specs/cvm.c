@@ -35,6 +35,7 @@ typedef struct {
     const int32_t *perm_slot; /* nperm * nslots: new[perm_slot[p*n+i]] = map(old[i]) */
     const int32_t *perm_vmap; /* nperm * nslots: -1 none, else an offset into vmap_table */
     const int8_t *vmap_table; /* value map tables, indexed by value + 128 */
+    const int32_t *perm_cond; /* nperm * nslots: -1, or the slot that must be set for the map */
 } Prog;
 
 typedef struct {
@@ -148,9 +149,10 @@ static uint64_t fingerprint(Ctx *c, const int8_t *s) {
     int8_t *out = c->tmp, *keep = c->canon;
     for (int32_t q = 1; q < p->nperm; q++) {
         const int32_t *sm = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
+        const int32_t *cd = p->perm_cond + (int64_t)q * n;
         for (int32_t i = 0; i < n; i++) {
             int8_t v = s[i];
-            if (vm[i] >= 0) v = p->vmap_table[vm[i] + v + 128];
+            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = p->vmap_table[vm[i] + v + 128];
             out[sm[i]] = v;
         }
         if (memcmp(out, best, (size_t)n) < 0) {

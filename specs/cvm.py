@@ -46,6 +46,7 @@ class CProg(ctypes.Structure):
         *_fields("", "ga_start ga_count ga_list"),
         *_fields("nperm", "perm_slot perm_vmap"),
         ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
+        ("perm_cond", I32),
     ]
 
 
@@ -129,9 +130,9 @@ class StepTable:
 
 
 def lower(
-    p: Program, perms: list[tuple[list[int], list[list[int] | None]]] | None = None
+    p: Program, perms: list[tuple[list[int], list[list[int] | None], list[int]]] | None = None
 ) -> StepTable:
-    """The step table of ``p``. ``perms``: for symmetry, one (slot map, value maps) per server
+    """The step table of ``p``. ``perms``: for symmetry, one (slot map, value maps, conditions) per server
     permutation other than the identity: the image of slot ``i`` goes to slot ``slot_map[i]``,
     its value through ``value_maps[i]`` (a list indexed by value + 128) when there is one."""
     for i, (lo, hi) in enumerate(zip(p.lo, p.hi, strict=True)):
@@ -193,8 +194,10 @@ def lower(
     perm_slot: list[int] = list(range(len(p.keys)))
     perm_vmap: list[int] = [-1] * len(p.keys)
     table: list[int] = []
-    for slot_map, vmaps in perms or []:
+    perm_cond: list[int] = [-1] * len(p.keys)
+    for slot_map, vmaps, conds in perms or []:
         perm_slot.extend(slot_map)
+        perm_cond.extend(conds)
         for vm in vmaps:
             if vm is None:
                 perm_vmap.append(-1)
@@ -203,6 +206,7 @@ def lower(
                 table.extend(vm)
     keep["perm_slot"] = _arr(perm_slot)
     keep["perm_vmap"] = _arr(perm_vmap)
+    keep["perm_cond"] = _arr(perm_cond)
     keep["vmap_table"] = _arr(table, ctypes.c_int8)
     prog = CProg(
         nnodes=len(op),

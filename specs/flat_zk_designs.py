@@ -436,9 +436,14 @@ def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
     )
 
 
-def flat_model(name: str, cfg: Config) -> FlatModel:
-    """The flat model of design (or mutant) ``name`` under ``cfg``."""
+def flat_layout(name: str, cfg: Config) -> Any:
+    """The flat form of design (or mutant) ``name`` under ``cfg``: its layout and steps."""
     if cfg.joins or cfg.zombies:
         what = "servers joining" if cfg.joins else "zombie servers"
         raise FlatError(f"config {cfg.name!r}: {what} not in the flat model")
-    return flat_class(name, cfg)(get_design(name), cfg).model()
+    return flat_class(name, cfg)(get_design(name), cfg)
+
+
+def flat_model(name: str, cfg: Config) -> FlatModel:
+    """The flat model of design (or mutant) ``name`` under ``cfg``."""
+    return flat_layout(name, cfg).model()

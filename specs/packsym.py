@@ -1,0 +1,255 @@
+"""Symmetry on packed states: renaming region servers as a map of slots and values.
+
+Region servers are interchangeable, so a search stores one state per class of renamings. On a
+packed state (``specs/terms.py``) a renaming ``perm`` is a slot map and a value map: the slot of
+flat variable ``("qpos", s, p, ci, w)`` goes to the slot of ``("qpos", perm[s], p, ci', w')``,
+where ``ci'`` is the chain of dead servers renamed and ``w'`` the WAL slot of the renamed
+server's WAL; a slot whose value names a server (a lock holder, a claim's dead server), a chain,
+a WAL slot or an edit gets its value renamed too. ``TYPES`` declares, per variable family of each
+era, what each key position and the value are:
+
+* ``s`` a server, ``s?`` a server or -1 (no server: a normal queue's source, no lock holder);
+* ``ch`` a chain of dead servers (the ZooKeeper era's queue names), by index;
+* ``w``/``w?`` a WAL slot (or -1); ``u``/``u?`` an edit (or -1) of the ZooKeeper era's edit list;
+  ``tu`` an edit of the table era (WAL slot times entries per WAL, plus the entry);
+* ``None``: not renamed.
+
+A value is renamed only while its family's *presence* variable (same key, another family) is
+set: an unused slot keeps its default (0 is also server 0). The search stores the least image
+of a state over every renaming, compared byte by byte: the same for every state of the class.
+The test suite checks these declarations against the explicit model's own renaming, state by
+state (``tests/specs/test_packsym.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import permutations
+from typing import Any
+
+from .terms import Program
+
+Kinds = tuple[tuple[str | None, ...], str | None, str | None]
+"""(the key positions after the family name, the value, the presence family)."""
+
+S_, SQ, W_ = "s", "s?", "w"
+_SERVER = (S_,)
+
+ZK_TYPES: dict[str, Kinds] = {
+    **{f: (_SERVER, None, None) for f in ("alive", "cl", "clp", "rex", "fail", "read")},
+    **{f: ((S_, None), None, None) for f in ("cur", "known", "gone")},
+    "snk": ((S_, None, None), None, None),
+    **{f: ((S_, W_), None, None) for f in ("unreg", "clin", "clpos")},
+    **{f: ((S_, None, "ch", None, None), None, None) for f in ("sh", "shn", "shpos")},
+    "shw": ((S_, None, "ch", None, None, None), "w?", None),
+    "cld": (_SERVER, "s", "cl"),
+    "clc": (_SERVER, "ch", "cl"),
+    "lock": (_SERVER, "s?", None),
+    "qex": ((S_, None, "ch"), None, None),
+    **{f: ((S_, None, "ch", W_), None, None) for f in ("qin", "qpos")},
+    **{f: ((W_,), None, None) for f in ("wex", "wn", "wclosed", "wplace", "cand", "seen", "cache")},
+    "wu": ((W_, None), "u?", None),
+    **{f: ((W_, None), None, None) for f in ("wkind", "wids")},
+    "wowed": ((W_, None, None), None, None),
+    **{f: ((None, "u"), None, None) for f in ("app", "dup")},
+    "ru": ((None, None), "u?", None),
+}
+
+_ROW = (None, S_, SQ)
+_SHIPPER = (S_, None, SQ, None, None)
+
+TABLE_TYPES: dict[str, Kinds] = {
+    **{
+        f: (_SERVER, None, None)
+        for f in ("alive", "stage", "clive", "started", "v3", "migmig", "mk")
+    },
+    **{f: ((S_, None), None, None) for f in ("cur", "known", "scpp", "vs", "vn", "drained")},
+    **{f: ((S_, None), None, None) for f in ("cl", "clp")},
+    "cls": ((S_, None), "s?", None),
+    "cld": ((S_, None), "s", "cl"),
+    **{f: ((S_, None, None), None, None) for f in ("clhas", "clseq", "clpos")},
+    "ch": ((S_, None, SQ), None, None),
+    "cht": ((S_, None, SQ), "s", "ch"),
+    **{f: (_SHIPPER, None, None) for f in ("sh", "shpos")},
+    "shw": ((*_SHIPPER, None), None, None),
+    **{f: ((W_,), None, None) for f in ("wex", "wn", "wclosed", "wplace")},
+    "wkind": ((W_, None), None, None),
+    "wowed": ((W_, None, None), None, None),
+    **{f: (_ROW, None, None) for f in ("rex", "crex", "svex", "ppkey")},
+    **{
+        f: ((*_ROW, None), None, None)
+        for f in ("rhas", "rseq", "rpos", "crhas", "crseq", "crpos", "svhas", "svseq", "svpos")
+    },
+    **{f: ((None, S_), None, None) for f in ("ppref", "pprec")},
+    **{f: ((None, "tu"), None, None) for f in ("app", "dup", "stale")},
+    "suw": ((None, W_, None), None, None),
+    "zk": ((S_, None, SQ), None, None),
+    "zkw": ((S_, None, SQ, None, None), None, None),
+}
+
+
+def types_for(era: str) -> dict[str, Kinds]:
+    return ZK_TYPES if era == "zk" else TABLE_TYPES
+
+
+Renamer = Callable[[str, int], int]
+
+
+def renamer(layout: Any, era: str, perm: tuple[int, ...]) -> Renamer:
+    """How each kind of value is renamed under ``perm``."""
+    cfg = layout.cfg
+    key = layout.key
+
+    def server(x: int) -> int:
+        return perm[x]
+
+    def wal(w: int) -> int:
+        s, g, q = key[w]
+        return cfg.slot((perm[s], g, q))
+
+    def rename(kind: str, x: int) -> int:
+        if kind.endswith("?"):
+            if x == -1:
+                return -1
+            kind = kind[:-1]
+        if kind == "s":
+            return server(x)
+        if kind == "w":
+            return wal(x)
+        if kind == "ch":
+            chain = tuple(perm[d] for d in layout.chains[x])
+            return layout.chain_index[chain]
+        if kind == "u":
+            u = layout.uids[x]
+            if u[0] != 0:
+                return x
+            return layout.uid_index[(0, perm[u[1]], *u[2:])]
+        if kind == "tu":
+            w, j = divmod(x, layout.E)
+            return wal(w) * layout.E + j
+        raise ValueError(f"unknown kind {kind!r}")
+
+    return rename
+
+
+class Undeclared(ValueError):
+    """A variable family with no declared kinds: symmetry cannot be used safely."""
+
+
+def permutation_maps(
+    layout: Any, era: str, prog: Program, perm: tuple[int, ...]
+) -> tuple[list[int], list[list[int] | None], list[int]]:
+    """For one renaming: per slot, the slot its value goes to, its value map (indexed by value +
+    128) or None, and the slot whose value must be set for the map to apply (-1: always)."""
+    types = types_for(era)
+    rename = renamer(layout, era, perm)
+    slot = prog.slot
+    slot_map: list[int] = []
+    vmaps: list[list[int] | None] = []
+    conds: list[int] = []
+    for i, k in enumerate(prog.keys):
+        fam = k[0]
+        kinds = types.get(fam)
+        if kinds is None:
+            if fam not in _PLAIN:
+                raise Undeclared(f"no symmetry kinds declared for {fam!r} ({era} era)")
+            slot_map.append(i), vmaps.append(None), conds.append(-1)
+            continue
+        positions, value, presence = kinds
+        if len(positions) != len(k) - 1:
+            raise Undeclared(f"{k}: {len(positions)} kinds declared for {len(k) - 1} positions")
+        new = (fam, *(x if t is None else rename(t, x) for t, x in zip(positions, k[1:])))
+        if new not in slot:
+            raise NotClosed(new)
+        slot_map.append(slot[new])
+        if value is None:
+            vmaps.append(None)
+        else:
+            lo, hi = prog.lo[i], prog.hi[i]
+            table = list(range(-128, 128))
+            for v in range(lo, hi + 1):
+                table[v + 128] = rename(value, v)
+            vmaps.append(table)
+        conds.append(-1 if presence is None else slot[(presence, *k[1:])])
+    if sorted(slot_map) != list(range(len(slot_map))):
+        raise NotClosed("two slots renamed to one")
+    return slot_map, vmaps, conds
+
+
+_PLAIN = frozenset(
+    {
+        "peer",
+        "sid",
+        "rdone",
+        "cpeers",
+        "pp",
+        "ppk",
+        "pps",
+        "ppc",
+        "ppn",
+        "down",
+        "bar",
+        "barn",
+        "cph",
+        "overflow",
+        "b",
+        "repl",
+        "phase",
+        "changed",
+        "rlen",
+        "rship",
+        "rkind",
+        "rids",
+        "online",
+        "mig",
+        "migdis",
+        "ppt",
+        "ppwe",
+        "sync",
+        "syncn",
+        "rdir",
+        "mup",
+        "info",
+        "surun",
+    }
+)
+"""Families that name no server, chain, WAL or edit: never renamed."""
+
+
+class NotClosed(KeyError):
+    """A renaming takes some slot to a variable the layout does not have."""
+
+
+def all_maps(
+    layout: Any, era: str, prog: Program
+) -> tuple[list[tuple[list[int], list[list[int] | None], list[int]]], int]:
+    """The maps of every renaming but the identity under which the layout is closed, and how
+    many renamings were left out (a layout with slots only for some servers' queues, such as the
+    migration's initial ZooKeeper queues, is closed only under the renamings that keep them)."""
+    n = layout.cfg.servers
+    ident = tuple(range(n))
+    out = []
+    left = 0
+    for p in permutations(range(n)):
+        if p == ident:
+            continue
+        try:
+            out.append(permutation_maps(layout, era, prog, p))
+        except NotClosed:
+            left += 1
+    return out, left
+
+
+def apply(
+    maps: tuple[list[int], list[list[int] | None], list[int]], state: tuple[int, ...]
+) -> tuple[int, ...]:
+    """A packed state renamed (what ``cvm.c`` does, in Python: for tests and generated
+    Python)."""
+    slot_map, vmaps, conds = maps
+    out = [0] * len(state)
+    for i, v in enumerate(state):
+        vm = vmaps[i]
+        if vm is not None and (conds[i] < 0 or state[conds[i]]):
+            v = vm[v + 128]
+        out[slot_map[i]] = v
+    return tuple(out)
