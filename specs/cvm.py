@@ -132,9 +132,8 @@ class StepTable:
 def lower(
     p: Program, perms: list[tuple[list[int], list[list[int] | None], list[int]]] | None = None
 ) -> StepTable:
-    """The step table of ``p``. ``perms``: for symmetry, one (slot map, value maps, conditions) per server
-    permutation other than the identity: the image of slot ``i`` goes to slot ``slot_map[i]``,
-    its value through ``value_maps[i]`` (a list indexed by value + 128) when there is one."""
+    """The step table of ``p``. ``perms``: for symmetry, one (slot map, value maps, conditions)
+    per renaming of servers other than the identity (``specs/packsym.py``)."""
     for i, (lo, hi) in enumerate(zip(p.lo, p.hi, strict=True)):
         if lo < -128 or hi > 127:
             raise ValueError(f"slot {p.keys[i]} ranges over {lo}..{hi}: more than a byte")

@@ -158,7 +158,10 @@ def permutation_maps(
         positions, value, presence = kinds
         if len(positions) != len(k) - 1:
             raise Undeclared(f"{k}: {len(positions)} kinds declared for {len(k) - 1} positions")
-        new = (fam, *(x if t is None else rename(t, x) for t, x in zip(positions, k[1:])))
+        new = (
+            fam,
+            *(x if t is None else rename(t, x) for t, x in zip(positions, k[1:], strict=True)),
+        )
         if new not in slot:
             raise NotClosed(new)
         slot_map.append(slot[new])
