@@ -68,6 +68,10 @@ class CompiledExploration:
     """Step property -> (state, instance) of the first step that breaks it."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
+    edges: tuple[list[int], list[int], list[int]] | None = None
+    """With liveness: every transition as (from, to, instance), ``to`` the class's state."""
+    goal_bits: list[int] = field(default_factory=list)
+    """With liveness: per state, bit ``j`` set when goal ``j`` holds."""
 
     def instances_to(self, v: int) -> list[int]:
         """The instances taken from the initial state to state ``v``."""
@@ -80,7 +84,13 @@ class CompiledExploration:
 
     def flat_states(self, instances: list[int]) -> list[dict[tuple, Any]]:
         """The plain flat states of a behaviour, replayed through the plain interpreter."""
-        cur = dict(self.fm.init)
+        return self.flat_states_from(dict(self.fm.init), instances)
+
+    def flat_states_from(
+        self, start: dict[tuple, Any], instances: list[int]
+    ) -> list[dict[tuple, Any]]:
+        """``flat_states`` from another state than the initial one."""
+        cur = start
         out = [cur]
         for i in instances:
             inst = self.fm.instances[i]
@@ -120,13 +130,15 @@ def explore_compiled(
     *,
     backend: str = "auto",
     symmetry: bool = False,
+    liveness: bool = False,
     max_states: int | None = None,
     progress: Progress | None = None,
     partial_on_interrupt: bool = False,
 ) -> CompiledExploration:
     """Breadth-first search of design ``name`` under ``cfg``, on the C back end (``backend="c"``,
     or ``auto`` where a compiler is) or generated Python; with ``symmetry``, one state per class
-    of renamings of region servers (``specs/packsym.py``)."""
+    of renamings of region servers (``specs/packsym.py``); with ``liveness``, every transition and
+    every state's goals are kept for ``liveness_counterexample``."""
     layout, fm, prog = _program(name, cfg)
     maps: list[Any] = []
     if symmetry and cfg.servers > 1:
@@ -155,9 +167,9 @@ def explore_compiled(
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, maps, max_states, progress)
+            _run_c(lib, res, maps, liveness, max_states, progress)
         else:
-            _run_python(res, maps, max_states, progress)
+            _run_python(res, maps, liveness, max_states, progress)
     except KeyboardInterrupt:
         if not partial_on_interrupt:
             raise
@@ -168,11 +180,16 @@ def explore_compiled(
 
 
 def _run_c(
-    lib: Any, res: CompiledExploration, maps: list[Any], max_states: int | None, progress: Any
+    lib: Any,
+    res: CompiledExploration,
+    maps: list[Any],
+    liveness: bool,
+    max_states: int | None,
+    progress: Any,
 ) -> None:
     from .cvm import Search, lower
 
-    search = Search(lib, lower(res.program, maps))
+    search = Search(lib, lower(res.program, maps), record_edges=liveness)
     try:
         while True:
             code = search.run(CHUNK)
@@ -203,11 +220,19 @@ def _run_c(
         for j, (u, i) in enumerate(zip(us, ins, strict=True)):
             if u >= 0:
                 res.step_violation[p.step_properties[j][0]] = (u, i)
+        if liveness:
+            n = search.stat("edges")
+            res.edges = (search.array("eu", n), search.array("ev", n), search.array("ei", n))
+            res.goal_bits = search.array("gbits", res.states)
         search.close()
 
 
 def _run_python(
-    res: CompiledExploration, maps: list[Any], max_states: int | None, progress: Any
+    res: CompiledExploration,
+    maps: list[Any],
+    liveness: bool,
+    max_states: int | None,
+    progress: Any,
 ) -> None:
     from .packsym import apply
 
@@ -223,9 +248,15 @@ def _run_python(
     depth = [0]
     frontier = deque([(s0, 0)])
 
+    eu: list[int] = []
+    ev: list[int] = []
+    ei: list[int] = []
+
     def check(s: tuple[int, ...], v: int) -> None:
         for j in code.invariants(s):
             res.first_violation.setdefault(p.invariants[j][0], v)
+        if liveness:
+            res.goal_bits.append(code.goals(s))
 
     check(s0, 0)
     ticks = 0
@@ -239,15 +270,20 @@ def _run_python(
             for j in code.step_violations(s, t):
                 res.step_violation.setdefault(p.step_properties[j][0], (u, i))
             key = canon(t)
-            if key not in index:
+            v = index.get(key, -1)
+            if v < 0:
                 v = index[key] = len(res.parent)
                 res.parent.append(u)
                 res.via.append(i)
                 depth.append(depth[u] + 1)
                 check(t, v)
                 frontier.append((t, v))
+            if liveness:
+                eu.append(u), ev.append(v), ei.append(i)
         ticks += 1
         if progress is not None and ticks % 4096 == 0:
             progress(len(index), len(frontier), depth[u])
     res.states = len(index)
     res.depth = max(depth)
+    if liveness:
+        res.edges = (eu, ev, ei)

@@ -36,6 +36,8 @@ typedef struct {
     const int32_t *perm_vmap; /* nperm * nslots: -1 none, else an offset into vmap_table */
     const int8_t *vmap_table; /* value map tables, indexed by value + 128 */
     const int32_t *perm_cond; /* nperm * nslots: -1, or the slot that must be set for the map */
+    int32_t ngoal;            /* liveness goals (at most 8), evaluated when edges are recorded */
+    const int32_t *goal;
 } Prog;
 
 typedef struct {
@@ -66,6 +68,7 @@ typedef struct {
     uint32_t *eu, *ev;
     uint16_t *ei;
     uint64_t nedges, ecap;
+    uint8_t *gbits; /* per state, bit j: goal j holds (when edges are recorded) */
     int8_t *tmp, *canon, *succ;
     int32_t words; /* 64-bit words of a state's enabled set */
     int64_t rec;   /* bytes of a frontier record: the state, padded, then its enabled set */
@@ -234,6 +237,11 @@ static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via, cons
         uint16_t *nv = realloc(c->via, cap * sizeof(uint16_t));
         if (!nv) return -1;
         c->via = nv;
+        if (c->record_edges) {
+            uint8_t *ng = realloc(c->gbits, cap);
+            if (!ng) return -1;
+            c->gbits = ng;
+        }
         c->scap = cap;
     }
     if ((c->nlvl_n + 1) * (uint64_t)c->rec > c->nlvl_cap) {
@@ -250,6 +258,12 @@ static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via, cons
     memcpy(r, s, (size_t)p->nslots);
     c->nlvl_n++;
     check_invariants(c, s, (uint32_t)v, via); /* leaves the memo on s */
+    if (c->record_edges) {
+        uint8_t b = 0;
+        for (int32_t j = 0; j < p->ngoal; j++)
+            if (ev(c, p->goal[j])) b |= (uint8_t)(1u << j);
+        c->gbits[v] = b;
+    }
     uint64_t *out = (uint64_t *)(r + (c->rec - 8 * c->words));
     if (via < 0) {
         memset(out, 0, 8 * (size_t)c->words);
@@ -292,7 +306,7 @@ void cx_free(Ctx *c) {
     if (!c) return;
     free(c->val); free(c->stamp); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
     free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
-    free(c->eu); free(c->ev); free(c->ei); free(c->tmp); free(c->canon); free(c->succ);
+    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->succ);
     free(c->succ_i);
     free(c);
 }
@@ -415,6 +429,7 @@ const int32_t *cx_step_i(Ctx *c) { return c->step_i; }
 const uint32_t *cx_eu(Ctx *c) { return c->eu; }
 const uint32_t *cx_ev(Ctx *c) { return c->ev; }
 const uint16_t *cx_ei(Ctx *c) { return c->ei; }
+const uint8_t *cx_gbits(Ctx *c) { return c->gbits; }
 uint64_t cx_bytes(Ctx *c) {
     return c->cap * (sizeof(uint64_t) + sizeof(uint32_t)) +
            c->scap * (sizeof(uint32_t) + sizeof(uint16_t)) + c->lvl_cap + c->nlvl_cap +

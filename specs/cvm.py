@@ -47,6 +47,7 @@ class CProg(ctypes.Structure):
         *_fields("nperm", "perm_slot perm_vmap"),
         ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
         ("perm_cond", I32),
+        *_fields("ngoal", "goal"),
     ]
 
 
@@ -109,6 +110,7 @@ def library() -> tuple[Any, str]:
         ("cx_eu", ctypes.c_uint32),
         ("cx_ev", ctypes.c_uint32),
         ("cx_ei", ctypes.c_uint16),
+        ("cx_gbits", ctypes.c_uint8),
     ):
         getattr(lib, name).restype = ctypes.POINTER(typ)
         getattr(lib, name).argtypes = [ctypes.c_void_p]
@@ -156,6 +158,8 @@ def lower(
         wstart.append(len(wslot)), wcount.append(len(ws))
         for s, n in ws:
             wslot.append(s), wnode.append(n)
+    if len(p.goals) > 8:
+        raise ValueError("more than 8 liveness goals")
     if len(p.guards) >= 0xFFFF:
         raise ValueError("more than 65,534 action instances")
     arrays = {
@@ -173,6 +177,7 @@ def lower(
         "wnode": wnode,
         "inv": [n for _name, n in p.invariants],
         "step": [n for _name, n in p.step_properties],
+        "goal": [n for _name, n in p.goals],
     }
     fr = frames(p)
     arrays["invc_node"] = [n for _j, n in fr.inv]
@@ -216,6 +221,7 @@ def lower(
         nperm=1 + len(perms or []),
         ninvc=len(fr.inv),
         nstepc=len(fr.step),
+        ngoal=len(p.goals),
         **keep,
     )
     init = _arr(p.init, ctypes.c_int8)

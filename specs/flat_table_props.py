@@ -15,12 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from replcheck.model import rules, table_rules
-from replcheck.model.state import DELETED, GLOBAL, REMOVED
+from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
     ARQP_PUT_MISSING,
     BEGIN_SEQ,
+    REMOVE,
+    SCP_CLAIM_STAGE,
     SCP_SPLIT,
 )
 
@@ -245,6 +247,65 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def encoding_capacity(ops: Any, get: Any) -> Any:
         return ops.not_(get(("overflow",)))
 
+    # --- liveness goals (a feature mixin reads them through its own view) ---------------------
+
+    def edits_delivered(ops: Any, get: Any) -> Any:
+        owed = [
+            ops.and_(
+                here(ops, get, w, j),
+                get(("wowed", w, j, p)),
+                get(("peer", p)) == ENABLED,
+                ops.not_(get(("app", p + 1, z.uid(w, j)))),
+            )
+            for w in W
+            for j in range(E)
+            for p in P
+        ]
+        return ops.not_(ops.or_(*owed))
+
+    def dead_queues_claimed(ops: Any, get: Any) -> Any:
+        rows = [
+            ops.and_(
+                get(("rex", *rk)), ops.not_(get(("alive", rk[1]))), get(("peer", rk[0])) != REMOVED
+            )
+            for rk in z.rkeys
+        ]
+        stuck = ops.or_(*(get(("stage", s)) == SCP_CLAIM_STAGE for s in S))
+        return ops.and_(
+            ops.not_(ops.or_(*rows)),
+            ops.or_(ops.not_(stuck), ops.not_(field(get, "master_up", ("mup",)))),
+        )
+
+    def removal_finishes(ops: Any, get: Any) -> Any:
+        return ops.not_(ops.or_(*(ops.and_(get(("pp", p)), get(("ppk", p)) == REMOVE) for p in P)))
+
+    def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
+        return ops.not_(
+            ops.or_(
+                *(ops.and_(get(("rex", *rk)), get(("peer", rk[0])) == REMOVED) for rk in z.rkeys)
+            )
+        )
+
+    def field(get: Any, name: str, key: tuple) -> Any:
+        """A state field that is a variable only where a feature encodes it."""
+        if name in z.constant_fields:
+            return getattr(z.init_state, name)
+        return get(key)
+
+    def system_table_served(ops: Any, get: Any) -> Any:
+        return field(get, "table_online", ("online",))
+
+    goals = {
+        f.__name__: f
+        for f in (
+            edits_delivered,
+            dead_queues_claimed,
+            removal_finishes,
+            removed_peer_queues_deleted,
+            system_table_served,
+        )
+    }
+
     invariants = {
         f.__name__: f
         for f in (
@@ -267,4 +328,9 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         if p.name == "offsets_monotone"
     ]
     out.append(FlatProperty("encoding_capacity", "invariant", encoding_capacity))
+    out += [
+        FlatProperty(p.name, "liveness", goals[p.name])
+        for p in z.design.liveness
+        if p.name not in z.cfg.skip_liveness
+    ]
     return out

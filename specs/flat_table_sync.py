@@ -186,13 +186,13 @@ class SyncFlat(SyncFlatSteps):
 
         out = []
         for prop in super().properties():  # type: ignore[misc]
-            if prop.name == "no_lost_edit":
+            if prop.name in ("no_lost_edit", "edits_delivered"):
                 base = prop.check
 
-                def no_lost_edit(ops: Any, get: Any, base: Any = base) -> Any:
+                def unless_stale(ops: Any, get: Any, base: Any = base) -> Any:
                     return base(ops, self._owed_unless_stale(ops, get))
 
-                out.append(FlatProperty(prop.name, prop.kind, no_lost_edit))
+                out.append(FlatProperty(prop.name, prop.kind, unless_stale))
             elif prop.name == "no_stale_edit_replicated":
                 out.append(FlatProperty(prop.name, prop.kind, no_stale_edit_replicated))
             else:

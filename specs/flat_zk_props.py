@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from replcheck.model import rules
-from replcheck.model.state import DELETED, GLOBAL, REMOVED
+from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
 
 from .flat import FlatProperty, count
 
@@ -204,6 +204,46 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
     def encoding_capacity(ops: Any, get: Any) -> Any:
         return ops.not_(get(("overflow",)))
 
+    # --- liveness goals ---------------------------------------------------------------------
+
+    def edits_delivered(ops: Any, get: Any) -> Any:
+        owed = [
+            ops.and_(
+                here,
+                get(("wowed", w, j, p)),
+                get(("peer", p)) == ENABLED,
+                ops.not_(z.applied(ops, get, p + 1, uid)),
+            )
+            for here, w, j, uid in entries(ops, get)
+            for p in P
+        ]
+        return ops.or_(ops.not_(get(("repl",))), ops.not_(ops.or_(*owed)))
+
+    def dead_queues_claimed(ops: Any, get: Any) -> Any:
+        return ops.and_(
+            *(
+                ops.or_(
+                    get(("alive", s)),
+                    ops.not_(ops.or_(*(get(("qex", s, p, ci)) for p in P for ci in CH))),
+                )
+                for s in S
+            )
+        )
+
+    def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
+        return ops.and_(
+            *(
+                ops.not_(ops.and_(get(("qex", o, p, ci)), get(("peer", p)) == REMOVED))
+                for o in S
+                for p in P
+                for ci in CH
+            )
+        )
+
+    goals = {
+        f.__name__: f for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
+    }
+
     invariants = {
         f.__name__: f
         for f in (
@@ -227,4 +267,11 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         if p.name == "positions_monotone"
     ]
     out.append(FlatProperty("encoding_capacity", "invariant", encoding_capacity))
+    from replcheck.model.properties import LIVENESS
+
+    out += [
+        FlatProperty(p.name, "liveness", goals[p.name])
+        for p in getattr(z.design, "liveness", LIVENESS)
+        if p.name not in z.cfg.skip_liveness
+    ]
     return out

@@ -7,7 +7,8 @@ over packed states (tuples of integers), for exploration wherever no C compiler 
   program's instance order. Instances whose guards begin with the same conjunct are emitted under
   one test of it, so a server that is down costs one comparison for all its steps;
 * ``invariants(s)``: the indexes of the invariants ``s`` breaks;
-* ``step_violations(s, t)``: the indexes of the step properties the step ``s -> t`` breaks.
+* ``step_violations(s, t)``: the indexes of the step properties the step ``s -> t`` breaks;
+* ``goals(s)``: a bit set of the liveness goals that hold in ``s``.
 
 Subexpressions used more than once by an instance's writes are computed once, into a local.
 Every operation is total on integers, so computing a shared subexpression early changes nothing.
@@ -145,6 +146,11 @@ def python_source(prog: Program) -> str:
     for j, (name, n) in enumerate(prog.invariants):
         lines.append(f"    if not {em.expr(n)}: out.append({j})  # {name}")
     lines.append("    return out")
+    lines.append("def goals(s):")
+    lines.append("    out = 0")
+    for j, (name, n) in enumerate(prog.goals):
+        lines.append(f"    if {em.expr(n)}: out |= {1 << j}  # {name}")
+    lines.append("    return out")
     lines.append("def step_violations(s, t):")
     lines.append("    out = []")
     for j, (name, n) in enumerate(prog.step_properties):
@@ -159,10 +165,13 @@ class PyCode:
     successors: Any
     invariants: Any
     step_violations: Any
+    goals: Any
 
 
 def compile_python(prog: Program) -> PyCode:
     src = python_source(prog)
     space: dict[str, Any] = {}
     exec(compile(src, f"<generated {prog.design}@{prog.config}>", "exec"), space)
-    return PyCode(src, space["successors"], space["invariants"], space["step_violations"])
+    return PyCode(
+        src, space["successors"], space["invariants"], space["step_violations"], space["goals"]
+    )

@@ -279,6 +279,8 @@ class Program:
     """Per instance, (slot, node) pairs: the slot's value after the step."""
     invariants: list[tuple[str, int]]
     step_properties: list[tuple[str, int]]
+    goals: list[tuple[str, int]]
+    """Per liveness property, its goal: a node over the state."""
 
     @property
     def slot(self) -> dict[tuple, int]:
@@ -435,6 +437,11 @@ def trace(fm: FlatModel) -> Program:
         (p.name, g.lift(p.check(ops, var.__getitem__, post.__getitem__)))
         for p in fm.step_properties
     ]
+    goals = [
+        (p.name, g.lift(p.check(ops, var.__getitem__)))
+        for p in fm.properties
+        if p.kind == "liveness"
+    ]
     init = [int(fm.init[k]) for k in keys]
     return Program(
         fm.design,
@@ -450,5 +457,6 @@ def trace(fm: FlatModel) -> Program:
         writes,
         invariants,
         steps,
+        goals,
         bools,
     )
