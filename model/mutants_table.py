@@ -313,10 +313,14 @@ class RestartForgetsBarrier(Table):
     configs = ("t-master-restart",)
 
     def do_master_restart(self, cfg: Config, st: TState) -> TState:
-        from .table_state import IDLE_TCLEANER, NOT_RUNNING
+        """The AddPeerProcedures' disables are lost; the migration procedure's own ``afterReplay``
+        still disables the cleaner (a separate code path in HBase)."""
+        from .table_state import BARRIER_DISABLED, IDLE_TCLEANER, NOT_RUNNING
 
         st = self.spend(st, master_restarts=1)
-        return st._replace(barrier=(NOT_RUNNING, 0), cleaner=IDLE_TCLEANER)
+        n = self.migration_holds_barrier(st)
+        barrier = (BARRIER_DISABLED, n) if n else (NOT_RUNNING, 0)
+        return st._replace(barrier=barrier, cleaner=IDLE_TCLEANER)
 
 
 TABLE_MUTANTS = (

@@ -69,20 +69,24 @@ def library() -> tuple[Any, str]:
     path = cache_dir() / f"cvm-{digest}.so"
     how = "cached"
     if not path.exists():
-        cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+        wanted = os.environ.get("CC") or "gcc"
+        cc = shutil.which(wanted) or (None if os.environ.get("CC") else shutil.which("cc"))
         if cc is None:
-            return None, "no C compiler found (gcc or cc); using generated Python"
+            return None, f"no C compiler found ({wanted}); using generated Python"
         path.parent.mkdir(parents=True, exist_ok=True)
         import time
 
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
             out = Path(tmp) / path.name
-            proc = subprocess.run(
-                [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(SOURCE)],
-                capture_output=True,
-                text=True,
-            )
+            try:
+                proc = subprocess.run(
+                    [cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(SOURCE)],
+                    capture_output=True,
+                    text=True,
+                )
+            except OSError as err:
+                return None, f"the C compiler could not run ({err}); using generated Python"
             if proc.returncode != 0:
                 first = (proc.stderr.strip().splitlines() or ["?"])[0]
                 return None, f"the C compiler failed ({first}); using generated Python"

@@ -248,9 +248,14 @@ class FlatSyncUp(StepBase):
             return ops.or_(marked, base.guard(ops, get))
 
         def apply0(ops: Any, tx: Tx) -> None:
+            # the base step's own outcome stands unless the marker sends the procedure to
+            # REMOVE_QUEUES with no children (a mutant's round may still claim queues here)
             marked = tx[("mk", d)]
             base.apply(ops, tx)
-            tx[("stage", d)] = ops.ite(marked, ARQP_REMOVE, SCP_DONE)
+            for p, src in keys:
+                tx.when(marked, ("ch", d, p, src), False)
+                tx.when(marked, ("cht", d, p, src), 0)
+            tx[("stage", d)] = ops.ite(marked, ARQP_REMOVE, tx[("stage", d)])
 
         return self.master_up(Instance(base.name, base.args, guard0, apply0))
 
