@@ -322,7 +322,7 @@ def bmc(
     res = BmcResult(fm.design, fm.config, depth, -1)
     solver = z3.SolverFor("QF_BV")
     un = Unrolling(fm, solver)
-    props = fm.properties
+    props = fm.invariants + fm.step_properties  # liveness goals are not safety properties
     for k in range(depth + 1):
         t0 = time.perf_counter()
         if k:

@@ -138,7 +138,8 @@ class Instance:
 class FlatProperty:
     name: str
     kind: str
-    """``invariant`` or ``step``."""
+    """``invariant``, ``step`` or ``liveness`` (a goal over the state that every fair behaviour
+    must eventually reach and keep: ``check(ops, get)``)."""
     check: Callable[..., Any]
 
 

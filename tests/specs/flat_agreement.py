@@ -2,8 +2,8 @@
 era) against its explicit model, state by state, on plain values.
 
 On each state: the flat form is within its declared ranges and round-trips; the flat steps lead
-to exactly the explicit successors; every flat invariant gives the explicit verdict (the flat
-``encoding_capacity`` always holds); the flat step properties give the explicit verdict on every
+to exactly the explicit successors; every flat invariant and liveness goal gives the explicit verdict
+(the flat ``encoding_capacity`` always holds); the flat step properties give the explicit verdict on every
 transition. Shippers (and unregistered WALs) are compared as sets (``bmc.normalize``)."""
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ def check_states(name: str, config: str, states: Iterable[State]) -> tuple[int, 
             assert verdict == expected, (p.name, st)
             if not expected:
                 broken.add(p.name)
+        goals = {p.name: p for p in model.liveness}
+        for p in fm.properties:
+            if p.kind == "liveness":
+                assert is_true(p.check(FPY, flat.__getitem__)) == goals[p.name].check(cfg, st)
+        assert {p.name for p in fm.properties if p.kind == "liveness"} == set(goals)
         for p in fm.step_properties:
             for after, nxt in got.items():
                 verdict = is_true(p.check(FPY, flat.__getitem__, nxt.__getitem__))
