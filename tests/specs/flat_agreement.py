@@ -2,9 +2,10 @@
 era) against its explicit model, state by state, on plain values.
 
 On each state: the flat form is within its declared ranges and round-trips; the flat steps lead
-to exactly the explicit successors; every flat invariant and liveness goal gives the explicit verdict
-(the flat ``encoding_capacity`` always holds); the flat step properties give the explicit verdict on every
-transition. Shippers (and unregistered WALs) are compared as sets (``bmc.normalize``)."""
+to exactly the explicit successors; every flat invariant and liveness goal gives the explicit
+verdict (the flat ``encoding_capacity`` always holds); the flat step properties give the
+explicit verdict on every transition. Shippers (and unregistered WALs) are compared as sets
+(``bmc.normalize``)."""
 
 from __future__ import annotations
 
