@@ -84,7 +84,7 @@ import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from replcheck.matrix import (
     CHECKERS,
@@ -246,6 +246,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-symmetry", action="store_true", help="no symmetry reduction")
     p.add_argument("--max-states", type=_max_states, metavar="N", help="stop after N states")
     p.add_argument("--no-liveness", action="store_true", help="skip the liveness properties")
+    p.add_argument(
+        "--engine",
+        default="explicit",
+        choices=("explicit", "c", "python"),
+        help="explicit: the explicit model; c: the flat text on the compiled C search "
+        "(generated Python where no C compiler is); python: generated Python",
+    )
     p.add_argument("--html", metavar="FILE", help="draw the counterexamples on one HTML page")
     p.add_argument(
         "--max-memory",
@@ -475,14 +482,14 @@ def cmd_explore(args: argparse.Namespace) -> int:
     pairs = _pairs(args)
     if args.html:
         _check_writable(args.html, "--html")
+    _needs_flat_form(args.engine, pairs)
     progress = _progress(args)
     results = []
     for name, cfg in pairs:
         model = Model(get_design(name), cfg)
         progress.task(f"{name}@{cfg.name} explore")
-        result = _guard(
-            f"explore {name}@{cfg.name}",
-            lambda model=model: check(
+        if args.engine == "explicit":
+            run = lambda model=model: check(  # noqa: E731
                 model,
                 symmetry=not args.no_symmetry,
                 max_states=args.max_states,
@@ -490,8 +497,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
                 liveness=not args.no_liveness,
                 max_memory=args.max_memory,
                 partial_on_interrupt=True,
-            ),
-        )
+            )
+        else:
+            run = lambda name=name, cfg=cfg: _check_compiled(args, name, cfg, progress)  # noqa: E731
+        result = _guard(f"explore {name}@{cfg.name}", run)
         progress.done()
         results.append((result, model))
         if result.stats.get("stopped") == "interrupted":
@@ -508,6 +517,40 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return _verdict(
         [r for r, _m in results], len(pairs), "undecided properties are not a pass", args.json
     )
+
+
+def _check_compiled(args: argparse.Namespace, name: str, cfg: Config, progress: Any) -> Any:
+    """``explore --engine c|python``: the flat text, traced and searched (``specs/compiled``)."""
+    from replcheck.specs.compiled_check import check_compiled
+
+    return check_compiled(
+        name,
+        cfg,
+        backend="auto" if args.engine == "c" else "python",
+        symmetry=not args.no_symmetry,
+        liveness=not args.no_liveness,
+        max_states=args.max_states,
+        max_memory=args.max_memory,
+        progress=progress,
+        partial_on_interrupt=True,
+    )
+
+
+def _needs_flat_form(engine: str, pairs: list[tuple[str, Config]]) -> None:
+    """A compiled engine runs the flat text: refuse, before any search, a design or
+    configuration that has none."""
+    if engine == "explicit":
+        return
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import flat_layout
+
+    for name, cfg in pairs:
+        try:
+            flat_layout(name, cfg)
+        except FlatError as err:
+            raise UsageError(
+                f"{name}@{cfg.name}: no flat form for --engine {engine}: {err}"
+            ) from None
 
 
 def _with_reproducers(result: CheckResult, model: Model, engine: str) -> str:

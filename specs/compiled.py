@@ -21,6 +21,7 @@ from typing import Any
 
 from replcheck.model import Config
 
+from .explore import memory_mib
 from .flat import FPY, FlatModel, Tx
 from .pygen import compile_python
 from .terms import Program, trace
@@ -132,6 +133,7 @@ def explore_compiled(
     symmetry: bool = False,
     liveness: bool = False,
     max_states: int | None = None,
+    max_memory: int | None = None,
     progress: Progress | None = None,
     partial_on_interrupt: bool = False,
 ) -> CompiledExploration:
@@ -167,9 +169,9 @@ def explore_compiled(
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, maps, liveness, max_states, progress)
+            _run_c(lib, res, maps, liveness, (max_states, max_memory), progress)
         else:
-            _run_python(res, maps, liveness, max_states, progress)
+            _run_python(res, maps, liveness, (max_states, max_memory), progress)
     except KeyboardInterrupt:
         if not partial_on_interrupt:
             raise
@@ -184,11 +186,12 @@ def _run_c(
     res: CompiledExploration,
     maps: list[Any],
     liveness: bool,
-    max_states: int | None,
+    limits: tuple[int | None, int | None],
     progress: Any,
 ) -> None:
     from .cvm import Search, lower
 
+    max_states, max_memory = limits
     search = Search(lib, lower(res.program, maps), record_edges=liveness)
     try:
         while True:
@@ -203,6 +206,9 @@ def _run_c(
                 break
             if max_states is not None and res.states >= max_states:
                 res.stopped = "state limit"
+                break
+            if max_memory is not None and memory_mib() > max_memory:
+                res.stopped = "memory limit"
                 break
     finally:
         res.states = search.stat("states")
@@ -231,11 +237,12 @@ def _run_python(
     res: CompiledExploration,
     maps: list[Any],
     liveness: bool,
-    max_states: int | None,
+    limits: tuple[int | None, int | None],
     progress: Any,
 ) -> None:
     from .packsym import apply
 
+    max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
 
@@ -281,8 +288,12 @@ def _run_python(
             if liveness:
                 eu.append(u), ev.append(v), ei.append(i)
         ticks += 1
-        if progress is not None and ticks % 4096 == 0:
-            progress(len(index), len(frontier), depth[u])
+        if ticks % 4096 == 0:
+            if progress is not None:
+                progress(len(index), len(frontier), depth[u])
+            if max_memory is not None and memory_mib() > max_memory:
+                res.stopped = "memory limit"
+                break
     res.states = len(index)
     res.depth = max(depth)
     if liveness:

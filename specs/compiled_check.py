@@ -146,6 +146,7 @@ def check_compiled(
     symmetry: bool = True,
     liveness: bool = True,
     max_states: int | None = None,
+    max_memory: int | None = None,
     progress: Any = None,
     partial_on_interrupt: bool = False,
 ) -> CheckResult:
@@ -158,6 +159,7 @@ def check_compiled(
         symmetry=symmetry,
         liveness=liveness,
         max_states=max_states,
+        max_memory=max_memory,
         progress=progress,
         partial_on_interrupt=partial_on_interrupt,
     )

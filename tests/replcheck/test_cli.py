@@ -212,3 +212,24 @@ def test_python_dash_m(argv, code) -> None:
         assert_one_line_error(proc.stderr, "unknown design")
     else:
         assert "/hbase/replication/rs/" in proc.stdout
+
+
+@pytest.mark.parametrize("engine", ["c", "python"])
+def test_explore_on_a_compiled_engine_gives_the_explicit_verdicts(capsys, engine: str) -> None:
+    args = ("explore", "--design", MUTANT, "--config", "filtering", "--json")
+    code, out, _err = run(capsys, *args)
+    want = json.loads(out)["results"][0]
+    code_c, out_c, _err = run(capsys, *args, "--engine", engine)
+    (got,) = json.loads(out_c)["results"]
+    assert (code_c, got["verdicts"]) == (code, want["verdicts"]) and code == 1
+    for key in ("states", "transitions", "depth"):
+        assert got["stats"][key] == want["stats"][key]
+    assert got["stats"]["backend"] == engine
+
+
+def test_explore_on_a_compiled_engine_refuses_a_configuration_without_a_flat_form(capsys) -> None:
+    code, _out, err = run(
+        capsys, "explore", "--design", "zk-multi", "--config", "std:joins=1", "--engine", "c"
+    )
+    assert code == 2
+    assert "no flat form for --engine c" in err and len(err.strip().splitlines()) == 1
