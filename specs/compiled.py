@@ -240,14 +240,20 @@ def _run_python(
     limits: tuple[int | None, int | None],
     progress: Any,
 ) -> None:
-    from .packsym import apply
+    from .pygen import compile_renamings
 
     max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
+    renamings = compile_renamings(maps) if maps else []
 
     def canon(s: tuple[int, ...]) -> tuple[int, ...]:
-        return min([s, *(apply(m, s) for m in maps)]) if maps else s
+        best = s
+        for r in renamings:
+            t = r(s)
+            if t < best:
+                best = t
+        return best
 
     s0 = tuple(p.init)
     index = {canon(s0): 0}
@@ -259,13 +265,17 @@ def _run_python(
     ev: list[int] = []
     ei: list[int] = []
 
-    def check(s: tuple[int, ...], v: int) -> None:
-        for j in code.invariants(s):
-            res.first_violation.setdefault(p.invariants[j][0], v)
-        if liveness:
-            res.goal_bits.append(code.goals(s))
+    live = set(range(len(p.invariants)))
 
-    check(s0, 0)
+    def broken(js: list[int], v: int) -> None:
+        for j in js:
+            res.first_violation.setdefault(p.invariants[j][0], v)
+            live.discard(j)
+
+    broken(code.invariants(s0), 0)
+    if liveness:
+        res.goal_bits.append(code.goals(s0))
+    after = code.after
     ticks = 0
     while frontier:
         if max_states is not None and len(index) >= max_states:
@@ -283,7 +293,10 @@ def _run_python(
                 res.parent.append(u)
                 res.via.append(i)
                 depth.append(depth[u] + 1)
-                check(t, v)
+                if live:
+                    broken(after[i](t, live), v)
+                if liveness:
+                    res.goal_bits.append(code.goals(t))
                 frontier.append((t, v))
             if liveness:
                 eu.append(u), ev.append(v), ei.append(i)

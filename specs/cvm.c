@@ -32,7 +32,7 @@ typedef struct {
     const int32_t *ga_start, *ga_count, *ga_list;
     /* symmetry: nperm permutations, each a slot map and a value map per slot */
     int32_t nperm;
-    const int32_t *perm_slot; /* nperm * nslots: new[perm_slot[p*n+i]] = map(old[i]) */
+    const int32_t *perm_slot; /* nperm * nslots: image[i] = map(state[perm_slot[q*n+i]]) */
     const int32_t *perm_vmap; /* nperm * nslots: -1 none, else an offset into vmap_table */
     const int8_t *vmap_table; /* value map tables, indexed by value + 128 */
     const int32_t *perm_cond; /* nperm * nslots: -1, or the slot that must be set for the map */
@@ -143,25 +143,40 @@ static uint64_t hash(const int8_t *s, int32_t n) {
     return h ? h : 1;
 }
 
-/* the state's fingerprint under symmetry: the least image over the permutations */
+/* the state's fingerprint under symmetry: the least image over the renamings. Each renaming
+   is a gather (target slot i reads source slot src[i], renaming its value through its value map
+   when its condition slot is set), compared with the least image so far as it is built, so a
+   renaming that is already larger at its first differing slot costs only that far. */
 static uint64_t fingerprint(Ctx *c, const int8_t *s) {
     const Prog *p = &c->p;
     int32_t n = p->nslots;
     if (p->nperm <= 1) return hash(s, n);
     const int8_t *best = s;
-    int8_t *out = c->tmp, *keep = c->canon;
+    int8_t *out = c->tmp, *spare = c->canon;
+    const int8_t *table = p->vmap_table + 128;
     for (int32_t q = 1; q < p->nperm; q++) {
-        const int32_t *sm = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
+        const int32_t *src = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
         const int32_t *cd = p->perm_cond + (int64_t)q * n;
-        for (int32_t i = 0; i < n; i++) {
-            int8_t v = s[i];
-            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = p->vmap_table[vm[i] + v + 128];
-            out[sm[i]] = v;
+        int32_t i = 0;
+        int less = 0;
+        for (; i < n; i++) {
+            int8_t v = s[src[i]];
+            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
+            out[i] = v;
+            if (v != best[i]) {
+                less = v < best[i];
+                break;
+            }
         }
-        if (memcmp(out, best, (size_t)n) < 0) {
-            memcpy(keep, out, (size_t)n);
-            best = keep;
+        if (!less) continue;
+        for (i++; i < n; i++) {
+            int8_t v = s[src[i]];
+            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
+            out[i] = v;
         }
+        best = out;
+        out = spare;
+        spare = (int8_t *)best;
     }
     return hash(best, n);
 }

@@ -204,14 +204,23 @@ def lower(
     table: list[int] = []
     perm_cond: list[int] = [-1] * len(p.keys)
     for slot_map, vmaps, conds in perms or []:
-        perm_slot.extend(slot_map)
-        perm_cond.extend(conds)
-        for vm in vmaps:
+        # the C side gathers: target slot t reads the source slot that the renaming sends there
+        src = [0] * len(slot_map)
+        for i, t in enumerate(slot_map):
+            src[t] = i
+        perm_slot.extend(src)
+        perm_cond.extend(conds[i] for i in src)
+        offsets: dict[tuple[int, ...], int] = {}
+        for i in src:
+            vm = vmaps[i]
             if vm is None:
                 perm_vmap.append(-1)
             else:
-                perm_vmap.append(len(table))
-                table.extend(vm)
+                key = tuple(vm)
+                if key not in offsets:
+                    offsets[key] = len(table)
+                    table.extend(vm)
+                perm_vmap.append(offsets[key])
     keep["perm_slot"] = _arr(perm_slot)
     keep["perm_vmap"] = _arr(perm_vmap)
     keep["perm_cond"] = _arr(perm_cond)

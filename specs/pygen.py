@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .terms import Graph, Program
+from .terms import Graph, Program, frames
 
 _BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
 
@@ -146,6 +146,20 @@ def python_source(prog: Program) -> str:
     for j, (name, n) in enumerate(prog.invariants):
         lines.append(f"    if not {em.expr(n)}: out.append({j})  # {name}")
     lines.append("    return out")
+    # per instance, the invariant conjuncts its writes can change (``terms.frames``); ``live``
+    # holds the invariants not yet broken
+    fr = frames(prog)
+    for k, (_j, n) in enumerate(fr.inv):
+        lines.append(f"def conj_{k}(s):")
+        lines.append(f"    return {em.expr(n)}")
+    for i, ks in enumerate(fr.inv_of):
+        lines.append(f"def after_{i}(s, live):")
+        lines.append("    out = []")
+        for k in ks:
+            j = fr.inv[k][0]
+            lines.append(f"    if {j} in live and not conj_{k}(s): out.append({j})")
+        lines.append("    return out")
+    lines.append(f"after = [{', '.join(f'after_{i}' for i in range(len(fr.inv_of)))}]")
     lines.append("def goals(s):")
     lines.append("    out = 0")
     for j, (name, n) in enumerate(prog.goals):
@@ -166,6 +180,9 @@ class PyCode:
     invariants: Any
     step_violations: Any
     goals: Any
+    after: list[Any]
+    """Per instance ``i``, ``after[i](t, live)``: the invariants of ``live`` that the state
+    ``t`` reached by ``i`` breaks, evaluating only the conjuncts ``i``'s writes can change."""
 
 
 def compile_python(prog: Program) -> PyCode:
@@ -173,5 +190,41 @@ def compile_python(prog: Program) -> PyCode:
     space: dict[str, Any] = {}
     exec(compile(src, f"<generated {prog.design}@{prog.config}>", "exec"), space)
     return PyCode(
-        src, space["successors"], space["invariants"], space["step_violations"], space["goals"]
+        src,
+        space["successors"],
+        space["invariants"],
+        space["step_violations"],
+        space["goals"],
+        space["after"],
     )
+
+
+def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int]]]) -> str:
+    """``renamings``: one function per renaming of servers (``specs/packsym.py``), building the
+    renamed state as one tuple."""
+    lines = []
+    tables: dict[tuple[int, ...], str] = {}
+    for q, (slot_map, vmaps, conds) in enumerate(maps):
+        src = [0] * len(slot_map)
+        for i, t in enumerate(slot_map):
+            src[t] = i
+        items = []
+        for i in src:
+            vm = vmaps[i]
+            if vm is None:
+                items.append(f"s[{i}]")
+                continue
+            name = tables.setdefault(tuple(vm), f"m{len(tables)}")
+            mapped = f"{name}[s[{i}] + 128]"
+            items.append(mapped if conds[i] < 0 else f"({mapped} if s[{conds[i]}] else s[{i}])")
+        lines.append(f"def r{q}(s):")
+        lines.append("    return (" + ", ".join(items) + ",)")
+    head = [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
+    tail = [f"renamings = [{', '.join(f'r{q}' for q in range(len(maps)))}]"]
+    return "\n".join(head + lines + tail) + "\n"
+
+
+def compile_renamings(maps: list[Any]) -> list[Any]:
+    space: dict[str, Any] = {}
+    exec(compile(renaming_source(maps), "<generated renamings>", "exec"), space)
+    return space["renamings"]
