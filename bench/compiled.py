@@ -24,10 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from replcheck.matrix import resolve_config
 from replcheck.model import STANDARD, Model, get_design
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import explore
+
+from replcheck.matrix import resolve_config
 
 SPEED = [("zk-multi", "std"), ("table", "t-std"), ("zk-lock", "std"), ("table", "t-sync-back")]
 
