@@ -70,7 +70,7 @@ def compile_rows() -> list[str]:
             for label in ("C library, empty cache", "C library, cache hit"):
                 cvm._LIB.clear()
                 t0 = time.perf_counter()
-                lib, how = cvm.library()
+                _lib, how = cvm.library()
                 rows.append(f"| {label} ({how}) | {time.perf_counter() - t0:.2f} |")
         finally:
             if old is None:
@@ -102,7 +102,7 @@ def largest_rows(budget: float) -> list[str]:
     ]:
         started = time.process_time()
 
-        def stop(n: int, _f: int, _d: int) -> None:
+        def stop(n: int, _f: int, _d: int, started: float = started) -> None:
             if time.process_time() - started > budget:
                 raise KeyboardInterrupt
 
