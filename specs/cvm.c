@@ -41,9 +41,18 @@ typedef struct {
 } Prog;
 
 typedef struct {
+    int32_t op, a0, a1, a2;
+} Node;
+
+typedef struct {
+    uint32_t stamp;
+    int32_t val;
+} Memo;
+
+typedef struct {
     Prog p;
-    int32_t *val;
-    uint32_t *stamp;
+    Node *nodes;
+    Memo *memo;
     uint32_t gen;
     const int8_t *cur, *nxt;
     /* visited: fingerprints and state indexes */
@@ -76,46 +85,58 @@ typedef struct {
     int failed;
 } Ctx;
 
-static int32_t ev(Ctx *c, int32_t n) {
-    if (c->stamp[n] == c->gen) return c->val[n];
-    const Prog *p = &c->p;
-    int32_t a = p->a0[n], r;
-    switch (p->op[n]) {
+static int32_t ev_node(Ctx *c, int32_t n);
+
+/* a node's value in the current state: constants and slots directly, anything else through
+   the memo */
+static inline int32_t ev(Ctx *c, int32_t n) {
+    const Node *x = c->nodes + n;
+    if (x->op == VAR) return c->cur[x->a0];
+    if (x->op == CONST) return x->a0;
+    if (c->memo[n].stamp == c->gen) return c->memo[n].val;
+    return ev_node(c, n);
+}
+
+static int32_t ev_node(Ctx *c, int32_t n) {
+    const Node *x = c->nodes + n;
+    const int32_t *kids = c->p.kids;
+    int32_t a = x->a0, r;
+    switch (x->op) {
     case CONST: r = a; break;
     case VAR: r = c->cur[a]; break;
     case POST: r = c->nxt[a]; break;
     case NOT: r = !ev(c, a); break;
     case AND: {
         r = 1;
-        for (int32_t k = 0; k < p->a1[n]; k++)
-            if (!ev(c, p->kids[a + k])) { r = 0; break; }
+        for (int32_t k = 0; k < x->a1; k++)
+            if (!ev(c, kids[a + k])) { r = 0; break; }
         break;
     }
     case OR: {
         r = 0;
-        for (int32_t k = 0; k < p->a1[n]; k++)
-            if (ev(c, p->kids[a + k])) { r = 1; break; }
+        for (int32_t k = 0; k < x->a1; k++)
+            if (ev(c, kids[a + k])) { r = 1; break; }
         break;
     }
-    case ITE: r = ev(c, a) ? ev(c, p->a1[n]) : ev(c, p->a2[n]); break;
-    case EQ: r = ev(c, a) == ev(c, p->a1[n]); break;
-    case NE: r = ev(c, a) != ev(c, p->a1[n]); break;
-    case LT: r = ev(c, a) < ev(c, p->a1[n]); break;
-    case LE: r = ev(c, a) <= ev(c, p->a1[n]); break;
-    case ADD: r = ev(c, a) + ev(c, p->a1[n]); break;
-    case SUB: r = ev(c, a) - ev(c, p->a1[n]); break;
-    case MUL: r = ev(c, a) * ev(c, p->a1[n]); break;
+    case ITE: r = ev(c, a) ? ev(c, x->a1) : ev(c, x->a2); break;
+    case EQ: r = ev(c, a) == ev(c, x->a1); break;
+    case NE: r = ev(c, a) != ev(c, x->a1); break;
+    case LT: r = ev(c, a) < ev(c, x->a1); break;
+    case LE: r = ev(c, a) <= ev(c, x->a1); break;
+    case ADD: r = ev(c, a) + ev(c, x->a1); break;
+    case SUB: r = ev(c, a) - ev(c, x->a1); break;
+    case MUL: r = ev(c, a) * ev(c, x->a1); break;
     case NEG: r = -ev(c, a); break;
     default: r = 0;
     }
-    c->stamp[n] = c->gen;
-    c->val[n] = r;
+    c->memo[n].stamp = c->gen;
+    c->memo[n].val = r;
     return r;
 }
 
 static void fresh(Ctx *c) {
     if (++c->gen == 0) {
-        memset(c->stamp, 0, sizeof(uint32_t) * c->p.nnodes);
+        memset(c->memo, 0, sizeof(Memo) * (size_t)c->p.nnodes);
         c->gen = 1;
     }
 }
@@ -129,17 +150,27 @@ static uint64_t mix(uint64_t h) {
     return h;
 }
 
+/* wyhash's multiply-and-fold over 16 bytes at a time, finished with a full mix */
+static inline uint64_t mum(uint64_t a, uint64_t b) {
+    __uint128_t m = (__uint128_t)a * b;
+    return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
 static uint64_t hash(const int8_t *s, int32_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    const uint64_t P0 = 0xa0761d6478bd642fULL, P1 = 0xe7037ed1a0b428dbULL;
+    uint64_t h = P0 ^ (uint64_t)n;
     int32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = mix(h ^ w) + 0x9e3779b97f4a7c15ULL;
+    for (; i + 16 <= n; i += 16) {
+        uint64_t a, b;
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + i + 8, 8);
+        h = mum(a ^ P0, b ^ h ^ P1);
     }
-    uint64_t w = 0;
-    memcpy(&w, s + i, (size_t)(n - i));
-    h = mix(h ^ w ^ ((uint64_t)(n - i) << 56));
+    uint64_t a = 0, b = 0;
+    int32_t left = n - i;
+    memcpy(&a, s + i, (size_t)(left < 8 ? left : 8));
+    if (left > 8) memcpy(&b, s + i + 8, (size_t)(left - 8));
+    h = mix(mum(a ^ P1, b ^ h ^ P0) ^ (uint64_t)left);
     return h ? h : 1;
 }
 
@@ -319,7 +350,7 @@ static int record_edge(Ctx *c, uint32_t u, uint32_t v, int32_t i) {
 
 void cx_free(Ctx *c) {
     if (!c) return;
-    free(c->val); free(c->stamp); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
+    free(c->nodes); free(c->memo); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
     free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
     free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->succ);
     free(c->succ_i);
@@ -331,8 +362,11 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     if (!c) return 0;
     c->p = *p;
     int32_t n = p->nslots;
-    c->val = calloc((size_t)p->nnodes + 1, sizeof(int32_t));
-    c->stamp = calloc((size_t)p->nnodes + 1, sizeof(uint32_t));
+    c->nodes = malloc(sizeof(Node) * ((size_t)p->nnodes + 1));
+    c->memo = calloc((size_t)p->nnodes + 1, sizeof(Memo));
+    if (c->nodes)
+        for (int32_t k = 0; k < p->nnodes; k++)
+            c->nodes[k] = (Node){p->op[k], p->a0[k], p->a1[k], p->a2[k]};
     c->cap = 1 << 16;
     c->fp = calloc(c->cap, sizeof(uint64_t));
     c->fidx = malloc(c->cap * sizeof(uint32_t));
@@ -346,7 +380,7 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     c->words = (p->ninst + 63) / 64;
     c->rec = ((p->nslots + 7) / 8) * 8 + 8 * (int64_t)c->words;
     c->record_edges = record_edges;
-    if (!c->val || !c->stamp || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
+    if (!c->nodes || !c->memo || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
         !c->step_i || !c->tmp || !c->canon || !c->succ || !c->succ_i) {
         cx_free(c);
         return 0;
