@@ -74,6 +74,16 @@ class CompiledExploration:
     goal_bits: list[int] = field(default_factory=list)
     """With liveness: per state, bit ``j`` set when goal ``j`` holds."""
 
+    @property
+    def collision_probability(self) -> float:
+        """An upper bound on the chance that two distinct states (classes, with symmetry) shared
+        a 64-bit fingerprint, so that one was never explored: n(n-1)/2 pairs, each 2^-64 (the
+        generated-Python search stores whole states: 0)."""
+        if self.backend != "c":
+            return 0.0
+        n = self.states
+        return n * (n - 1) / 2 / 2.0**64
+
     def instances_to(self, v: int) -> list[int]:
         """The instances taken from the initial state to state ``v``."""
         out = []

@@ -206,6 +206,7 @@ def check_compiled(
         "backend": res.backend,
         "how": res.how,
         "bytes": res.bytes,
+        "fingerprint_collision_probability": float(f"{res.collision_probability:.1e}"),
         "encoding_overflow": overflow is not None,
     }
     if overflow is not None:

@@ -133,6 +133,10 @@ def test_a_liveness_counterexample_is_a_fair_cycle_the_explicit_model_takes() ->
 def test_counterexamples_are_the_explicit_models_own_steps() -> None:
     cfg = STANDARD["cleaner-race"]
     r = check_compiled("zk-multi/HBASE-12865", cfg, backend="c")
+    n = r.stats["states"]
+    assert n > 100
+    p = r.stats["fingerprint_collision_probability"]
+    assert p == pytest.approx(n * (n - 1) / 2**65, rel=0.05)
     model = Model(get_design("zk-multi/HBASE-12865"), cfg)
     cex = r.counterexamples["no_wal_deleted_while_queued"]
     st = model.init()
