@@ -25,24 +25,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 
-from . import render, rules, table_rules
+from . import rules, table_rules
 from .action import Action
 from .config import Config
 from .design import Design
-from .render import (
+from .render_names import (
     PEERS_ROOT,
     RS_ROOT,
-    _budget_name,
-    _cluster,
-    _edit,
-    _edit_dict,
-    _kind,
-    _list,
-    _mask,
-    _peer,
-    _server,
+    applied_text,
+    budget_name,
+    cluster_label,
+    edit_dict,
     edit_label,
+    edit_text,
+    kind_label,
+    list_text,
+    mask_label,
+    peer_label,
+    relays_json,
+    server_label,
     sink_lines,
+    sinks_json,
 )
 from .state import (
     ARCHIVED,
@@ -187,11 +190,11 @@ def _child_queue(cfg: Config, dead: int, child: Child) -> str:
 
 
 def _servers(cfg: Config, mask: int) -> str:
-    return _list([_server(cfg, s) for s in bits(mask)])
+    return list_text([server_label(cfg, s) for s in bits(mask)])
 
 
 def _peers(mask: int) -> str:
-    return ",".join(_peer(p) for p in bits(mask)) or "-"
+    return ",".join(peer_label(p) for p in bits(mask)) or "-"
 
 
 def _wal_place(cfg: Config, st: TState, key: WalKey) -> str:
@@ -216,7 +219,7 @@ def _sync(pair: tuple[int, int]) -> str:
 
 def _applied(cfg: Config, uids: tuple[Uid, ...]) -> str:
     """Applied edit ids grouped by WAL file: ``<wal>:e0,e1 c1.e0``."""
-    return render._applied(cfg, uids, wal)
+    return applied_text(cfg, uids, wal)
 
 
 def _qualified_edit(cfg: Config, uid: Uid) -> str:
@@ -244,7 +247,7 @@ def _column_note(cfg: Config, st: TState, row: Row, group: int, seq: int, pos: i
 def _row_note(cfg: Config, st: TState, row: Row) -> str:
     notes = []
     if row.source != NO_SOURCE:
-        notes.append(f"recovered: WALs of {_server(cfg, row.source)}")
+        notes.append(f"recovered: WALs of {server_label(cfg, row.source)}")
     status = _server_status(st, row.owner)
     if status != "live":
         notes.append(f"owner {status}")
@@ -267,7 +270,7 @@ def render_queue_table(cfg: Config, st: TState) -> str:
             cells.append("    sid:<encoded region> = last pushed sequence id")
         if mask & HFILE_REF:
             cells.append("    hfileref:<hfile>  (hfile references to replicate)")
-        entries.append((_peer(p).encode(), [f"  row {_peer(p)}", *cells]))
+        entries.append((peer_label(p).encode(), [f"  row {peer_label(p)}", *cells]))
     for row in st.rows:
         key = row_key(cfg, row)
         block = [f"  row {key}{_row_note(cfg, st, row)}"]
@@ -292,7 +295,7 @@ def render_zk_queues(cfg: Config, st: TState) -> str:
         by_owner.setdefault(owner, []).append(q)
     for owner in sorted(by_owner):
         mark = "" if st.servers[owner].alive else f"   [{_server_status(st, owner)}]"
-        lines.append(f"  {_server(cfg, owner)}/{mark}")
+        lines.append(f"  {server_label(cfg, owner)}/{mark}")
         for q in by_owner[owner]:
             lines.append(f"    {rules.queue_id(cfg, q.peer, q.chain)}/")
             for key, pos in q.wals:
@@ -313,13 +316,13 @@ def _peer_line(cfg: Config, st: TState, p: int) -> str:
         parts.append("remote WAL dir " + ("present" if st.remote_dir >> p & 1 else "absent"))
     if st.peers[p] in (ENABLED, DISABLED):
         parts.append(f"cluster key {cluster_key(p)}")
-    return f"  {_peer(p)}: {'; '.join(parts)}"
+    return f"  {peer_label(p)}: {'; '.join(parts)}"
 
 
 def _source_line(cfg: Config, s: int, i: int, sh: Shipper) -> str:
     name = _shipper_queue(cfg, s, sh)
     group = f", group {sh.group}" if cfg.wal_groups > 1 else ""
-    kind = f" (recovered, WALs of {_server(cfg, sh.chain[0])})" if sh.chain else ""
+    kind = f" (recovered, WALs of {server_label(cfg, sh.chain[0])})" if sh.chain else ""
     if not sh.wals:
         return f"    [{i}] {name}{kind}{group}: no WAL"
     head = f"reading {wal(cfg, sh.wals[0])} at {sh.pos}"
@@ -332,7 +335,7 @@ def _claim_text(cfg: Config, claim: tuple[Child, tuple[tuple[int, int, int], ...
     child, read = claim
     dead = child.target  # a claim in progress keeps the crashed owner in ``target``
     row = Row(child.peer, dead, child.source, read)
-    offsets = _list(
+    offsets = list_text(
         [f"{qualifier(cfg, row, g)}={offset_text(cfg, row, g, s, p)}" for g, s, p in read]
     )
     return f"{_child_queue(cfg, dead, child)} (offsets read: {offsets})"
@@ -340,13 +343,13 @@ def _claim_text(cfg: Config, claim: tuple[Child, tuple[tuple[int, int, int], ...
 
 def _server_line(cfg: Config, st: TState, s: int, srv: TServer) -> str:
     status = _server_status(st, s)
-    text = f"  {_server(cfg, s)}: {status}, version {srv.version}"
+    text = f"  {server_label(cfg, s)}: {status}, version {srv.version}"
     if not srv.alive:
         return text
     current = " ".join(wal(cfg, (s, g, seq)) for g, seq in enumerate(srv.current))
     text += f"; current {current}; peers {_peers(srv.known)}"
     if cfg.sink_servers > 1:
-        chosen = " ".join(f"{_peer(p)}:{_mask(srv.sinks[p])}" for p in bits(srv.known))
+        chosen = " ".join(f"{peer_label(p)}:{mask_label(srv.sinks[p])}" for p in bits(srv.known))
         text += f"; sinks {chosen or '-'}"
     return text
 
@@ -362,7 +365,7 @@ def _server_lines(cfg: Config, st: TState) -> list[str]:
         for claim in srv.claim:
             lines.append(f"    claim read: {_claim_text(cfg, claim)}")
         if cfg.sync_peers:
-            views = " ".join(f"{_peer(p)}:{_sync(v)}" for p, v in enumerate(srv.views))
+            views = " ".join(f"{peer_label(p)}:{_sync(v)}" for p, v in enumerate(srv.views))
             lines.append(f"    sync views: {views}")
         if srv.drained:
             lines.append(f"    drained for STANDBY: {_peers(srv.drained)}")
@@ -375,7 +378,7 @@ def _wal_lines(cfg: Config, st: TState) -> list[str]:
         if not w:
             continue
         state = "closed" if w.closed else "open"
-        entries = _list([_edit(cfg, e) for e in w.entries], "(no edits)")
+        entries = list_text([edit_text(cfg, e) for e in w.entries], "(no edits)")
         lines.append(f"  {wal(cfg, w.key)}  {WAL_PLACE_NAMES[w.place]:<7} {state:<6} {entries}")
     return lines
 
@@ -422,7 +425,7 @@ def removal_text(cfg: Config, p: int, cursor: tuple) -> str:
     n, keys = _removal_cursor(cursor)
     if keys is None:
         return f"removeAllQueues pass {n + 1}: rows not read yet"
-    left = _list([table_rules.queue_id(cfg, p, o, s) for o, s in keys], "none")
+    left = list_text([table_rules.queue_id(cfg, p, o, s) for o, s in keys], "none")
     return f"removeAllQueues pass {n + 1}: rows read, still to delete {left}"
 
 
@@ -432,7 +435,7 @@ def _cleaner_text(cfg: Config, st: TState) -> str:
     if c.phase != C_IDLE:
         parts.append(f"live or SCP-unfinished servers {_servers(cfg, c.live)}")
     if c.phase == C_READY:
-        keys = _list([row_key(cfg, r) for r in sorted_rows(cfg, c.rows)], "(none)")
+        keys = list_text([row_key(cfg, r) for r in sorted_rows(cfg, c.rows)], "(none)")
         parts.append(f"peers {_peers(c.peers)}; rows {keys}")
     return "; ".join(parts)
 
@@ -456,8 +459,8 @@ def _syncup_text(cfg: Config, st: TState) -> str:
     su = st.syncup
     if not su.running:
         return "not running"
-    view = _list([row_key(cfg, r) for r in sorted_rows(cfg, su.view)], "(none)")
-    work = _list([f"{_peer(p)}:{wal(cfg, k)}@{pos}" for p, k, pos in su.work], "(none)")
+    view = list_text([row_key(cfg, r) for r in sorted_rows(cfg, su.view)], "(none)")
+    work = list_text([f"{peer_label(p)}:{wal(cfg, k)}@{pos}" for p, k, pos in su.work], "(none)")
     return f"running; offline view of rows {view}; still to replicate {work}"
 
 
@@ -466,22 +469,22 @@ def _master_lines(cfg: Config, st: TState) -> list[str]:
     for d, scp in enumerate(st.scps):
         if scp.stage == SCP_NONE:
             continue
-        lines.append(f"  ServerCrashProcedure {_server(cfg, d)}: {scp_text(cfg, scp)}")
+        lines.append(f"  ServerCrashProcedure {server_label(cfg, d)}: {scp_text(cfg, scp)}")
         for child in scp.children:
             lines.append(
                 f"    ClaimReplicationQueueRemoteProcedure {_child_queue(cfg, d, child)}"
-                f" -> {_server(cfg, child.target)}"
+                f" -> {server_label(cfg, child.target)}"
             )
     for p, proc in enumerate(st.pprocs):
         if proc:
-            lines.append(f"  peer {_peer(p)}: {proc_text(cfg, st, p, proc)}")
+            lines.append(f"  peer {peer_label(p)}: {proc_text(cfg, st, p, proc)}")
     lines.append(f"  log cleaner barrier: {_barrier_text(st)}")
     lines.append(f"  log cleaner: {_cleaner_text(cfg, st)}")
     lines.append(f"  migration from ZooKeeper: {_migration_text(cfg, st)}")
     if st.syncup.running or st.markers or st.info:
         lines.append(f"  ReplicationSyncUp: {_syncup_text(cfg, st)}")
         for s in bits(st.markers):
-            lines.append(f"    file {SYNCUP_DIR}/{_server(cfg, s)}  (marker: drop its queues)")
+            lines.append(f"    file {SYNCUP_DIR}/{server_label(cfg, s)}  (marker: drop its queues)")
         if st.info:
             lines.append(f"    file {SYNCUP_DIR}/info")
     return lines
@@ -492,12 +495,12 @@ def _history(cfg: Config, st: TState) -> str:
     if st.removed_done:
         parts.append(f"peers removed {_peers(st.removed_done)}")
     for p, uids in st.stale:
-        parts.append(f"never to replicate to {_peer(p)}: {_applied(cfg, uids)}")
+        parts.append(f"never to replicate to {peer_label(p)}: {_applied(cfg, uids)}")
     return "; ".join(parts)
 
 
 def _budget(st: TState) -> str:
-    return ", ".join(f"{_budget_name(k)} {v}" for k, v in st.budget._asdict().items())
+    return ", ".join(f"{budget_name(k)} {v}" for k, v in st.budget._asdict().items())
 
 
 def render_table_state(cfg: Config, st: TState) -> str:
@@ -536,21 +539,21 @@ def _facts(cfg: Config, st: TState) -> Facts:
     for p, mask in enumerate(st.sid):
         for bit, family in ((SID, "sid"), (HFILE_REF, "hfileref")):
             if mask & bit:
-                facts[f"row {_peer(p)} {family}"] = ("cells", None)
+                facts[f"row {peer_label(p)} {family}"] = ("cells", None)
     for row in st.rows:
         key = f"row {row_key(cfg, row)}"
         facts[key] = ("recovered queue" if row.source != NO_SOURCE else "queue", None)
         for q, g, seq, pos in columns(cfg, row):
             facts[f"{key} queue:{q}"] = (offset_text(cfg, row, g, seq, pos), key)
     for owner, q in st.zk:
-        key = f"{RS_ROOT}{_server(cfg, owner)}/{rules.queue_id(cfg, q.peer, q.chain)}"
+        key = f"{RS_ROOT}{server_label(cfg, owner)}/{rules.queue_id(cfg, q.peer, q.chain)}"
         facts[key] = ("znode", None)
         for k, pos in q.wals:
             facts[f"{key}/{rules.wal_name(cfg, k)}"] = (f"position {pos}", key)
     for p in range(len(st.peers)):
-        facts[f"peer {_peer(p)}"] = (_peer_line(cfg, st, p).split(": ", 1)[1], None)
+        facts[f"peer {peer_label(p)}"] = (_peer_line(cfg, st, p).split(": ", 1)[1], None)
     for s, srv in enumerate(st.servers):
-        name = f"server {_server(cfg, s)}"
+        name = f"server {server_label(cfg, s)}"
         facts[name] = (f"{_server_status(st, s)}, version {srv.version}", None)
         if not srv.alive:
             continue
@@ -571,56 +574,59 @@ def _facts(cfg: Config, st: TState) -> Facts:
             facts[f"{name} claim read"] = (_claim_text(cfg, claim), name)
         if cfg.sync_peers:
             for p, view in enumerate(srv.views):
-                facts[f"{name} sync view of {_peer(p)}"] = (_sync(view), name)
+                facts[f"{name} sync view of {peer_label(p)}"] = (_sync(view), name)
         if srv.drained:
             facts[f"{name} drained for STANDBY"] = (_peers(srv.drained), name)
         if cfg.sink_servers > 1:
             for p in bits(srv.known):
-                facts[f"{name} sinks of peer {_peer(p)}"] = (_mask(srv.sinks[p]), name)
+                facts[f"{name} sinks of peer {peer_label(p)}"] = (mask_label(srv.sinks[p]), name)
     for w in st.wals:
         if w:
             name = f"WAL {wal(cfg, w.key)}"
             place = f"{WAL_PLACE_NAMES[w.place]}, {'closed' if w.closed else 'open'}"
             facts[name] = (place, None)
-            facts[f"{name} edits"] = (_list([_edit(cfg, e) for e in w.entries], "(none)"), name)
+            facts[f"{name} edits"] = (
+                list_text([edit_text(cfg, e) for e in w.entries], "(none)"),
+                name,
+            )
     facts["master"] = ("up" if st.master_up else "down", None)
     for d, scp in enumerate(st.scps):
         if scp.stage == SCP_NONE:
             continue
-        name = f"SCP {_server(cfg, d)}"
+        name = f"SCP {server_label(cfg, d)}"
         facts[name] = (scp_text(cfg, scp), None)
         for child in scp.children:
             key = f"{name} claim {_child_queue(cfg, d, child)}"
-            facts[key] = (f"-> {_server(cfg, child.target)}", name)
+            facts[key] = (f"-> {server_label(cfg, child.target)}", name)
     for p, proc in enumerate(st.pprocs):
         if proc:
-            facts[f"peer procedure {_peer(p)}"] = (proc_text(cfg, st, p, proc), None)
+            facts[f"peer procedure {peer_label(p)}"] = (proc_text(cfg, st, p, proc), None)
     facts["log cleaner barrier"] = (_barrier_text(st), None)
     facts["log cleaner"] = (_cleaner_text(cfg, st), None)
     facts["migration"] = (_migration_text(cfg, st), None)
     facts["ReplicationSyncUp"] = (_syncup_text(cfg, st), None)
     for s in bits(st.markers):
-        facts[f"file {SYNCUP_DIR}/{_server(cfg, s)}"] = ("marker", None)
+        facts[f"file {SYNCUP_DIR}/{server_label(cfg, s)}"] = ("marker", None)
     if st.info:
         facts[f"file {SYNCUP_DIR}/info"] = ("present", None)
     for c, sink in enumerate(st.sinks):
-        label = _cluster(cfg, c)
+        label = cluster_label(cfg, c)
         if sink.applied:
             facts[f"{label} applied"] = (_applied(cfg, sink.applied), None)
         if sink.duplicates:
             facts[f"{label} applied twice"] = (_applied(cfg, sink.duplicates), None)
         if sink.down:
-            facts[f"{label} sink servers down"] = (_mask(sink.down), None)
+            facts[f"{label} sink servers down"] = (mask_label(sink.down), None)
     for c, relay in enumerate(st.relays):
         if relay:
-            facts[f"cluster {c} log"] = (_list([_edit(cfg, e) for e in relay.log]), None)
+            facts[f"cluster {c} log"] = (list_text([edit_text(cfg, e) for e in relay.log]), None)
             for d, n in zip(cfg.outbound(c), relay.shipped, strict=False):
                 facts[f"cluster {c} shipped to {d}"] = (str(n), None)
     history = _history(cfg, st)
     if history:
         facts["history"] = (history, None)
     for field, value in st.budget._asdict().items():
-        facts[f"budget {_budget_name(field)}"] = (str(value), None)
+        facts[f"budget {budget_name(field)}"] = (str(value), None)
     return facts
 
 
@@ -664,15 +670,15 @@ def render_table_diff(cfg: Config, before: TState, after: TState) -> str:
 
 def _param(cfg: Config, name: str, value: object, named: dict, st: TState | None) -> str:
     if name in ("server", "dead", "target") and isinstance(value, int):
-        return _server(cfg, value)
+        return server_label(cfg, value)
     if name == "peer" and isinstance(value, int):
-        return _peer(value)
+        return peer_label(value)
     if name == "kind" and isinstance(value, int):
-        return _kind(value)
+        return kind_label(value)
     if name == "cluster" and isinstance(value, int):
-        return _cluster(cfg, value)
+        return cluster_label(cfg, value)
     if name == "targets" and isinstance(value, tuple):
-        return "[" + ", ".join(_server(cfg, t) for t in value) + "]"
+        return "[" + ", ".join(server_label(cfg, t) for t in value) + "]"
     if name == "shipper" and st is not None and isinstance(named.get("server"), int):
         s = named["server"]
         if 0 <= s < len(st.servers) and 0 <= value < len(st.servers[s].shippers):
@@ -684,7 +690,7 @@ def _param(cfg: Config, name: str, value: object, named: dict, st: TState | None
         if 0 <= d < len(st.scps) and 0 <= value < len(st.scps[d].children):
             child = st.scps[d].children[value]
             queue = _child_queue(cfg, d, child)
-            return f"{value} ({queue} -> {_server(cfg, child.target)})"
+            return f"{value} ({queue} -> {server_label(cfg, child.target)})"
     return str(value)
 
 
@@ -722,18 +728,18 @@ def _offsets_dict(cfg: Config, row: Row) -> dict[str, str]:
 
 def _server_dict(cfg: Config, st: TState, s: int, srv: TServer) -> dict[str, object]:
     return {
-        "name": _server(cfg, s),
+        "name": server_label(cfg, s),
         "status": _server_status(st, s),
         "alive": srv.alive,
         "started": srv.started,
         "version": srv.version,
         "current": [wal(cfg, (s, g, seq)) for g, seq in enumerate(srv.current)],
-        "peers": [_peer(p) for p in bits(srv.known)],
+        "peers": [peer_label(p) for p in bits(srv.known)],
         "sources": [
             {
                 "queue": _shipper_queue(cfg, s, sh),
                 "recovered": bool(sh.chain),
-                "source": _server(cfg, sh.chain[0]) if sh.chain else None,
+                "source": server_label(cfg, sh.chain[0]) if sh.chain else None,
                 "group": sh.group,
                 "wals": [wal(cfg, k) for k in sh.wals],
                 "position": sh.pos,
@@ -748,10 +754,10 @@ def _server_dict(cfg: Config, st: TState, s: int, srv: TServer) -> dict[str, obj
             for child, read in srv.claim
         ],
         "sync_views": {
-            _peer(p): [SYNC_NAMES[a], SYNC_NAMES[b]] for p, (a, b) in enumerate(srv.views)
+            peer_label(p): [SYNC_NAMES[a], SYNC_NAMES[b]] for p, (a, b) in enumerate(srv.views)
         },
-        "drained": [_peer(p) for p in bits(srv.drained)],
-        "sink_subsets": {_peer(p): bits(m) for p, m in enumerate(srv.sinks)},
+        "drained": [peer_label(p) for p in bits(srv.drained)],
+        "sink_subsets": {peer_label(p): bits(m) for p, m in enumerate(srv.sinks)},
     }
 
 
@@ -767,7 +773,7 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
     m = st.migration
     zk: dict[str, dict[str, dict[str, int]]] = {}
     for owner, q in st.zk:
-        queues = zk.setdefault(_server(cfg, owner), {})
+        queues = zk.setdefault(server_label(cfg, owner), {})
         queues[rules.queue_id(cfg, q.peer, q.chain)] = {
             rules.wal_name(cfg, k): pos for k, pos in q.wals
         }
@@ -776,11 +782,11 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
         "table": {
             "online": st.table_online,
             "queue": {row_key(cfg, r): _offsets_dict(cfg, r) for r in sorted_rows(cfg, st.rows)},
-            "sid": [_peer(p) for p, mask in enumerate(st.sid) if mask & SID],
-            "hfileref": [_peer(p) for p, mask in enumerate(st.sid) if mask & HFILE_REF],
+            "sid": [peer_label(p) for p, mask in enumerate(st.sid) if mask & SID],
+            "hfileref": [peer_label(p) for p, mask in enumerate(st.sid) if mask & HFILE_REF],
         },
         "peers": {
-            _peer(p): {
+            peer_label(p): {
                 "status": PEER_STATUS_NAMES[status],
                 "sync": [SYNC_NAMES[st.sync[p][0]], SYNC_NAMES[st.sync[p][1]]],
                 "remote_dir": bool(st.remote_dir >> p & 1),
@@ -792,12 +798,12 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
         "wals": [
             {
                 "name": wal(cfg, w.key),
-                "server": _server(cfg, w.key[0]),
+                "server": server_label(cfg, w.key[0]),
                 "group": w.key[1],
                 "place": WAL_PLACE_NAMES[w.place],
                 "closed": w.closed,
                 "entries": [
-                    {**_edit_dict(cfg, e), "id": _qualified_edit(cfg, e.uid)} for e in w.entries
+                    {**edit_dict(cfg, e), "id": _qualified_edit(cfg, e.uid)} for e in w.entries
                 ],
             }
             for w in st.wals
@@ -806,11 +812,11 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
         "master": {
             "up": st.master_up,
             "scps": {
-                _server(cfg, d): {
+                server_label(cfg, d): {
                     "stage": SCP_STAGE_NAMES[scp.stage],
-                    "peers_missing": [_peer(p) for p in bits(scp.peers)],
+                    "peers_missing": [peer_label(p) for p in bits(scp.peers)],
                     "claims": [
-                        {"queue": _child_queue(cfg, d, ch), "target": _server(cfg, ch.target)}
+                        {"queue": _child_queue(cfg, d, ch), "target": server_label(cfg, ch.target)}
                         for ch in scp.children
                     ],
                 }
@@ -818,12 +824,12 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
                 if scp.stage != SCP_NONE
             },
             "peer_procedures": {
-                _peer(p): {
+                peer_label(p): {
                     "procedure": PROC_NAMES[proc.kind],
                     "text": proc_text(cfg, st, p, proc),
                     "stage": proc.stage,
-                    "refresh_pending": [_server(cfg, s) for s in bits(proc.refresh)],
-                    "recorded": [_server(cfg, s) for s in bits(proc.recorded)],
+                    "refresh_pending": [server_label(cfg, s) for s in bits(proc.refresh)],
+                    "recorded": [server_label(cfg, s) for s in bits(proc.recorded)],
                     "remove_all_queues": _removal_dict(cfg, p, proc)
                     if proc.kind == REMOVE and proc.stage == RP_REMOVE_ALL
                     else None,
@@ -835,34 +841,36 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
             "barrier": {"state": BARRIER_NAMES[st.barrier[0]], "disablers": st.barrier[1]},
             "cleaner": {
                 "phase": _CLEANER_PHASES.get(c.phase, str(c.phase)),
-                "live": [_server(cfg, s) for s in bits(c.live)],
-                "peers": [_peer(p) for p in bits(c.peers)],
+                "live": [server_label(cfg, s) for s in bits(c.live)],
+                "peers": [peer_label(p) for p in bits(c.peers)],
                 "rows": [row_key(cfg, r) for r in sorted_rows(cfg, c.rows)],
             },
             "migration": None
             if not m
             else {
                 "stage": MIG_NAMES[m.stage],
-                "disabled": [_peer(p) for p in bits(m.disabled)],
-                "migrated": [_server(cfg, s) for s in bits(m.migrated)],
+                "disabled": [peer_label(p) for p in bits(m.disabled)],
+                "migrated": [server_label(cfg, s) for s in bits(m.migrated)],
             },
             "syncup": {
                 "running": st.syncup.running,
                 "view": [row_key(cfg, r) for r in sorted_rows(cfg, st.syncup.view)],
                 "work": [
-                    {"peer": _peer(p), "wal": wal(cfg, k), "position": pos}
+                    {"peer": peer_label(p), "wal": wal(cfg, k), "position": pos}
                     for p, k, pos in st.syncup.work
                 ],
-                "markers": [_server(cfg, s) for s in bits(st.markers)],
+                "markers": [server_label(cfg, s) for s in bits(st.markers)],
                 "info": st.info,
             },
         },
         "zk": zk,
-        "sinks": render.sinks_json(cfg, st, lambda u: _qualified_edit(cfg, u)),
-        "relays": render.relays_json(cfg, st),
+        "sinks": sinks_json(cfg, st, lambda u: _qualified_edit(cfg, u)),
+        "relays": relays_json(cfg, st),
         "history": {
-            "removed_done": [_peer(p) for p in bits(st.removed_done)],
-            "stale": {_peer(p): [_qualified_edit(cfg, u) for u in uids] for p, uids in st.stale},
+            "removed_done": [peer_label(p) for p in bits(st.removed_done)],
+            "stale": {
+                peer_label(p): [_qualified_edit(cfg, u) for u in uids] for p, uids in st.stale
+            },
         },
         "budget": st.budget._asdict(),
     }
@@ -873,7 +881,7 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
 
 def _storage_peers(peers: tuple[int, ...]) -> list[int]:
     """``listReplicationPeers``: the peers in peer storage, by id."""
-    return sorted((p for p, s in enumerate(peers) if s in (ENABLED, DISABLED)), key=_peer)
+    return sorted((p for p, s in enumerate(peers) if s in (ENABLED, DISABLED)), key=peer_label)
 
 
 def _peers_state(peers: tuple[int, ...]) -> list[str]:
@@ -881,7 +889,7 @@ def _peers_state(peers: tuple[int, ...]) -> list[str]:
     lines = ["Dumping replication peers and configurations:"]
     for p in _storage_peers(peers):
         lines += [
-            f"Peer: {_peer(p)}",
+            f"Peer: {peer_label(p)}",
             f"    State: {'ENABLED' if peers[p] == ENABLED else 'DISABLED'}",
             f"    Cluster Name: {cluster_key(p)}",
             "    Replication Endpoint: null",
@@ -930,15 +938,15 @@ def dump_via_table(cfg: Config, st: TState) -> list[str]:
     then the peers with hfile references (the model names no hfile)."""
     lines = ["peers:"]
     for p in _storage_peers(st.peers):
-        lines.append(f"peers/{_peer(p)}: {cluster_key(p)}")
-        lines.append(f"peers/{_peer(p)}/peer-state: {PEER_STATUS_NAMES[st.peers[p]]}")
+        lines.append(f"peers/{peer_label(p)}: {cluster_key(p)}")
+        lines.append(f"peers/{peer_label(p)}/peer-state: {PEER_STATUS_NAMES[st.peers[p]]}")
     lines.append("rs:")
     for row in sorted_rows(cfg, st.rows):
         for q, g, seq, pos in columns(cfg, row):
-            lines.append(f"rs/{q}/{_peer(row.peer)}/{offset_wal(cfg, row, g, seq)}: {pos}")
+            lines.append(f"rs/{q}/{peer_label(row.peer)}/{offset_wal(cfg, row, g, seq)}: {pos}")
     lines.append("hfile-refs:")
-    for p in sorted((p for p, m in enumerate(st.sid) if m & HFILE_REF), key=_peer):
-        lines.append(f"hfile-refs/{_peer(p)}/")
+    for p in sorted((p for p, m in enumerate(st.sid) if m & HFILE_REF), key=peer_label):
+        lines.append(f"hfile-refs/{peer_label(p)}/")
     return lines
 
 
@@ -964,18 +972,18 @@ def queue_wals(cfg: Config, st: TState, row: Row) -> list[WalKey]:
 def dump_distributed(cfg: Config, st: TState) -> list[str]:
     """``dumpQueues`` and ``dumpReplicationSummary``: every replicator (queue owner, in server-name
     order), its queues in row-key order, and the WALs each still needs with its position."""
-    peer_ids = {_peer(p) for p in _storage_peers(st.peers)}
+    peer_ids = {peer_label(p) for p in _storage_peers(st.peers)}
     lines: list[str] = []
     deleted: list[str] = []
     dead: list[str] = []
     sizes: dict[str, int] = {}
     for owner in sorted({r.owner for r in st.rows}, key=_server_order(cfg)):
-        name = _server(cfg, owner)
+        name = server_label(cfg, owner)
         if not st.servers[owner].alive:
             dead.append(name)
         for row in sorted_rows(cfg, (r for r in st.rows if r.owner == owner)):
             queue = row_key(cfg, row)
-            peer = _peer(row.peer)
+            peer = peer_label(row.peer)
             was_deleted = peer not in peer_ids
             if was_deleted:
                 deleted.append(f"{name}/{queue}")
@@ -987,7 +995,7 @@ def dump_distributed(cfg: Config, st: TState) -> list[str]:
                 f"    Recovered: {'true' if row.source != NO_SOURCE else 'false'}",
             ]
             if row.source != NO_SOURCE:
-                lines.append(f"    Dead RegionServer: {_server(cfg, row.source)}")
+                lines.append(f"    Dead RegionServer: {server_label(cfg, row.source)}")
             else:
                 lines.append("    No dead RegionServer found in this queue.")
             lines.append(f"    Was deleted: {'true' if was_deleted else 'false'}")
@@ -1010,16 +1018,16 @@ def _zk_dump(cfg: Config, st: State) -> list[str]:
     lines = ["Dumping replication znodes via ZooKeeper:", "/hbase/replication: "]
     lines.append(f"{PEERS_ROOT[:-1]}: ")
     for p in _storage_peers(st.peers):
-        lines.append(f"{PEERS_ROOT}{_peer(p)}: {cluster_key(p)}")
-        lines.append(f"{PEERS_ROOT}{_peer(p)}/peer-state: {PEER_STATUS_NAMES[st.peers[p]]}")
+        lines.append(f"{PEERS_ROOT}{peer_label(p)}: {cluster_key(p)}")
+        lines.append(f"{PEERS_ROOT}{peer_label(p)}/peer-state: {PEER_STATUS_NAMES[st.peers[p]]}")
     lines.append(f"{RS_ROOT[:-1]}: ")
     for s, node in enumerate(st.rs):
         if not node:
             continue
-        root = f"{RS_ROOT}{_server(cfg, s)}"
+        root = f"{RS_ROOT}{server_label(cfg, s)}"
         lines.append(f"{root}: ")
         if node.lock != NO_LOCK:
-            lines.append(f"{root}/lock: {_server(cfg, node.lock)}")
+            lines.append(f"{root}/lock: {server_label(cfg, node.lock)}")
         for q in node.queues:
             qpath = f"{root}/{rules.queue_id(cfg, q.peer, q.chain)}"
             lines.append(f"{qpath}: ")
@@ -1031,19 +1039,19 @@ def _zk_dump(cfg: Config, st: State) -> list[str]:
 def _zk_distributed(cfg: Config, st: State) -> list[str]:
     """2.x ``dumpQueues``: per replicator and queue znode, the dead servers its id names and the
     position of every WAL znode."""
-    peer_ids = {_peer(p) for p in _storage_peers(st.peers)}
+    peer_ids = {peer_label(p) for p in _storage_peers(st.peers)}
     lines: list[str] = []
     deleted: list[str] = []
     dead: list[str] = []
     sizes: dict[str, int] = {}
     owners = [s for s, node in enumerate(st.rs) if node]
     for s in sorted(owners, key=_server_order(cfg)):
-        name = _server(cfg, s)
+        name = server_label(cfg, s)
         if not st.servers[s].alive:
             dead.append(name)
         for q in st.rs[s].queues:
             queue = rules.queue_id(cfg, q.peer, q.chain)
-            peer = _peer(q.peer)
+            peer = peer_label(q.peer)
             was_deleted = peer not in peer_ids
             if was_deleted:
                 deleted.append(f"{name}/{queue}")
@@ -1054,7 +1062,7 @@ def _zk_distributed(cfg: Config, st: State) -> list[str]:
                 f"    Recovered: {'true' if q.chain else 'false'}",
             ]
             if q.chain:
-                dead_names = ", ".join(_server(cfg, d) for d in q.chain)
+                dead_names = ", ".join(server_label(cfg, d) for d in q.chain)
                 lines.append(f"    Dead RegionServers: [{dead_names}]")
             else:
                 lines.append("    No dead RegionServers found in this queue.")

@@ -11,11 +11,12 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 
 from __future__ import annotations
 
+from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .table_common import TABLE_KINDS, TableCommon
-from .table_migrate import MIGRATE_CONFIGS, MIGRATE_KINDS, MigrationSteps
+from .table_migrate import MIGRATE_KINDS, MigrationSteps
 from .table_state import TState
-from .table_sync import SYNC_CONFIGS, SYNC_KINDS, SyncSteps
-from .table_syncup import SYNCUP_CONFIGS, SYNCUP_KINDS, SyncUpSteps
+from .table_sync import SYNC_KINDS, SyncSteps
+from .table_syncup import SYNCUP_KINDS, SyncUpSteps
 
 TABLE_CONFIGS = (
     "t-std",

@@ -82,47 +82,6 @@ MIGRATE_KINDS: tuple[ActionKind, ...] = (
     K("upgrade", ("old", "new"), False, "rolling upgrade: a 2.x server stops, a 3.x one joins"),
 )
 
-MIGRATE_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-migrate",
-        servers=3,
-        spare_servers=1,
-        migration=True,
-        wals_per_server=1,
-        edits=1,
-        crashes=0,
-        cleaner_runs=1,
-        master_restarts=1,
-    ),
-    Config(
-        name="t-migrate-chain",
-        servers=4,
-        spare_servers=1,
-        migration=True,
-        wals_per_server=2,
-        edits=0,
-        crashes=0,
-        cleaner_runs=0,
-    ),
-    Config(
-        name="t-migrate-rolling",
-        servers=4,
-        spare_servers=2,
-        migration=True,
-        wals_per_server=1,
-        edits=1,
-        crashes=0,
-        cleaner_runs=1,
-    ),
-)
-"""One peer, no crash but the upgrade's. ``t-migrate``: one alive 2.x server (0), one that died
-in the 2.x era (1, its queue claimed by 0 in ZooKeeper), one spare slot; the cleaner runs once and
-the master may restart (the barrier is disabled again on replay). ``t-migrate-chain``: two servers
-died in a cascade (server 0 holds the chained id ``peer-1-2``), and the old server may roll (the
-new WAL goes to its znode). ``t-migrate-rolling``: two alive 2.x servers and two spare slots, so
-one upgraded server of two online passes seed 004's 30% threshold while the other old server still
-runs."""
-
 
 def _wal_order(kp: tuple[tuple[int, int, int], int]) -> tuple[int, int, int]:
     """The order of ``Queue.wals`` (the one ``table_symmetry`` keeps): group, seq, server."""

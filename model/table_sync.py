@@ -82,39 +82,6 @@ SYNC_KINDS: tuple[ActionKind, ...] = (
     ),
 )
 
-SYNC_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-sync",
-        servers=2,
-        peers=1,
-        initial_peers=1,
-        sync_peers=1,
-        wals_per_server=2,
-        edits=1,
-        crashes=1,
-        admin_ops=1,
-        cleaner_runs=0,
-    ),
-)
-
-SYNC_FINDING_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-sync-back",
-        servers=2,
-        peers=1,
-        initial_peers=1,
-        sync_peers=1,
-        wals_per_server=2,
-        edits=1,
-        crashes=1,
-        admin_ops=2,
-        cleaner_runs=0,
-    ),
-)
-"""DA→S then S→DA: both ``table`` and ``table-doc`` replicate a stale edit here (a claim read
-during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see docs/findings.md."""
-SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
-
 
 def refuse_recovered_rule(ops: Ops, state: I, new: I) -> B:
     """``addRecoveredSource`` refuses a sync peer whose (state, new state) the server knows as

@@ -48,20 +48,6 @@ SYNCUP_KINDS: tuple[ActionKind, ...] = (
     K("cluster_up", (), False, "the master starts: clean-up of the SyncUp status, SCPs resume"),
 )
 
-SYNCUP_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-syncup",
-        servers=3,
-        spare_servers=1,
-        peers=1,
-        initial_peers=1,
-        syncup=True,
-        wals_per_server=1,
-        edits=2,
-        crashes=1,
-        cleaner_runs=0,
-    ),
-)
 
 Work = tuple[tuple[int, WalKey, int], ...]
 

@@ -7,9 +7,9 @@ import ast
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
+from replcheck.model.config import SYNC_FINDING_CONFIGS
 from replcheck.model.table_properties import INVARIANTS
 from replcheck.model.table_state import DOWNGRADE_ACTIVE, NONE, STANDBY
-from replcheck.model.table_sync import SYNC_FINDING_CONFIGS
 from replcheck.specs.explore import check
 
 BACK = SYNC_FINDING_CONFIGS[0]
