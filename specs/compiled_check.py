@@ -14,14 +14,13 @@ verdict.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
-import networkx as nx
 from replcheck.model import Config, Model, get_design
 
 from .bmc import replay
 from .compiled import CompiledExploration, explore_compiled
+from .explore import cycle, fair_lasso
 from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 
@@ -58,51 +57,26 @@ def liveness_counterexample(
     succ: list[list[tuple[int, int]]],
     depth: list[int],
 ) -> Counterexample | None:
-    """A fair cycle or stuck state, reachable, where goal ``goal`` never holds."""
+    """A fair cycle or stuck state, reachable, where goal ``goal`` never holds
+    (``explore.fair_lasso`` over the edge arrays)."""
     name = res.program.goals[goal][0]
     kind = res.program.names
-    fair = model.fair_kinds
     bit = 1 << goal
     bad = {v for v in range(res.states) if not res.goal_bits[v] & bit}
-    if not bad:
+    kinds = [[(v, kind[i]) for v, i in out] for out in succ]
+    found = fair_lasso(bad, kinds, depth, model.fair_kinds) if bad else None
+    if found is None:
         return None
-    graph = nx.DiGraph()
-    graph.add_nodes_from(bad)
-    for u in bad:
-        for v, _i in succ[u]:
-            if v in bad:
-                graph.add_edge(u, v)
-    candidates = []
-    for comp in nx.strongly_connected_components(graph):
-        if len(comp) == 1:
-            (v,) = comp
-            if not succ[v]:
-                candidates.append((depth[v], v, comp, True))
-                continue
-            if not graph.has_edge(v, v):
-                continue
-        always: set[str] | None = None
-        taken: set[str] = set()
-        for u in comp:
-            kinds = {kind[i] for _v, i in succ[u]} & fair
-            always = kinds if always is None else always & kinds
-            taken.update(kind[i] for v, i in succ[u] if v in comp)
-        if not ((always or set()) - taken):
-            entry = min(comp, key=lambda n: depth[n])
-            candidates.append((depth[entry], entry, comp, False))
-    if not candidates:
-        return None
-    _d, entry, comp, stuck = min(candidates, key=lambda c: (c[0], c[1]))
+    entry, comp, stuck = found
     path = res.instances_to(entry)
     if stuck:
         steps = _explicit(model, res, res.behaviour(entry))
         return Counterexample(name, "liveness", steps, stuck=True, note="no action is enabled")
-    loop = _cycle(succ, entry, comp)
     flat = res.flat_states(path)
     states = [res.fm.decode(st) for st in flat]
-    for i in loop:
+    for u, i in cycle(kinds, entry, comp):
         # each edge's instance from the state the behaviour is in (a member of its class)
-        flat.append(res.flat_states_from(flat[-1], [i])[-1])
+        flat.append(res.flat_states_from(flat[-1], [succ[u][i][1]])[-1])
         states.append(res.fm.decode(flat[-1]))
     steps = _explicit(model, res, states)
     return Counterexample(
@@ -112,30 +86,6 @@ def liveness_counterexample(
         loop_start=len(path),
         note="the behaviour repeats from the marked state (up to renaming of servers)",
     )
-
-
-def _cycle(succ: list[list[tuple[int, int]]], entry: int, comp: set[int]) -> list[int]:
-    """The instances of a shortest way round the component from ``entry`` back to it."""
-    prev: dict[int, tuple[int, int]] = {}
-    queue = deque([entry])
-    seen = {entry}
-    while queue:
-        u = queue.popleft()
-        for v, i in succ[u]:
-            if v not in comp:
-                continue
-            if v == entry:
-                path = [i]
-                while u != entry:
-                    u, j = prev[u]
-                    path.append(j)
-                path.reverse()
-                return path
-            if v not in seen:
-                seen.add(v)
-                prev[v] = (u, i)
-                queue.append(v)
-    return []
 
 
 def check_compiled(

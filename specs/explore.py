@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -157,67 +157,60 @@ def explore(
     return ex
 
 
-def liveness_counterexample(ex: Exploration, prop: Property) -> Counterexample | None:
-    """A fair cycle or stuck state, reachable, in which ``prop``'s goal never holds."""
-    model = ex.model
-    cfg = model.cfg
-    fair = model.fair_kinds
-    bad = {v for v, st in enumerate(ex.states) if not prop.check(cfg, st)}
-    if not bad:
-        return None
+Succ = Sequence[Sequence[tuple[int, str]]]
+"""Per state: (successor, action kind) for every enabled action."""
+
+
+def fair_lasso(
+    bad: set[int], succ: Succ, depth: Sequence[int], fair: frozenset[str]
+) -> tuple[int, set[int], bool] | None:
+    """Where a liveness goal can fail for ever: among the states ``bad`` (the goal does not
+    hold), a strongly connected set that a weakly fair behaviour can stay in (every fair kind
+    enabled in all its states is taken inside it), or a stuck state (no successor). The one
+    whose entry is shallowest (then lowest numbered): (entry, the set, stuck), or None."""
     graph = nx.DiGraph()
     graph.add_nodes_from(bad)
     for u in bad:
-        for v, _kind in ex.succ[u]:
+        for v, _kind in succ[u]:
             if v in bad:
                 graph.add_edge(u, v)
     candidates = []
     for comp in nx.strongly_connected_components(graph):
         if len(comp) == 1:
             (v,) = comp
-            if not ex.succ[v]:
-                candidates.append((ex.depth[v], v, comp, True))
+            if not succ[v]:
+                candidates.append((depth[v], v, comp, True))
                 continue
             if not graph.has_edge(v, v):
                 continue
-        if _fair(ex, comp, fair):
-            entry = min(comp, key=lambda n: ex.depth[n])
-            candidates.append((ex.depth[entry], entry, comp, False))
+        if _fair(succ, comp, fair):
+            entry = min(comp, key=lambda n: depth[n])
+            candidates.append((depth[entry], entry, comp, False))
     if not candidates:
         return None
     _d, entry, comp, stuck = min(candidates, key=lambda c: (c[0], c[1]))
-    steps = ex.path(entry)
-    if stuck:
-        return Counterexample(prop.name, "liveness", steps, stuck=True, note="no action is enabled")
-    loop_start = len(steps) - 1
-    steps.extend(_cycle(ex, entry, comp))
-    return Counterexample(
-        prop.name,
-        "liveness",
-        steps,
-        loop_start=loop_start,
-        note="the behaviour repeats from the marked state (up to renaming of servers)",
-    )
+    return entry, comp, stuck
 
 
-def _fair(ex: Exploration, comp: set[int], fair: frozenset[str]) -> bool:
+def _fair(succ: Succ, comp: set[int], fair: frozenset[str]) -> bool:
     taken: set[str] = set()
     always: set[str] | None = None
     for u in comp:
-        kinds = {k for _v, k in ex.succ[u]} & fair
+        kinds = {k for _v, k in succ[u]} & fair
         always = kinds if always is None else always & kinds
-        taken.update(k for v, k in ex.succ[u] if v in comp)
+        taken.update(k for v, k in succ[u] if v in comp)
     return not ((always or set()) - taken)
 
 
-def _cycle(ex: Exploration, entry: int, comp: set[int]) -> list[tuple[Action | None, State]]:
-    """A shortest way round the component from ``entry`` back to it."""
+def cycle(succ: Succ, entry: int, comp: set[int]) -> list[tuple[int, int]]:
+    """A shortest way round the set from ``entry`` back to it, as (state, index of the edge in
+    its ``succ`` list) pairs."""
     prev: dict[int, tuple[int, int]] = {}
     queue = deque([entry])
     seen = {entry}
     while queue:
         u = queue.popleft()
-        for i, (v, _k) in enumerate(ex.succ[u]):
+        for i, (v, _k) in enumerate(succ[u]):
             if v not in comp:
                 continue
             if v == entry:
@@ -226,12 +219,35 @@ def _cycle(ex: Exploration, entry: int, comp: set[int]) -> list[tuple[Action | N
                     u, j = prev[u]
                     path.append((u, j))
                 path.reverse()
-                return [_replay(ex, a, j) for a, j in path]
+                return path
             if v not in seen:
                 seen.add(v)
                 prev[v] = (u, i)
                 queue.append(v)
     return []
+
+
+def liveness_counterexample(ex: Exploration, prop: Property) -> Counterexample | None:
+    """A fair cycle or stuck state, reachable, in which ``prop``'s goal never holds."""
+    model = ex.model
+    cfg = model.cfg
+    bad = {v for v, st in enumerate(ex.states) if not prop.check(cfg, st)}
+    found = fair_lasso(bad, ex.succ, ex.depth, model.fair_kinds) if bad else None
+    if found is None:
+        return None
+    entry, comp, stuck = found
+    steps = ex.path(entry)
+    if stuck:
+        return Counterexample(prop.name, "liveness", steps, stuck=True, note="no action is enabled")
+    loop_start = len(steps) - 1
+    steps.extend(_replay(ex, u, i) for u, i in cycle(ex.succ, entry, comp))
+    return Counterexample(
+        prop.name,
+        "liveness",
+        steps,
+        loop_start=loop_start,
+        note="the behaviour repeats from the marked state (up to renaming of servers)",
+    )
 
 
 def _replay(ex: Exploration, u: int, i: int) -> tuple[Action | None, State]:
