@@ -153,12 +153,14 @@ def explore_compiled(
     every state's goals are kept for ``liveness_counterexample``."""
     layout, fm, prog = _program(name, cfg)
     maps: list[Any] = []
+    sym = None
     if symmetry and cfg.servers > 1:
         from replcheck.model import get_design
 
-        from .packsym import all_maps
+        from .packsym import symmetry as packed_symmetry
 
-        maps, left = all_maps(layout, type(get_design(name)).era, prog)
+        sym = packed_symmetry(layout, type(get_design(name)).era, prog)
+        maps, left = sym.maps, sym.left
         if left:
             say_once(
                 f"{name}@{cfg.name}: {left} renamings of servers leave the layout, so symmetry "
@@ -179,7 +181,7 @@ def explore_compiled(
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, maps, liveness, (max_states, max_memory), progress)
+            _run_c(lib, res, sym, liveness, (max_states, max_memory), progress)
         else:
             _run_python(res, maps, liveness, (max_states, max_memory), progress)
     except KeyboardInterrupt:
@@ -194,7 +196,7 @@ def explore_compiled(
 def _run_c(
     lib: Any,
     res: CompiledExploration,
-    maps: list[Any],
+    sym: Any,
     liveness: bool,
     limits: tuple[int | None, int | None],
     progress: Any,
@@ -202,7 +204,7 @@ def _run_c(
     from .cvm import Search, lower
 
     max_states, max_memory = limits
-    search = Search(lib, lower(res.program, maps), record_edges=liveness)
+    search = Search(lib, lower(res.program, sym), record_edges=liveness)
     try:
         while True:
             code = search.run(CHUNK)

@@ -38,6 +38,11 @@ typedef struct {
     const int32_t *perm_cond; /* nperm * nslots: -1, or the slot that must be set for the map */
     int32_t ngoal;            /* liveness goals (at most 8), evaluated when edges are recorded */
     const int32_t *goal;
+    /* every renaming present (nservers > 0): perm_of[sum perm[s] * n^s] is its index, and only
+       the renamings that order servers by signature are tried; a server's signature sums its
+       nsig slots (sig_slot, sig_owner) by token and value */
+    int32_t nservers, nsig;
+    const int32_t *perm_of, *sig_slot, *sig_owner, *sig_token;
 } Prog;
 
 typedef struct {
@@ -174,41 +179,97 @@ static uint64_t hash(const int8_t *s, int32_t n) {
     return h ? h : 1;
 }
 
-/* the state's fingerprint under symmetry: the least image over the renamings. Each renaming
-   is a gather (target slot i reads source slot src[i], renaming its value through its value map
-   when its condition slot is set), compared with the least image so far as it is built, so a
-   renaming that is already larger at its first differing slot costs only that far. */
-static uint64_t fingerprint(Ctx *c, const int8_t *s) {
-    const Prog *p = &c->p;
+/* One renaming's image of s, built slot by slot (target slot i reads source slot src[i],
+   renaming its value through its value map when its condition slot is set) and compared with the
+   least image so far as it is built: a renaming that is larger at its first differing slot costs
+   only that far. Returns the new least image, in *out (the buffers swap), or best. */
+static const int8_t *image(const Prog *p, const int8_t *s, int32_t q, const int8_t *best,
+                           int8_t **out, int8_t **spare) {
     int32_t n = p->nslots;
-    if (p->nperm <= 1) return hash(s, n);
-    const int8_t *best = s;
-    int8_t *out = c->tmp, *spare = c->canon;
     const int8_t *table = p->vmap_table + 128;
-    for (int32_t q = 1; q < p->nperm; q++) {
-        const int32_t *src = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
-        const int32_t *cd = p->perm_cond + (int64_t)q * n;
-        int32_t i = 0;
+    const int32_t *src = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
+    const int32_t *cd = p->perm_cond + (int64_t)q * n;
+    int8_t *o = *out;
+    int32_t i = 0;
+    if (best) {
         int less = 0;
         for (; i < n; i++) {
             int8_t v = s[src[i]];
             if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
-            out[i] = v;
+            o[i] = v;
             if (v != best[i]) {
                 less = v < best[i];
                 break;
             }
         }
-        if (!less) continue;
-        for (i++; i < n; i++) {
-            int8_t v = s[src[i]];
-            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
-            out[i] = v;
-        }
-        best = out;
-        out = spare;
-        spare = (int8_t *)best;
+        if (!less) return best;
+        i++;
     }
+    for (; i < n; i++) {
+        int8_t v = s[src[i]];
+        if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
+        o[i] = v;
+    }
+    *out = *spare;
+    *spare = o;
+    return o;
+}
+
+/* the candidates: every renaming that lists servers in order of signature (servers with equal
+   signatures in every order), new names given position by position */
+static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t *order,
+                       const int32_t *group_end, int32_t *newname, uint32_t used,
+                       const int8_t **best, int8_t **out, int8_t **spare) {
+    int32_t n = p->nservers;
+    if (k == n) {
+        int32_t code = 0, pw = 1;
+        for (int32_t old = 0; old < n; old++, pw *= n) code += newname[old] * pw;
+        int32_t q = p->perm_of[code];
+        if (q >= 0) *best = image(p, s, q, *best, out, spare);
+        return;
+    }
+    /* position k takes any unused server of its signature group */
+    int32_t start = k;
+    while (start > 0 && group_end[start - 1] == group_end[k]) start--;
+    for (int32_t j = start; j < group_end[k]; j++) {
+        int32_t old = order[j];
+        if (used >> old & 1) continue;
+        newname[old] = k;
+        candidates(p, s, k + 1, order, group_end, newname, used | 1u << old, best, out, spare);
+    }
+}
+
+/* the state's fingerprint under symmetry: the least image over the renamings (over those that
+   order servers by signature, when every renaming is there) */
+static uint64_t fingerprint(Ctx *c, const int8_t *s) {
+    const Prog *p = &c->p;
+    int32_t n = p->nslots;
+    if (p->nperm <= 1) return hash(s, n);
+    const int8_t *best = 0;
+    int8_t *out = c->tmp, *spare = c->canon;
+    int32_t ns = p->nservers;
+    if (ns > 0 && ns <= 8) {
+        /* equal signatures only add candidates, so a cheap sum will do */
+        uint64_t sig[8] = {0};
+        for (int32_t k = 0; k < p->nsig; k++)
+            sig[p->sig_owner[k]] += ((uint64_t)p->sig_token[k] * 0x9e3779b97f4a7c15ULL + 1) *
+                                    ((uint64_t)(uint8_t)s[p->sig_slot[k]] + 1);
+        int32_t order[8], group_end[8], newname[8];
+        for (int32_t a = 0; a < ns; a++) order[a] = a;
+        for (int32_t a = 1; a < ns; a++)
+            for (int32_t b = a; b > 0 && sig[order[b]] < sig[order[b - 1]]; b--) {
+                int32_t t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        for (int32_t a = ns - 1; a >= 0; a--)
+            group_end[a] = (a + 1 < ns && sig[order[a + 1]] == sig[order[a]]) ? group_end[a + 1]
+                                                                                : a + 1;
+        candidates(p, s, 0, order, group_end, newname, 0, &best, &out, &spare);
+        return hash(best, n);
+    }
+    best = s;
+    for (int32_t q = 1; q < p->nperm; q++) best = image(p, s, q, best, &out, &spare);
     return hash(best, n);
 }
 

@@ -24,7 +24,9 @@ state (``tests/specs/test_packsym.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import permutations
+from math import factorial
 from typing import Any
 
 from .terms import Program
@@ -229,18 +231,74 @@ def all_maps(
     """The maps of every renaming but the identity under which the layout is closed, and how
     many renamings were left out (a layout with slots only for some servers' queues, such as the
     migration's initial ZooKeeper queues, is closed only under the renamings that keep them)."""
+    sym = symmetry(layout, era, prog)
+    return sym.maps, sym.left
+
+
+@dataclass
+class Symmetry:
+    """What a search needs to store one state per class of renamings."""
+
+    maps: list[tuple[list[int], list[list[int] | None], list[int]]]
+    """``permutation_maps`` of every renaming but the identity under which the layout is
+    closed."""
+    perms: list[tuple[int, ...]]
+    """The renaming of each map (``perm[s]`` is server ``s``'s new name)."""
+    left: int
+    """Renamings left out (the layout is not closed under them)."""
+    owner: list[int]
+    """Per slot: the server whose signature counts it, or -1. A slot counts when its key names
+    one server, first, and nothing else that renaming changes, and its value is renamed by no
+    renaming: then the matching slot of a renamed state holds the same value under the renamed
+    server, so a server's signature (over its slots' ``token`` and value) is the same whatever
+    the server is called."""
+    token: list[int]
+    """Per slot: the same number for the matching slot of every server."""
+
+    @property
+    def complete(self) -> bool:
+        """Every renaming is there: a search may try only those that order servers by their
+        signatures (the least image among them is the same from any state of the class)."""
+        n = len(self.perms[0]) if self.perms else 1
+        return self.left == 0 and len(self.maps) + 1 == factorial(n)
+
+
+def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
     n = layout.cfg.servers
     ident = tuple(range(n))
-    out = []
+    perms = [ident]
+    maps = []
     left = 0
     for p in permutations(range(n)):
         if p == ident:
             continue
         try:
-            out.append(permutation_maps(layout, era, prog, p))
+            maps.append(permutation_maps(layout, era, prog, p))
         except NotClosed:
             left += 1
-    return out, left
+            continue
+        perms.append(p)
+    types = types_for(era)
+    owner: list[int] = []
+    token: list[int] = []
+    tokens: dict[tuple, int] = {}
+    for k in prog.keys:
+        kinds = types.get(k[0])
+        positions, value, _presence = kinds if kinds else ((), None, None)
+        counts = (
+            kinds is not None
+            and value is None
+            and len(positions) >= 1
+            and positions[0] == "s"
+            and all(t is None for t in positions[1:])
+        )
+        if counts:
+            owner.append(k[1])
+            token.append(tokens.setdefault((k[0], *k[2:]), len(tokens)))
+        else:
+            owner.append(-1)
+            token.append(0)
+    return Symmetry(maps, perms, left, owner, token)
 
 
 def apply(

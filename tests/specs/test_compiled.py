@@ -205,3 +205,22 @@ def test_the_c_library_is_cached_by_content(monkeypatch: pytest.MonkeyPatch, tmp
     lib, how = cvm.library()
     assert how == "cached"
     assert len(list((tmp_path / "replcheck").glob("cvm-*.so"))) == 1
+
+
+@pytest.mark.parametrize("spec", ["t-race:servers=4", "race:servers=4"])
+def test_renamings_by_signature_find_the_classes_every_renaming_finds(
+    monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    from replcheck.specs import cvm
+
+    from replcheck.matrix import resolve_config
+
+    name = "table" if spec.startswith("t-") else "zk-multi"
+    cfg = resolve_config(spec)
+    results = []
+    for first in (2, 99):  # signatures from two servers on, or never
+        monkeypatch.setattr(cvm, "SIGNATURES_FROM", first)
+        r = explore_compiled(name, cfg, backend="c", symmetry=True, max_states=30_000)
+        results.append((r.states, r.transitions, r.depth, r.renamings))
+    assert results[0] == results[1]
+    assert results[0][3] == 24
