@@ -59,8 +59,17 @@ class CProg(ctypes.Structure):
 
 
 def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/replcheck`` (default ``~/.cache/replcheck``), or a folder of this user's
+    under the temporary directory when that one cannot be written."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "replcheck"
+    out = Path(base) / "replcheck"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if os.access(out, os.W_OK):
+            return out
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir()) / f"replcheck-{os.getuid()}"
 
 
 _LIB: dict[str, Any] = {}

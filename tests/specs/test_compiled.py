@@ -224,3 +224,19 @@ def test_renamings_by_signature_find_the_classes_every_renaming_finds(
         results.append((r.states, r.transitions, r.depth, r.renamings))
     assert results[0] == results[1]
     assert results[0][3] == 24
+
+
+def test_an_unwritable_cache_falls_back_to_the_temporary_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from replcheck.specs import cvm
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    monkeypatch.setattr(cvm.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(cvm, "_LIB", {})
+    assert cvm.cache_dir().parent == tmp_path
+    lib, how = cvm.library()
+    assert lib is not None, how
+    assert list(tmp_path.glob("replcheck-*/cvm-*.so"))
