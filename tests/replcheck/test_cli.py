@@ -233,3 +233,16 @@ def test_explore_on_a_compiled_engine_refuses_a_configuration_without_a_flat_for
     )
     assert code == 2
     assert "no flat form for --engine c" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_reviewers_mutant_file_runs_on_the_compiled_engine(capsys) -> None:
+    args = ("explore", "--design-file", "docs/examples/my_mutant.py", "--json")
+    code, out, _err = run(capsys, *args)
+    code_c, out_c, _err = run(capsys, *args, "--engine", "c")
+    want, got = json.loads(out)["results"][0], json.loads(out_c)["results"][0]
+    assert code == code_c == 1
+    assert got["verdicts"] == want["verdicts"] and want["verdicts"]["no_lost_edit"] == "fail"
+    assert (got["stats"]["states"], got["stats"]["transitions"]) == (
+        want["stats"]["states"],
+        want["stats"]["transitions"],
+    )
