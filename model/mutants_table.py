@@ -315,12 +315,10 @@ class RestartForgetsBarrier(Table):
     def do_master_restart(self, cfg: Config, st: TState) -> TState:
         """The AddPeerProcedures' disables are lost; the migration procedure's own ``afterReplay``
         still disables the cleaner (a separate code path in HBase)."""
-        from .table_state import BARRIER_DISABLED, IDLE_TCLEANER, NOT_RUNNING
+        from .table_state import IDLE_TCLEANER
 
         st = self.spend(st, master_restarts=1)
-        n = self.migration_holds_barrier(st)
-        barrier = (BARRIER_DISABLED, n) if n else (NOT_RUNNING, 0)
-        return st._replace(barrier=barrier, cleaner=IDLE_TCLEANER)
+        return st._replace(barrier=self.replayed_barrier(st, adds=0), cleaner=IDLE_TCLEANER)
 
 
 TABLE_MUTANTS = (

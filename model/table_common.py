@@ -1206,14 +1206,18 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         ``afterReplay`` re-disables the barrier for every AddPeerProcedure past PRE and for a
         migration past DISABLE_CLEANER."""
         st = self.spend(st, master_restarts=1)
-        n = sum(
+        adds = sum(
             1
             for proc in st.pprocs
             if proc and proc.kind == ADD and proc.stage > AP_PRE and self.rule_fence_add()
         )
-        n += self.migration_holds_barrier(st)
-        barrier = (BARRIER_DISABLED, n) if n else (NOT_RUNNING, 0)
-        return st._replace(barrier=barrier, cleaner=IDLE_TCLEANER)
+        return st._replace(barrier=self.replayed_barrier(st, adds), cleaner=IDLE_TCLEANER)
+
+    def replayed_barrier(self, st: TState, adds: int) -> tuple[int, int]:
+        """The cleaner barrier after a master restart: disabled once for each of ``adds``
+        replayed AddPeerProcedures and for a migration that holds it; not running otherwise."""
+        n = adds + self.migration_holds_barrier(st)
+        return (BARRIER_DISABLED, n) if n else (NOT_RUNNING, 0)
 
     def migration_holds_barrier(self, st: TState) -> int:
         return 0

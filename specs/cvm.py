@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .packsym import sources
 from .terms import OPCODE, Program, frames
 
 SOURCE = Path(__file__).with_name("cvm.c")
@@ -219,10 +220,7 @@ def lower(p: Program, sym: Any = None) -> StepTable:
     table: list[int] = []
     perm_cond: list[int] = [-1] * len(p.keys)
     for slot_map, vmaps, conds in perms or []:
-        # the C side gathers: target slot t reads the source slot that the renaming sends there
-        src = [0] * len(slot_map)
-        for i, t in enumerate(slot_map):
-            src[t] = i
+        src = sources(slot_map)
         perm_slot.extend(src)
         perm_cond.extend(conds[i] for i in src)
         offsets: dict[tuple[int, ...], int] = {}

@@ -301,16 +301,25 @@ def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
     return Symmetry(maps, perms, left, owner, token)
 
 
+def sources(slot_map: list[int]) -> list[int]:
+    """A renaming as a gather: per slot of the renamed state, the slot it is read from (what
+    ``cvm.c`` and the generated renamings of ``pygen`` build the renamed state by)."""
+    src = [0] * len(slot_map)
+    for i, t in enumerate(slot_map):
+        src[t] = i
+    return src
+
+
 def apply(
     maps: tuple[list[int], list[list[int] | None], list[int]], state: tuple[int, ...]
 ) -> tuple[int, ...]:
-    """A packed state renamed (what ``cvm.c`` does, in Python: for tests and generated
-    Python)."""
+    """A packed state renamed, in Python (the tests' reference)."""
     slot_map, vmaps, conds = maps
-    out = [0] * len(state)
-    for i, v in enumerate(state):
+    out = []
+    for i in sources(slot_map):
+        v = state[i]
         vm = vmaps[i]
         if vm is not None and (conds[i] < 0 or state[conds[i]]):
             v = vm[v + 128]
-        out[slot_map[i]] = v
+        out.append(v)
     return tuple(out)

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .packsym import sources
 from .terms import Graph, Program, frames
 
 _BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
@@ -205,11 +206,8 @@ def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int
     lines = []
     tables: dict[tuple[int, ...], str] = {}
     for q, (slot_map, vmaps, conds) in enumerate(maps):
-        src = [0] * len(slot_map)
-        for i, t in enumerate(slot_map):
-            src[t] = i
         items = []
-        for i in src:
+        for i in sources(slot_map):
             vm = vmaps[i]
             if vm is None:
                 items.append(f"s[{i}]")
