@@ -1,25 +1,49 @@
 """Seed 004's 'deadlock': the bootstrap dependency between the ``hbase:replication`` region, the
-WAL its open marker goes into, and the queue storage that lives in that region.
+WAL its open marker goes into, and the queue storage that lives in that region. The first
+component written once, in the protocol text's own form (``model/step.py``): every engine (the
+explicit explorer, plain-value replay, Z3, generated Python, C) reads these steps.
+
+A bootstrap configuration (``Config.bootstrap``) starts with the region closed: the readable
+state's ``TState.table_online``, one slot. Every action that reads or writes the table
+(``STORAGE_KINDS``) waits for it. ``open_table`` opens it: the master assigns the region to a
+live server whose current WALs are writable, and opening writes the open marker into one.
 
 ``table-naive`` is the table design the seed rejects: every new WAL is recorded in queue storage
 before anything is written to it. Opening the table's region needs a writable WAL; a writable WAL
 needs a write to queue storage; queue storage needs the region open. Exploration finds the stuck
 state (liveness ``system_table_served``); ``dependency_graph`` draws the same thing as a cycle of
-waits-for edges, built from the design's own rules on the initial bootstrap state.
+waits-for edges, read off the design's own rule on the initial state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import Any
 
 import networkx as nx
 
-from . import table_storage
-from .action import ActionKind
 from .config import Config
-from .table import Table
-from .table_common import STORAGE_KINDS, TABLE_KINDS
-from .table_state import NO_SOURCE, TState
+from .step import Ctx, Var, gate, step
+from .table_state import NO_SOURCE
+from .table_views import Region, Row, Server
+
+STORAGE_KINDS = frozenset(
+    {
+        "persist",
+        "advance",
+        "finish",
+        "arqp_read_missing",
+        "arqp_put_missing",
+        "arqp_claim",
+        "arqp_remove",
+        "claim_read",
+        "claim_commit",
+        "peer_proc",
+        "refresh",
+        "cleaner_read",
+        "register_wal",
+    }
+)
+"""Actions that read or write ``hbase:replication``: none can run before its region is open."""
 
 TABLE_REGION = "hbase:replication region open"
 QUEUE_STORAGE = "write to queue storage (hbase:replication)"
@@ -29,72 +53,121 @@ def wal_writable(server: int) -> str:
     return f"WAL of region server {server} writable"
 
 
-class TableNaive(Table):
-    name = "table-naive"
-    summary = "seed 004's rejected design: every new WAL is recorded in the table before use"
-    configs = ("t-bootstrap",)
-    kinds = (
-        *Table.kinds,
-        ActionKind("register_wal", ("server", "group"), True, "record the current WAL in storage"),
-    )
-    wal_registration_uses_storage = True
+def _servers(text: Any) -> list[tuple[int]]:
+    return [(s,) for s in text.S]
 
-    def rule_wal_ready(self, cfg: Config, st: TState, s: int, g: int) -> bool:
-        """A WAL is writable only once every queue of the server records it ("we always need to
-        store the newly created WAL file in ReplicationQueueStorage ... before we allow actual WAL
-        entries to go into the newly created WAL file")."""
-        srv = st.servers[s]
-        seq = srv.current[g]
-        for p in range(cfg.peers):
-            if srv.known >> p & 1:
-                offsets = table_storage.get_offsets(st.rows, p, s, NO_SOURCE)
-                if not any(og == g and oseq >= seq for og, oseq, _pos in offsets):
-                    return False
+
+def _server_groups(text: Any) -> list[tuple[int, int]]:
+    return [(s, g) for s in text.S for g in text.G]
+
+
+class Bootstrap:
+    """The bootstrap of ``hbase:replication`` in the table designs."""
+
+    handles = frozenset({"bootstrap"})
+    variables = (Var(("online",), "b", "table_online"),)
+    wal_registration_uses_storage = False
+    S: range
+    G: range
+    P: range
+
+    def rule_wal_ready(self, t: Any, s: int, g: int) -> Any:
+        """May entries go into the server's current WAL of group ``g``? With one offset per queue
+        (3.x) a new WAL needs nothing from queue storage ("we do not need to touch the
+        replication queue system table every time when creating a WAL file")."""
         return True
 
-    def en_register_wal(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        for s, srv in enumerate(st.servers):
-            if srv.alive:
-                for g in range(cfg.wal_groups):
-                    if not self.rule_wal_ready(cfg, st, s, g):
-                        yield (s, g)
+    @step(params=("server",), fair=True, each=_servers)
+    def open_table(self, t: Ctx, s: int) -> None:
+        """assign hbase:replication: write its open marker to a WAL"""
+        t.require(
+            t.ops.not_(Region(t).online),
+            Server(t, s).alive,
+            *(self.rule_wal_ready(t, s, g) for g in self.G),
+        )
+        Region(t).online = True
 
-    def do_register_wal(self, cfg: Config, st: TState, s: int, g: int) -> TState:
-        srv = st.servers[s]
-        for p in range(cfg.peers):
-            if srv.known >> p & 1:
-                st = self.set_offset(st, p, s, NO_SOURCE, g, (srv.current[g], 0))
-        return st
+    @gate(*STORAGE_KINDS)
+    def region_open(self, t: Ctx, *args: Any) -> None:
+        """A read or write of ``hbase:replication`` waits for its region."""
+        t.require(Region(t).online)
+
+    @gate("put")
+    def put_needs_writable_wal(self, t: Ctx, s: int, g: int, *rest: Any) -> None:
+        """A client write goes only into a writable WAL."""
+        t.require(self.rule_wal_ready(t, s, g))
 
 
-assert "register_wal" in STORAGE_KINDS and all(k.name != "register_wal" for k in TABLE_KINDS)
+class NaiveRegistration(Bootstrap):
+    """``table-naive``: a WAL is writable only once every normal queue of a peer the server
+    knows records it, and ``register_wal`` records it (a table write)."""
+
+    wal_registration_uses_storage = True
+    set_offset: Any
+    """The layout's ``setOffset`` (``StepBase``)."""
+
+    def rule_wal_ready(self, t: Any, s: int, g: int) -> Any:
+        """A WAL is writable only once every queue of the server records it ("we always need to
+        store the newly created WAL file in ReplicationQueueStorage ... before we allow actual
+        WAL entries to go into the newly created WAL file")."""
+        ops = t.ops
+        srv = Server(t, s)
+        cur = srv.current[g]
+
+        def recorded(p: int) -> Any:
+            row = Row(t, p, s, NO_SOURCE)
+            return ops.and_(row.exists, row.has[g], row.seq[g] >= cur)
+
+        return ops.and_(*(ops.implies(srv.knows[p], recorded(p)) for p in self.P))
+
+    @step(params=("server", "group"), fair=True, each=_server_groups)
+    def register_wal(self, t: Ctx, s: int, g: int) -> None:
+        """record the current WAL in storage"""
+        t.require(Server(t, s).alive, t.ops.not_(self.rule_wal_ready(t, s, g)))
+        cur = Server(t, s).current[g]
+        for p in self.P:
+            self.set_offset(t.ops, t, Server(t, s).knows[p], (p, s, NO_SOURCE), g, cur, 0)
 
 
-def dependency_graph(design: Table, cfg: Config) -> nx.DiGraph:
-    """The waits-for graph of the bootstrap, read off the design on its initial state: opening the
-    table's region waits for a writable WAL on some live server (``open_table`` is enabled only
-    then); a WAL that is not writable waits for queue storage when the design records WALs there;
-    queue storage waits for the table's region (every storage action is gated on it)."""
-    st = design.init(cfg)
+FEATURE = Bootstrap
+"""The text of the ``bootstrap`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {"table-naive": NaiveRegistration}
+"""Designs whose own steps are in this text: placed before the base design's text."""
+
+
+def dependency_graph(model: Any) -> nx.DiGraph:
+    """The waits-for graph of the bootstrap, read off the design's text on the model's initial
+    state: opening the table's region waits for a writable WAL on some live server
+    (``open_table`` is enabled only then); a WAL that is not writable waits for queue storage
+    when the design records WALs there; queue storage waits for the table's region (every
+    storage action is gated on it)."""
+    text = model.text
+    t = model.reader(model.init())
     graph = nx.DiGraph()
     graph.add_node(TABLE_REGION)
-    for s, srv in enumerate(st.servers):
-        if not srv.alive:
+    for s in text.S:
+        if not Server(t, s).alive:
             continue
         node = wal_writable(s)
         graph.add_edge(TABLE_REGION, node)
-        ready = all(design.rule_wal_ready(cfg, st, s, g) for g in range(cfg.wal_groups))
-        if not ready and design.wal_registration_uses_storage:
+        ready = all(text.rule_wal_ready(t, s, g) for g in text.G)
+        if not ready and text.wal_registration_uses_storage:
             graph.add_edge(node, QUEUE_STORAGE)
     if STORAGE_KINDS:
         graph.add_edge(QUEUE_STORAGE, TABLE_REGION)
     return graph
 
 
-def dependency_cycle(design: Table, cfg: Config) -> list[tuple[str, str]]:
+def dependency_cycle(model: Any) -> list[tuple[str, str]]:
     """A cycle in the waits-for graph (a deadlock), or ``[]``."""
-    graph = dependency_graph(design, cfg)
+    graph = dependency_graph(model)
     try:
         return list(nx.find_cycle(graph))
     except nx.NetworkXNoCycle:
         return []
+
+
+def uses_text(cfg: Config, design: Any) -> bool:
+    """Does ``design`` under ``cfg`` take its steps from the text (a bootstrap configuration, or
+    a design with steps only the text has)?"""
+    return bool(cfg.bootstrap) or design.name in MUTANTS

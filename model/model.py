@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import groupby, permutations, product
 from math import factorial
 from typing import TypeVar
@@ -37,6 +37,18 @@ from .state import (
 
 
 class Model:
+    def __new__(cls, design: Design, cfg: Config) -> Model:
+        """A configuration that uses a component written only in the protocol text
+        (``model/bootstrap.py``'s ``uses_text``) gets a ``TextModel``."""
+        if cls is Model and getattr(design, "era", "") == "table":
+            from .bootstrap import uses_text
+
+            if uses_text(cfg, design):
+                from .text_model import TextModel
+
+                cls = TextModel
+        return super().__new__(cls)
+
     def __init__(self, design: Design, cfg: Config) -> None:
         self.design = design
         self.cfg = cfg
@@ -63,6 +75,22 @@ class Model:
     def step(self, st: State, action: Action) -> State:
         return self.design.step(self.cfg, st, action)
 
+    def successors(self, st: State) -> Iterator[tuple[Action, State]]:
+        """Every enabled action from ``st`` with the state it leads to. An induction's state may
+        be one no run reaches, which an explicit guard or step can fail to read (a server's
+        current WAL missing, say): such a kind, or such a step, leads nowhere."""
+        for kind in self.design.kinds:
+            try:
+                args = list(self.design.enabled_args(self.cfg, st, kind.name))
+            except UNREADABLE:
+                continue
+            for a in args:
+                action = Action(kind.name, a)
+                try:
+                    yield action, self.step(st, action)
+                except UNREADABLE:
+                    continue
+
     def canonical(self, st: State) -> State:
         """The representative of the state's class under renaming of region servers: the least
         renaming among those that list servers in order of a rename-invariant signature. (That
@@ -74,6 +102,9 @@ class Model:
         sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
         return least_renaming(st, sig, lambda perm: rename_servers(self.cfg, st, perm))
 
+
+UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+"""What an explicit guard or step raises on a state it cannot read."""
 
 S = TypeVar("S")
 

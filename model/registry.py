@@ -7,14 +7,13 @@ import inspect
 import sys
 from pathlib import Path
 
-from .bootstrap import TableNaive
 from .design import Design
 from .mutants_migrate import MIGRATE_MUTANTS
 from .mutants_sync import SYNC_MUTANTS
 from .mutants_syncup import SYNCUP_MUTANTS
 from .mutants_table import TABLE_MUTANTS
 from .mutants_zk import ZK_MUTANTS
-from .table import Table, TableDoc
+from .table import Table, TableDoc, TableNaive
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
 

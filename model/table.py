@@ -11,7 +11,9 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 
 from __future__ import annotations
 
+from .bootstrap import NaiveRegistration
 from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .step import kinds_of
 from .table_common import TABLE_KINDS, TableCommon
 from .table_migrate import MIGRATE_KINDS, MigrationSteps
 from .table_state import TState
@@ -48,3 +50,16 @@ class TableDoc(Table):
     def rule_removal_waits_for(self, st: TState) -> int:
         """Seed 004: "collect all the ongoing SCPs, store them as a class field"."""
         return sum(1 << d for d in range(len(st.scps)) if self.scp_unfinished(st, d))
+
+
+class TableNaive(Table):
+    """Seed 004's rejected design (``model/bootstrap.py``): its steps are the text's
+    ``NaiveRegistration``."""
+
+    name = "table-naive"
+    summary = "seed 004's rejected design: every new WAL is recorded in the table before use"
+    configs = ("t-bootstrap",)
+    kinds = (
+        *Table.kinds,
+        *(k for k in kinds_of(NaiveRegistration) if k not in Table.kinds),
+    )

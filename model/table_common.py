@@ -22,6 +22,7 @@ from itertools import permutations
 
 from . import rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
+from .bootstrap import Bootstrap
 from .config import Config
 from .design import Design
 from .logic import PY, dual
@@ -44,6 +45,7 @@ from .state import (
     bits,
     set_at,
 )
+from .step import kinds_of
 from .table_state import (
     ADD,
     ARQP_ADD_MISSING,
@@ -135,7 +137,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("cleaner_read", (), True, "log cleaner preClean: list peers and all queues"),
     K("cleaner_delete", (), True, "log cleaner: getDeletableFiles over oldWALs, barrier.stop()"),
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
-    K("open_table", ("server",), True, "assign hbase:replication: write its open marker to a WAL"),
+    *kinds_of(Bootstrap),
     K(
         "zombie_persist",
         ("server", "peer", "source", "group", "seq", "pos"),
@@ -145,25 +147,6 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     *RELAY_KINDS,
     *ZOMBIE_KINDS,
 )
-
-STORAGE_KINDS = frozenset(
-    {
-        "persist",
-        "advance",
-        "finish",
-        "arqp_read_missing",
-        "arqp_put_missing",
-        "arqp_claim",
-        "arqp_remove",
-        "claim_read",
-        "claim_commit",
-        "peer_proc",
-        "refresh",
-        "cleaner_read",
-        "register_wal",
-    }
-)
-"""Actions that read or write ``hbase:replication``: none can run before its region is open."""
 
 
 def wals_to_replicate(
@@ -212,11 +195,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     def canonical(self, cfg: Config, st: TState) -> TState:
         """Symmetry reduction over region servers (``table_symmetry``)."""
         return table_symmetry.canonical(cfg, st)
-
-    def kind_ready(self, st: TState, name: str) -> bool:
-        """Actions that need ``hbase:replication`` wait until its region is open (only a
-        bootstrap configuration starts with it closed)."""
-        return st.table_online or name not in STORAGE_KINDS
 
     # --- initial state ---------------------------------------------------------------------------
 
@@ -443,27 +421,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     # --- client writes and WALs ------------------------------------------------------------------
 
-    wal_registration_uses_storage = False
-    """Seed 004's naive table design records every new WAL in queue storage before using it."""
-
-    def rule_wal_ready(self, cfg: Config, st: TState, s: int, g: int) -> bool:
-        """May entries go into the server's current WAL of group ``g``? With one offset per queue
-        (3.x) a new WAL needs nothing from queue storage ("we do not need to touch the replication
-        queue system table every time when creating a WAL file")."""
-        return True
-
-    def en_open_table(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.table_online:
-            return
-        for s, srv in enumerate(st.servers):
-            if srv.alive and all(self.rule_wal_ready(cfg, st, s, g) for g in range(cfg.wal_groups)):
-                yield (s,)
-
-    def do_open_table(self, cfg: Config, st: TState, s: int) -> TState:
-        """The master assigns the ``hbase:replication`` region to ``s``; opening it writes the open
-        marker to ``s``'s WAL, which must therefore be writable."""
-        return st._replace(table_online=True)
-
     def en_put(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if not st.budget.puts:
             return
@@ -471,8 +428,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
             if not srv.alive:
                 continue
             for g, seq in enumerate(srv.current):
-                if not self.rule_wal_ready(cfg, st, s, g):
-                    continue
                 wal = st.wals[cfg.slot((s, g, seq))]
                 if len(wal.entries) < cfg.edits_per_wal:
                     for kind in cfg.edit_kinds:

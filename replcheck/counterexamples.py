@@ -132,7 +132,8 @@ def induction_reproducer(model: Model, result: Any) -> str:
         return "no reproducer: the counterexample's states are not ones the explicit model holds"
     if not broken:
         return "no reproducer: the step breaks only strengthening lemmas, not a model property"
-    from replcheck.specs.bmc import UNREADABLE, step_to, steps_from
+    from replcheck.model.model import UNREADABLE
+    from replcheck.specs.bmc import step_to
 
     before, after = result.states
     try:
@@ -145,7 +146,7 @@ def induction_reproducer(model: Model, result: Any) -> str:
     found = step_to(model, before, after) if after is not None else None
     if found is None:  # the step's effect differs in some detail the property does not read
         name = str(cti.get("step", "")).partition("(")[0]
-        for action, nxt in steps_from(model, before):
+        for action, nxt in model.successors(before):
             holds = (
                 check.check(model.cfg, before, nxt)
                 if kind == "step"

@@ -1,4 +1,4 @@
-"""Bounded model checking and induction with Z3, over a flat model (``specs/flat.py``).
+"""Bounded model checking and induction with Z3, over a flat model (``model/text.py``).
 
 Bounded model checking unrolls the transition relation: one copy of the flat variables per step,
 an action selector per step, and for each variable the value the chosen instance gives it. At
@@ -18,14 +18,14 @@ a state where everything assumed holds and the step that leaves it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import z3
 from replcheck.model import Action, Model, State
+from replcheck.model.text import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
 
-from .flat import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
 from .results import Counterexample
 from .z3ops import Z3Ops
 from .z3ops import check as z3_check
@@ -244,32 +244,11 @@ def replay(model: Model, states: Sequence[State]) -> list[tuple[Action | None, S
     return out
 
 
-UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)
-"""What an explicit guard or step raises on a state it cannot read."""
-
-
-def steps_from(model: Model, st: State) -> Iterator[tuple[Action, State]]:
-    """Every enabled action from ``st`` with the state it leads to. An induction's state may be
-    one no run reaches, which an explicit guard or step can fail to read (a server's current WAL
-    missing, say): such a kind, or such a step, leads nowhere."""
-    for kind in model.design.kinds:
-        try:
-            args = list(model.design.enabled_args(model.cfg, st, kind.name))
-        except UNREADABLE:
-            continue
-        for a in args:
-            action = Action(kind.name, a)
-            try:
-                yield action, model.step(st, action)
-            except UNREADABLE:
-                continue
-
-
 def step_to(model: Model, cur: State, want: State) -> tuple[Action, State] | None:
     """The explicit model's action from ``cur`` to ``want`` (up to ``normalize``) and the state it
-    leads to, or None when no enabled action leads there (``steps_from``)."""
+    leads to, or None when no enabled action leads there (``Model.successors``)."""
     target = normalize(want)
-    for action, nxt in steps_from(model, cur):
+    for action, nxt in model.successors(cur):
         if normalize(nxt) == target:
             return action, nxt
     return None

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replcheck.model import Config
+from replcheck.model.text import FPY, FlatModel, Tx
 
 from .explore import memory_mib
-from .flat import FPY, FlatModel, Tx
 from .pygen import compile_python
 from .terms import Program, trace
 

@@ -1,4 +1,4 @@
-"""The table-era design ``table`` (and its mutants) as a flat model (``specs/flat.py``): the
+"""The table-era design ``table`` (and its mutants) as a flat model (``model/text.py``): the
 transition relation that bounded model checking and induction read, as ``specs/flat_zk.py`` is
 for the ZooKeeper era.
 
@@ -42,6 +42,7 @@ from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.logic import generic_of
 from replcheck.model.state import Edit, Shipper, Sink, Wal
+from replcheck.model.step import instances_of, variables_of
 from replcheck.model.table import Table
 from replcheck.model.table_state import (
     ADD,
@@ -57,8 +58,8 @@ from replcheck.model.table_state import (
     TServer,
     TState,
 )
+from replcheck.model.text import FlatModel, FlatProperty
 
-from .flat import FlatModel, FlatProperty
 from .flat_table_mutants import (
     FlatAddMissingRerun,
     FlatRecoveredEndsEarly,
@@ -82,6 +83,22 @@ BUDGET = ("crashes", "outages", "admin", "puts", "cleaner_runs", "master_restart
 a feature class may move a budget from ``constant_budgets`` to ``budgets``)."""
 
 
+CONSTANT_FIELDS = (
+    "sync",
+    "remote_dir",
+    "migration",
+    "zk",
+    "master_up",
+    "syncup",
+    "markers",
+    "info",
+    "table_online",
+    "stale",
+    "relays",
+)
+"""The state fields the base flat model holds constant."""
+
+
 class TableFlat(TableSteps):
     """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
 
@@ -92,20 +109,19 @@ class TableFlat(TableSteps):
 
     handles: frozenset[str] = frozenset()
     """The configuration features (keys of ``check_config``'s list) this class encodes."""
-    constant_fields: tuple[str, ...] = (
-        "sync",
-        "remote_dir",
-        "migration",
-        "zk",
-        "master_up",
-        "syncup",
-        "markers",
-        "info",
-        "table_online",
-        "stale",
-        "relays",
-    )
-    """State fields that are not variables: ``encode`` checks them, ``decode`` restores them."""
+
+    @property
+    def constant_fields(self) -> tuple[str, ...]:
+        """State fields that are not variables: ``encode`` checks them, ``decode`` restores them
+        (a feature may take fields out; a field the text declares a ``Var`` for is one)."""
+        held = {var.field for var in getattr(self, "variables", ())}
+        base = self.__dict__.get("_constant_fields", CONSTANT_FIELDS)
+        return tuple(f for f in base if f not in held)
+
+    @constant_fields.setter
+    def constant_fields(self, value: tuple[str, ...]) -> None:
+        self.__dict__["_constant_fields"] = value
+
     constant_server_fields: tuple[str, ...] = ("started", "version", "sinks", "views", "drained")
     """Server fields that are not variables."""
     budgets: tuple[str, ...] = BUDGET
@@ -113,6 +129,8 @@ class TableFlat(TableSteps):
 
     def __init__(self, design: Design, cfg: Config) -> None:
         check_config(cfg, self.handles)
+        self.variables = variables_of(type(self))
+        """The readable state's fields the text declares one slot for (``model/step.py``)."""
         self.design = design
         self.cls = type(design)
         self.cfg = cfg
@@ -247,6 +265,8 @@ class TableFlat(TableSteps):
         out[("overflow",)] = "b"
         for name, top in zip(self.budgets, self._budget0(), strict=True):
             out[("b", name)] = i(0, top)
+        for var in self.variables:
+            out[var.key] = var.sort
         return out
 
     def _budget0(self) -> tuple[int, ...]:
@@ -394,6 +414,8 @@ class TableFlat(TableSteps):
                 v[("down", cl_, k)] = bool(sink.down >> k & 1)
         for name in self.budgets:
             v[("b", name)] = getattr(st.budget, name)
+        for var in self.variables:
+            v[var.key] = getattr(st, var.field)
         return v
 
     def _get_rows(self, v: Any, prefix: str) -> tuple[Row, ...]:
@@ -532,6 +554,7 @@ class TableFlat(TableSteps):
             cleaner=cleaner,
             sinks=tuple(sinks),
             budget=budget,
+            **{var.field: v[var.key] for var in self.variables},
         )
 
     # --- the model ------------------------------------------------------------------------------
@@ -548,7 +571,7 @@ class TableFlat(TableSteps):
             config=self.cfg.name,
             sorts=self.sorts(),
             init=self.encode(self.init_state),
-            instances=self.instances(),
+            instances=instances_of(self, self.instances()),
             properties=self.properties(),
             decode=self.decode,
             encode=self.encode,
@@ -559,12 +582,13 @@ FEATURES: dict[str, str] = {
     "sync": "flat_table_sync",
     "syncup": "flat_table_syncup",
     "migration": "flat_table_migrate",
-    "bootstrap": "flat_table_bootstrap",
+    "bootstrap": "replcheck.model.bootstrap",
     "restarts": "flat_table_restarts",
 }
-"""Configuration features the base leaves out, and the module (in this package) whose mixin adds
-each. The module defines ``FEATURE`` (the mixin, with ``handles``) and ``MUTANTS`` (mutant name ->
-a mixin overriding the mutant's step, for mutants whose override belongs to the feature)."""
+"""Configuration features the base leaves out, and the module (in this package, or a full module
+name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
+``MUTANTS`` (mutant name -> a mixin overriding the mutant's step, for mutants whose override
+belongs to the feature)."""
 
 
 def config_features(cfg: Config) -> list[tuple[str, str]]:
@@ -620,7 +644,8 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
 
 def _feature_module(feature: str) -> Any:
     try:
-        return importlib.import_module(f"{__package__}.{FEATURES[feature]}")
+        name = FEATURES[feature]
+        return importlib.import_module(name if "." in name else f"{__package__}.{name}")
     except ModuleNotFoundError:
         return None
 

@@ -17,8 +17,7 @@ from replcheck.model.table_state import (
     SCP_NONE,
     SCP_SPLIT,
 )
-
-from .flat import Tx
+from replcheck.model.text import Tx
 
 
 class StepBase:

@@ -20,8 +20,8 @@ from replcheck.model.table_state import (
     SCP_DONE,
     SCP_SPLIT,
 )
+from replcheck.model.text import Instance, Tx, count, lookup
 
-from .flat import Instance, Tx, count, lookup
 from .flat_table_base import StepBase
 
 

@@ -47,8 +47,8 @@ from replcheck.model.table_state import (
     Migration,
     TState,
 )
+from replcheck.model.text import FlatProperty
 
-from .flat import FlatProperty
 from .flat_table_base import StepBase
 from .flat_table_migrate_steps import MigrateSteps
 from .flat_zk import FlatError

@@ -33,8 +33,8 @@ from replcheck.model.table_state import (
     NOT_RUNNING,
     RUNNING,
 )
+from replcheck.model.text import Instance, Tx, count
 
-from .flat import Instance, Tx, count
 from .flat_table_base import StepBase
 
 SHARE = (3, 10)

@@ -13,8 +13,8 @@ from replcheck.model.table_state import (
     NOT_RUNNING,
     SCP_DONE,
 )
+from replcheck.model.text import Instance, Tx, count, lookup
 
-from .flat import Instance, Tx, count, lookup
 from .flat_table_base import StepBase
 
 

@@ -32,8 +32,8 @@ from replcheck.model.table_state import (
     REMOVE,
     RUNNING,
 )
+from replcheck.model.text import Instance, Tx, count
 
-from .flat import Instance, Tx, count
 from .flat_table_base import StepBase
 
 

@@ -25,8 +25,7 @@ from replcheck.model.table_state import (
     SCP_CLAIM_STAGE,
     SCP_SPLIT,
 )
-
-from .flat import FlatProperty, count
+from replcheck.model.text import FlatProperty, count
 
 if TYPE_CHECKING:
     from .flat_table import TableFlat

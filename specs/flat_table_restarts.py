@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.table_state import SCP_DONE, SCP_NONE
+from replcheck.model.text import Instance, Tx, count
 
-from .flat import Instance, Tx, count
 from .flat_table_base import StepBase
 
 

@@ -22,22 +22,71 @@ from itertools import permutations
 from typing import Any
 
 from replcheck.model import rules, table_rules
-from replcheck.model.state import ARCHIVED, LIVE_DIR
+from replcheck.model.state import ARCHIVED, LIVE_DIR, Shipper
 from replcheck.model.table_state import (
     ADD,
     FULL,
     NO_SOURCE,
     REMOVE,
+    TState,
 )
+from replcheck.model.text import Instance, Tx, crash_instance
 
-from .flat import Instance, Tx, crash_instance
 from .flat_table_base import StepBase
 from .flat_table_claims import ClaimSteps
 from .flat_table_procs import ProcSteps
 
 
+def _slot_shipper(text: Any, get: Any, sk: tuple) -> Shipper:
+    """The shipper in slot ``sk`` as the readable state holds it."""
+    s, p, src, g, _m = sk
+    owner = text.wal_owner(s, src)
+    wals = tuple((owner, g, q) for q in text.Q if get(("shw", *sk, q)))
+    return Shipper(p, () if src == NO_SOURCE else (src,), g, wals, get(("shpos", *sk)))
+
+
+def _shipper_index(text: Any, st: TState, get: Any, sk: tuple) -> int:
+    """The index on its server of the shipper in slot ``sk``: the readable state keeps a
+    server's shippers sorted, equal copies in slot order."""
+    mine = _slot_shipper(text, get, sk)
+    earlier = sum(
+        1
+        for m in range(sk[4])
+        if get(("sh", *sk[:4], m)) and _slot_shipper(text, get, (*sk[:4], m)) == mine
+    )
+    return st.servers[sk[0]].shippers.index(mine) + earlier
+
+
+def _child_index(st: TState, d: int, p: int, src: int) -> int:
+    """The index of the claim child of queue ``(p, src)`` in the SCP of ``d``."""
+    return [(c.peer, c.source) for c in st.scps[d].children].index((p, src))
+
+
+LABELS: dict[str, Any] = {
+    "put": lambda text, st, get, a: a[:3],
+    "roll": lambda text, st, get, a: a[:2],
+    "ship": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5]), a[6]),
+    "persist": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
+    "advance": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
+    "finish": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
+    "claim_read": lambda text, st, get, a: (a[0], a[1], _child_index(st, *a[1:])),
+    "claim_commit": lambda text, st, get, a: a[:1],
+    "zombie_claim_commit": lambda text, st, get, a: a[:1],
+    "claim_redeliver": lambda text, st, get, a: a[:1],
+    "claim_lost": lambda text, st, get, a: (a[0], _child_index(st, *a)),
+    "peer_proc": lambda text, st, get, a: a[:1],
+    "refresh": lambda text, st, get, a: a[:2],
+}
+"""How the explicit model names each step's action (``TextModel``): an instance's structural
+arguments made into the action's, reading the readable state ``st`` (and the slots, ``get``) where
+the action names a position in it (a shipper's index on its server, a claim child's in its
+SCP)."""
+
+
 class TableSteps(ClaimSteps, ProcSteps, StepBase):
     """Every flat step: the client writes and sources here, the rest mixed in."""
+
+    labels = LABELS
 
     # --- action instances ---------------------------------------------------------------------
 

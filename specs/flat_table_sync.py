@@ -34,8 +34,8 @@ from replcheck.model.design import Design
 from replcheck.model.logic import generic_of
 from replcheck.model.table_state import REMOVE, TRANSIT, TState
 from replcheck.model.table_sync import TS_POST, WAS_ENABLED, step_of
+from replcheck.model.text import FlatProperty, Tx
 
-from .flat import FlatProperty, Tx
 from .flat_table_base import StepBase
 from .flat_table_sync_steps import SyncFlatSteps
 from .flat_zk import FlatError

@@ -31,8 +31,8 @@ from replcheck.model.table_sync import (
     TS_SET_NEW,
     TS_TRANSIT,
 )
+from replcheck.model.text import Instance, Tx
 
-from .flat import Instance, Tx
 from .flat_table_base import StepBase
 
 

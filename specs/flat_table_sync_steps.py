@@ -28,8 +28,8 @@ from replcheck.model.table_sync import (
     TS_REFRESH_BEGIN,
     TS_REFRESH_END,
 )
+from replcheck.model.text import Instance, Tx
 
-from .flat import Instance, Tx
 from .flat_table_sync_proc import TransitSteps
 
 

@@ -52,8 +52,8 @@ from replcheck.model.table_state import (
     SyncUp,
     TState,
 )
+from replcheck.model.text import FlatProperty, Instance, Tx
 
-from .flat import FlatProperty, Instance, Tx
 from .flat_table_base import StepBase
 from .flat_zk import FlatError
 

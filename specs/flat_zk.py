@@ -1,5 +1,5 @@
 """The ZooKeeper-era designs (``zk-lock``, ``zk-multi``) and their mutants as flat models
-(``specs/flat.py``): the transition relation that bounded model checking and induction read.
+(``model/text.py``): the transition relation that bounded model checking and induction read.
 
 The state is laid out over fixed slots that the configuration bounds: WAL slots (server, WAL
 group, sequence), queue slots (owner, peer, chain of dead servers), shipper slots (server, peer,

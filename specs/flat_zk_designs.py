@@ -14,10 +14,10 @@ from replcheck.model import get_design
 from replcheck.model.config import Config
 from replcheck.model.logic import generic_of
 from replcheck.model.state import ARCHIVED, DELETED, DELETING, IDLE, NO_LOCK, READING
+from replcheck.model.text import FlatModel, Instance, Tx
 from replcheck.model.zk_lock import ZkLock
 from replcheck.model.zk_multi import ZkMulti
 
-from .flat import FlatModel, Instance, Tx
 from .flat_zk import FlatError
 from .flat_zk_steps import ZkFlat
 

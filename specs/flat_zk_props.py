@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from replcheck.model import rules
 from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
-
-from .flat import FlatProperty, count
+from replcheck.model.text import FlatProperty, count
 
 if TYPE_CHECKING:
     from .flat_zk_steps import ZkFlat

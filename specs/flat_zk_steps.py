@@ -22,8 +22,8 @@ from replcheck.model.state import (
     REMOVED,
     wal_order,
 )
+from replcheck.model.text import FlatModel, Instance, Tx, case, count, crash_instance, lookup
 
-from .flat import FlatModel, Instance, Tx, case, count, crash_instance, lookup
 from .flat_zk import COPIES, ZkLayout
 
 

@@ -43,8 +43,8 @@ from replcheck.model.table_state import (
     SCP_NONE,
     SCP_SPLIT,
 )
+from replcheck.model.text import FlatProperty, count
 
-from .flat import FlatProperty, count
 from .flat_table import CLAIMS, TableFlat, config_features
 
 INDUCTION_DESIGNS = ("table", "table-doc")

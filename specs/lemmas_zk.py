@@ -22,8 +22,8 @@ from replcheck.model.state import (
     NO_LOCK,
     READING,
 )
+from replcheck.model.text import FlatProperty, count
 
-from .flat import FlatProperty, count
 from .flat_zk import COPIES
 from .flat_zk_steps import ZkFlat
 

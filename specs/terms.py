@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .flat import FlatModel, Fold, Tx
+from replcheck.model.text import FlatModel, Fold, Tx
 
 OPS = (
     "const",  # (value,)

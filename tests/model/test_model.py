@@ -4,6 +4,7 @@ import random
 
 import pytest
 from replcheck.model import STANDARD, Model, designs, get_design, rename_servers, table_symmetry
+from replcheck.model.text_model import NotCovered
 
 
 def random_states(model: Model, walks: int = 30, length: int = 25, seed: int = 7):
@@ -43,6 +44,10 @@ def test_states_are_hashable_values_and_steps_are_pure(name: str) -> None:
 def test_init_satisfies_every_invariant() -> None:
     for name in designs():
         for cfg in STANDARD.values():
-            model = Model(get_design(name), cfg)
+            try:
+                model = Model(get_design(name), cfg)
+            except NotCovered:  # its steps are only in the text, which has no ZooKeeper era
+                assert name == "table-naive" and not cfg.name.startswith("t-"), cfg.name
+                continue
             s0 = model.init()
             assert all(p.check(cfg, s0) for p in model.invariants), (name, cfg.name)

@@ -68,10 +68,10 @@ def test_the_naive_design_deadlocks_and_the_offset_design_does_not() -> None:
     naive = check(Model(get_design("table-naive"), cfg))
     assert naive.violated == ["system_table_served"]
     assert naive.counterexamples["system_table_served"].stuck
-    assert dependency_cycle(get_design("table-naive"), cfg)
+    assert dependency_cycle(Model(get_design("table-naive"), cfg))
     offset = check(Model(get_design("table"), cfg))
     assert offset.ok
-    assert dependency_cycle(get_design("table"), cfg) == []
+    assert dependency_cycle(Model(get_design("table"), cfg)) == []
 
 
 @pytest.mark.parametrize("config", ["t-race", "t-remove-peer", "t-remove-starve", "t-double"])

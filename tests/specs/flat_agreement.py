@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from replcheck.model import STANDARD, Model, State, get_design
+from replcheck.model.text import FPY, is_true
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
-from replcheck.specs.flat import FPY, is_true
 from replcheck.specs.flat_zk_designs import flat_model
 
 

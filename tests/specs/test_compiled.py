@@ -157,7 +157,7 @@ def test_symmetry_in_generated_python_matches_c() -> None:
 
 
 def test_a_flat_text_that_branches_on_the_state_is_refused() -> None:
-    from replcheck.specs.flat import FlatModel, Instance
+    from replcheck.model.text import FlatModel, Instance
 
     def guard(ops, get):
         return 1 if get(("x",)) else 0  # Python control flow on a state-dependent value

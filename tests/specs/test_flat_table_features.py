@@ -1,5 +1,4 @@
-"""The flat table model's server restarts (``specs/flat_table_restarts.py``), bootstrap of
-``hbase:replication`` (``specs/flat_table_bootstrap.py``) and the mutant
+"""The flat table model's server restarts (``specs/flat_table_restarts.py``) and the mutant
 ``table/add-missing-rerun`` (``specs/flat_table_mutants.py``) against the explicit model, on
 plain values, as ``test_flat_table.py`` does for the base: on every state of a breadth-first
 prefix, the flat form round-trips, the flat steps lead to exactly the explicit successors, and
@@ -86,27 +85,6 @@ def test_restarts_are_encoded() -> None:
     assert "restarts" in cls.handles
     fm = table_flat_model("table", STANDARD["t-remove-starve"])
     assert any(i.name == "restart" for i in fm.instances)
-
-
-# --- the bootstrap of hbase:replication ---------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ("table", "table-doc", "table-naive"))
-def test_bootstrap_whole_space_matches(name: str) -> None:
-    """``t-bootstrap`` is small: 12 states without symmetry (``table-naive``: 1, the deadlock)."""
-    n = agree(name, "t-bootstrap", 1000)
-    assert n == (1 if name == "table-naive" else 12)
-
-
-def test_naive_design_after_the_region_opens_matches() -> None:
-    """``table-naive`` never opens the region; from its initial state with the region open (not
-    reachable), ``register_wal`` and the writability gate on ``put`` run."""
-    design = get_design("table-naive")
-    start = design.init(STANDARD["t-bootstrap"])._replace(table_online=True)
-    states = from_state("table-naive", "t-bootstrap", start, 200)
-    assert _agree_on("table-naive", "t-bootstrap", states) > 10
-    fm = table_flat_model("table-naive", STANDARD["t-bootstrap"])
-    assert not [i for i, _ in fm.successors(fm.init)]
 
 
 # --- table/add-missing-rerun --------------------------------------------------------------------

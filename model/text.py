@@ -1,4 +1,4 @@
-"""Flat states and guarded updates: the form in which the symbolic checkers read a design.
+"""Flat states and guarded updates: the one protocol text's form, which every engine reads.
 
 A *flat state* maps a key, a tuple naming one variable (``("alive", 0)``, ``("qpos", 1, 0, 2, 3)``),
 to a Boolean or an integer. A *flat model* (``FlatModel``) of a design under a configuration lists
@@ -10,7 +10,9 @@ its variables, their initial values, its *action instances* and its invariants:
   same step see earlier writes, as in the explicit step);
 * an invariant is ``check(ops, get)``, a step property ``check(ops, before, after)``.
 
-Everything is written against ``Ops`` (``model/logic.py``), so one text runs two ways. On plain
+Steps are written with ``@step`` and ``require`` (``model/step.py``) or, for the steps not yet
+moved to that form, as instances directly (``specs/flat_*.py``). Everything is written against
+``Ops`` (``model/logic.py``), so one text runs every way. On plain
 Python values (``PY``) the test suite runs it side by side with the explicit model on every
 reachable state of small configurations: the same successors, the same verdicts. Over Z3
 (``specs/bmc.py``) it is the transition relation that bounded model checking unrolls and that
@@ -27,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from replcheck.model.logic import PY, Ops
+from .logic import PY, Ops
 
 Key = tuple
 Get = Callable[[Key], Any]

@@ -1,0 +1,33 @@
+"""Typed views of the table era's slot layout (``specs/flat_table.py`` lays the slots out), for
+steps, rules and properties written with ``model/step.py``."""
+
+from __future__ import annotations
+
+from .step import View, slot
+
+
+class Server(View):
+    """Region server ``s``: ``Server(t, s)``."""
+
+    alive = slot("alive")
+    current = slot("cur", by="group")
+    """The sequence of the WAL each group currently writes."""
+    knows = slot("known", by="peer")
+    """The peers the server has been told of (RefreshPeerProcedure reached it)."""
+
+
+class Row(View):
+    """A queue row of ``hbase:replication``, ``Row(t, peer, owner, source)`` (``source``
+    ``NO_SOURCE`` for a normal queue): whether it exists, and per WAL group column whether the
+    column is there and the offset it holds (WAL sequence, position)."""
+
+    exists = slot("rex")
+    has = slot("rhas", by="group")
+    seq = slot("rseq", by="group")
+    pos = slot("rpos", by="group")
+
+
+class Region(View):
+    """The region of ``hbase:replication``: ``Region(t)``."""
+
+    online = slot("online")

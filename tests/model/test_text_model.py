@@ -1,0 +1,50 @@
+"""``TextModel`` (``model/text_model.py``) against the explicit model on whole state spaces:
+from every reachable state, the same actions, by the same names, leading to the same states."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.text_model import TextModel
+
+
+def _text_model(name: str, config: str) -> TextModel:
+    model = object.__new__(TextModel)
+    model.__init__(get_design(name), STANDARD[config])
+    return model
+
+
+def _agree(name: str, config: str) -> int:
+    explicit = Model(get_design(name), STANDARD[config])
+    text = _text_model(name, config)
+    s0 = explicit.init()
+    assert text.init() == s0
+    seen, todo = {s0}, [s0]
+    while todo:
+        st = todo.pop()
+        want = Counter((a, explicit.step(st, a)) for a in explicit.enabled(st))
+        assert Counter(text.successors(st)) == want, st
+        for _a, nxt in want:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return len(seen)
+
+
+def test_every_step_agrees_on_a_race() -> None:
+    assert _agree("table", "t-race") == 1400
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "config", "states"),
+    [
+        ("table", "t-remove-peer", 6550),
+        ("table", "t-master-restart", 17552),
+        ("table", "t-add-peer", 5800),
+    ],
+)
+def test_every_step_agrees(name: str, config: str, states: int) -> None:
+    assert _agree(name, config) == states
