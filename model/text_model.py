@@ -3,10 +3,13 @@
 
 Its interface is ``Model``'s: states are the readable ``TState`` values every property, drawing
 and checker reads, and actions carry the arguments traces and drawings know them by. Underneath,
-each state is laid out in the text's slots (``encode``), every instance's guard and update run
-on plain values, and the slots are read back (``decode``). An instance's own arguments are
-structural (which shipper slot, which claim child key); a step's ``label`` turns them into the
-action's (the shipper's index on its server, the child's index in its SCP) by reading the view.
+each state is laid out in the text's slots (``encode``) and packed, the text's steps run as
+generated straight-line Python on plain values (``specs/pygen.py``: guards short-circuit, and
+instances that begin with the same conjunct are tested under one test of it), and the successor
+is read back (``decode``). The program is traced and generated once per design and
+configuration in a process. An instance's own arguments are structural (which shipper slot,
+which claim child key); a step's ``label`` turns them into the action's (the shipper's index on
+its server, the child's index in its SCP) by reading the view.
 
 Today a configuration takes its steps from the text when it uses a component already written
 only there (``model/bootstrap.py``: the bootstrap of ``hbase:replication``, ``table-naive``).
@@ -22,7 +25,6 @@ from .config import Config
 from .design import Design
 from .model import Model
 from .step import Reader, labels_of
-from .text import FPY, Instance, Tx, is_true
 
 Label = Callable[[Any, Any, Callable, tuple], tuple]
 
@@ -30,6 +32,10 @@ Label = Callable[[Any, Any, Callable, tuple], tuple]
 class NotCovered(ValueError):
     """The text does not yet cover the configuration a design whose steps are only in the text
     is asked to run under; the message is one line for the user."""
+
+
+_PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
+"""(design class, configuration) -> (flat model, traced program, generated code)."""
 
 
 class TextModel(Model):
@@ -43,47 +49,57 @@ class TextModel(Model):
         except FlatError as e:
             raise NotCovered(f"{design.name} under {cfg.name}: {e}") from None
         self.text = cls(design, cfg)
-        self.flat = self.text.model()
+        self._key = (type(design), cfg)
         self.labels: dict[str, Label] = {**getattr(self.text, "labels", {}), **labels_of(cls)}
-        self._last: tuple[Any, dict, list[tuple[Action, Instance]]] | None = None
+        self._last: tuple[Any, list[tuple[Action, tuple]]] | None = None
+
+    def _program(self) -> tuple[Any, Any, Any]:
+        """The flat model, its traced program and the generated code, built at first use."""
+        if self._key not in _PROGRAMS:
+            from replcheck.specs.pygen import compile_python
+            from replcheck.specs.terms import trace
+
+            flat = self.text.model()
+            program = trace(flat)
+            _PROGRAMS[self._key] = (flat, program, compile_python(program))
+        return _PROGRAMS[self._key]
+
+    @property
+    def flat(self) -> Any:
+        return self._program()[0]
 
     def reader(self, st: Any) -> Reader:
         """The state's slots, for a rule or a view read outside a step."""
-        return Reader(self.flat.encode(st).__getitem__)
+        return Reader(self.text.encode(st).__getitem__)
 
-    def _enabled(self, st: Any) -> tuple[dict, list[tuple[Action, Instance]]]:
+    def _enabled(self, st: Any) -> list[tuple[Action, tuple]]:
         last = self._last
         if last is not None and (last[0] is st or last[0] == st):
-            return last[1], last[2]
-        values = self.flat.encode(st)
+            return last[1]
+        flat, program, code = self._program()
+        values = flat.encode(st)
         get = values.__getitem__
+        instances = flat.instances
         out = []
-        for inst in self.flat.instances:
-            if is_true(inst.guard(FPY, get)):
-                label = self.labels.get(inst.name)
-                args = label(self.text, st, get, inst.args) if label else inst.args
-                out.append((Action(inst.name, args), inst))
-        self._last = (st, values, out)
-        return values, out
+        for i, nxt in code.successors(program.pack(values)):
+            inst = instances[i]
+            label = self.labels.get(inst.name)
+            args = label(self.text, st, get, inst.args) if label else inst.args
+            out.append((Action(inst.name, args), nxt))
+        self._last = (st, out)
+        return out
 
     def enabled(self, st: Any) -> list[Action]:
-        return [a for a, _i in self._enabled(st)[1]]
+        return [a for a, _t in self._enabled(st)]
 
     def step(self, st: Any, action: Action) -> Any:
-        values, out = self._enabled(st)
-        for a, inst in out:
+        flat, program, _code = self._program()
+        for a, nxt in self._enabled(st):
             if a == action:
-                return self._apply(values, inst)
+                return flat.decode(program.unpack(nxt))
         raise ValueError(f"{self.design.name}: {action} is not enabled here")
 
-    def _apply(self, values: dict, inst: Instance) -> Any:
-        tx = Tx(FPY, values)
-        inst.apply(FPY, tx)
-        nxt = dict(values)
-        nxt.update(tx.new)
-        return self.flat.decode(nxt)
-
     def successors(self, st: Any) -> Iterator[tuple[Action, Any]]:
-        values, out = self._enabled(st)
-        for a, inst in out:
-            yield a, self._apply(values, inst)
+        flat, program, _code = self._program()
+        for a, nxt in self._enabled(st):
+            yield a, flat.decode(program.unpack(nxt))

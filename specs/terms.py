@@ -20,8 +20,9 @@ traced, and says so (``TraceError``): such a branch would be frozen at trace tim
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from replcheck.model.text import FlatModel, Fold, Tx
@@ -290,9 +291,23 @@ class Program:
         return tuple(int(values[k]) for k in self.keys)
 
     def unpack(self, state: tuple[int, ...]) -> dict[tuple, Any]:
-        return {
-            k: bool(v) if b else v for k, v, b in zip(self.keys, state, self.bools, strict=True)
-        }
+        out = dict(zip(self.keys, state, strict=True))
+        bool_keys, pick = self._bool_slots()
+        out.update(zip(bool_keys, map(bool, pick(state)), strict=True))
+        return out
+
+    def _bool_slots(self) -> tuple[list[tuple], Callable[[tuple[int, ...]], tuple[int, ...]]]:
+        """The keys of the Boolean slots and a getter of their values, built at first use."""
+        got = self.__dict__.get("_bools")
+        if got is None:
+            at = [i for i, b in enumerate(self.bools) if b]
+            keys = [self.keys[i] for i in at]
+            if len(at) == 1:
+                pick: Callable = lambda s: (s[at[0]],)  # noqa: E731
+            else:
+                pick = (lambda s: ()) if not at else itemgetter(*at)
+            got = self.__dict__["_bools"] = (keys, pick)
+        return got
 
     bools: list[bool] = field(default_factory=list)
 
