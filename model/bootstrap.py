@@ -21,7 +21,6 @@ from typing import Any
 
 import networkx as nx
 
-from .config import Config
 from .step import Ctx, Var, gate, step
 from .table_state import NO_SOURCE
 from .table_views import Region, Row, Server
@@ -165,9 +164,3 @@ def dependency_cycle(model: Any) -> list[tuple[str, str]]:
         return list(nx.find_cycle(graph))
     except nx.NetworkXNoCycle:
         return []
-
-
-def uses_text(cfg: Config, design: Any) -> bool:
-    """Does ``design`` under ``cfg`` take its steps from the text (a bootstrap configuration, or
-    a design with steps only the text has)?"""
-    return bool(cfg.bootstrap) or design.name in MUTANTS

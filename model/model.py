@@ -39,13 +39,11 @@ from .state import (
 class Model:
     def __new__(cls, design: Design, cfg: Config) -> Model:
         """A configuration that uses a component written only in the protocol text
-        (``model/bootstrap.py``'s ``uses_text``) gets a ``TextModel``."""
+        (``model/text_model.py``'s ``uses_text``) gets a ``TextModel``."""
         if cls is Model and getattr(design, "era", "") == "table":
-            from .bootstrap import uses_text
+            from .text_model import TextModel, uses_text
 
             if uses_text(cfg, design):
-                from .text_model import TextModel
-
                 cls = TextModel
         return super().__new__(cls)
 

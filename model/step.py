@@ -218,11 +218,13 @@ def gated(text: Any, gates: list[Gate], inst: Instance) -> Instance:
 
 
 def instances_of(text: Any, others: Iterable[Instance] = ()) -> list[Instance]:
-    """Every instance of the text: ``others`` (steps not yet in ``@step`` form) and each
-    ``@step``'s, each waiting for its gates."""
+    """Every instance of the text: ``others`` (steps not yet in ``@step`` form; a ``@step`` of
+    the same name replaces them) and each ``@step``'s, each waiting for its gates."""
     cls = type(text)
-    out = list(others)
-    for st in steps_of(cls):
+    steps = steps_of(cls)
+    written = {st.name for st in steps}
+    out = [i for i in others if i.name not in written]
+    for st in steps:
         out.extend(instance(text, st, tuple(args)) for args in st.each(text))
     gates = gates_of(cls)
     return [gated(text, gates, i) for i in out]

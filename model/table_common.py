@@ -27,6 +27,7 @@ from .config import Config
 from .design import Design
 from .logic import PY, dual
 from .relays import RELAY_KINDS, Relays
+from .restarts import Restarts
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -119,7 +120,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
         True,
         "a dead claimer's in-flight claim mutation lands before its own SCP splits its logs",
     ),
-    K("restart", ("server",), False, "a crashed server whose SCP finished starts again"),
+    *(k for k in kinds_of(Restarts) if k.name != "crash"),
     K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
     K(
         "claim_redeliver",
@@ -469,20 +470,15 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return self.with_server(st, s, srv)
 
     def en_crash(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        # With restarts (unbounded crashes) at most one server is down at a time, so the targets
-        # of a running claim stay up: new SCPs keep coming, but each claim can finish.
         # The checkers keep one server up; a recorded run can lose them all at once (a kill while
-        # another server's session expires), which trace validation (``zombies``) allows.
-        if (st.budget.crashes or cfg.restarts) and (
-            len(self.online(st)) > (2 if cfg.restarts else 1) or cfg.zombies
-        ):
+        # another server's session expires), which trace validation (``zombies``) allows. (With
+        # restarts, ``model/restarts.py``, crashes are unbounded.)
+        if st.budget.crashes and (len(self.online(st)) > 1 or cfg.zombies):
             for s in self.online(st):
                 yield (s,)
 
     def do_crash(self, cfg: Config, st: TState, s: int) -> TState:
-        if st.budget.crashes:
-            st = self.spend(st, crashes=1)
-        return self.kill(cfg, st, s)
+        return self.kill(cfg, self.spend(st, crashes=1), s)
 
     def kill(self, cfg: Config, st: TState, s: int) -> TState:
         """The server's memory is lost; its WALs stay; the master expires it and schedules an SCP
@@ -809,45 +805,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
             st.rows, child.peer, child.target, child.source, t, read, self.rule_claim_guarded()
         )
         return st._replace(rows=rows) if done else st
-
-    def en_restart(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if not cfg.restarts or not st.master_up:
-            return
-        for s, srv in enumerate(st.servers):
-            if (
-                srv.started
-                and not srv.alive
-                and st.scps[s].stage == SCP_DONE
-                and not any(s in (r.owner, r.source) for r in st.rows)
-                and not any(w and w.key[0] == s and w.entries for w in st.wals)
-                and not any(sh.chain == (s,) for x in st.servers for sh in x.shippers)
-            ):
-                yield (s,)
-
-    def do_restart(self, cfg: Config, st: TState, s: int) -> TState:
-        """A new incarnation (new start code) on the same slot. Only a server whose WALs carry no
-        edits restarts, so forgetting its old WAL files loses nothing; crashes and restarts are
-        then unbounded, which is how new SCPs 'keep coming'."""
-        for g in range(cfg.wal_groups):
-            for seq in range(cfg.wals_per_server):
-                wal = st.wals[cfg.slot((s, g, seq))]
-                if wal:
-                    st = st._replace(wals=set_at(st.wals, cfg.slot((s, g, seq)), ()))
-            st = self.with_wal(cfg, st, Wal((s, g, 0), (), False, LIVE_DIR))
-        known = sum(1 << p for p in self.storage_peers(st))
-        srv = self.new_server(cfg, s, True, known, (0,) * cfg.wal_groups)
-        st = self.with_server(st, s, srv)
-        scps = tuple(
-            scp._replace(children=tuple(c for c in scp.children if c.target != s))
-            for scp in st.scps
-        )
-        # A procedure recorded by RemovePeerProcedure finished with the old incarnation's SCP;
-        # the new incarnation's procedures have new ids.
-        pprocs = tuple(
-            proc._replace(recorded=proc.recorded & ~(1 << s)) if proc else proc
-            for proc in st.pprocs
-        )
-        return st._replace(scps=set_at(scps, s, NO_SCP), pprocs=pprocs)
 
     def en_join(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if not st.master_up:

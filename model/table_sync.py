@@ -107,12 +107,6 @@ class SyncSteps:
         servers = tuple(srv._replace(views=st.sync) if srv.started else srv for srv in st.servers)
         return st._replace(servers=servers)
 
-    def do_restart(self, cfg: Config, st: TState, s: int) -> TState:
-        """A new incarnation reads the peer storage, sync states included."""
-        st = super().do_restart(cfg, st, s)
-        srv = st.servers[s]
-        return self.with_server(st, s, srv._replace(views=st.sync))
-
     def do_put(self, cfg: Config, st: TState, s: int, g: int, kind: int) -> TState:
         """History: an edit owed to a peer whose new state STANDBY is already stored (the writer
         has not refreshed yet) belongs to the previous DA state too."""

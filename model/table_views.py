@@ -31,3 +31,31 @@ class Region(View):
     """The region of ``hbase:replication``: ``Region(t)``."""
 
     online = slot("online")
+
+
+class WalFile(View):
+    """WAL slot ``w`` (``Config.slot``): ``WalFile(t, w)``."""
+
+    exists = slot("wex")
+    entries = slot("wn")
+    closed = slot("wclosed")
+    place = slot("wplace")
+
+
+class Crash(View):
+    """The ServerCrashProcedure of server ``d``: ``Crash(t, d)``."""
+
+    stage = slot("stage")
+
+
+class ShipperSlot(View):
+    """Shipper slot ``(server, peer, source, group, copy)``: ``ShipperSlot(t, *sk)``."""
+
+    present = slot("sh")
+    pos = slot("shpos")
+
+
+class Budget(View):
+    """A budget of the configuration by name: ``Budget(t, "crashes").left``."""
+
+    left = slot("b")

@@ -12,7 +12,8 @@ which claim child key); a step's ``label`` turns them into the action's (the shi
 its server, the child's index in its SCP) by reading the view.
 
 Today a configuration takes its steps from the text when it uses a component already written
-only there (``model/bootstrap.py``: the bootstrap of ``hbase:replication``, ``table-naive``).
+only there (``uses_text``): the bootstrap of ``hbase:replication`` and ``table-naive``
+(``model/bootstrap.py``), server restarts (``model/restarts.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ class NotCovered(ValueError):
     is asked to run under; the message is one line for the user."""
 
 
+def uses_text(cfg: Config, design: Any) -> bool:
+    """Does ``design`` under ``cfg`` take its steps from the text: does the configuration use a
+    component written only there, or is the design's own step only there?"""
+    from .bootstrap import MUTANTS
+
+    return bool(cfg.bootstrap or cfg.restarts) or design.name in MUTANTS
+
+
 _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
 """(design class, configuration) -> (flat model, traced program, generated code)."""
 
@@ -51,6 +60,9 @@ class TextModel(Model):
         self.text = cls(design, cfg)
         self._key = (type(design), cfg)
         self.labels: dict[str, Label] = {**getattr(self.text, "labels", {}), **labels_of(cls)}
+        self._rank = {k.name: i for i, k in enumerate(design.kinds)}
+        """Actions are offered kind by kind in the design's order, as the explicit model offers
+        them (so a search takes the same one of several equally short paths)."""
         self._last: tuple[Any, list[tuple[Action, tuple]]] | None = None
 
     def _program(self) -> tuple[Any, Any, Any]:
@@ -86,6 +98,7 @@ class TextModel(Model):
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
             out.append((Action(inst.name, args), nxt))
+        out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
         self._last = (st, out)
         return out
 

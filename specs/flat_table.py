@@ -586,7 +586,7 @@ FEATURES: dict[str, str] = {
     "syncup": "flat_table_syncup",
     "migration": "flat_table_migrate",
     "bootstrap": "replcheck.model.bootstrap",
-    "restarts": "flat_table_restarts",
+    "restarts": "replcheck.model.restarts",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and

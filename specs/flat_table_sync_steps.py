@@ -97,6 +97,14 @@ class SyncFlatSteps(TransitSteps):
             return inst
         return replace(inst, guard=lambda ops, get: False)
 
+    def start_server(self, ops: Any, tx: Tx, s: int) -> None:
+        """A new incarnation reads the peer storage, sync states included: its views are the
+        stored pairs."""
+        super().start_server(ops, tx, s)
+        for p in self.P:
+            tx[("vs", s, p)] = tx[("sync", p)]
+            tx[("vn", s, p)] = tx[("syncn", p)]
+
     def kill(self, ops: Any, tx: Tx, s: int) -> None:
         """``kill``: the drained flags are memory too (the views stay)."""
         super().kill(ops, tx, s)

@@ -1,6 +1,6 @@
-"""The flat table model's server restarts (``specs/flat_table_restarts.py``) and the mutant
-``table/add-missing-rerun`` (``specs/flat_table_mutants.py``) against the explicit model, on
-plain values, as ``test_flat_table.py`` does for the base: on every state of a breadth-first
+"""The flat table model's mutant ``table/add-missing-rerun`` (``specs/flat_table_mutants.py``)
+against the explicit model, on plain values, as ``test_flat_table.py`` does for the base: on
+every state of a breadth-first
 prefix, the flat form round-trips, the flat steps lead to exactly the explicit successors, and
 every flat invariant and the step property give the explicit verdicts. Then the independent
 engine: bounded model checking agrees with exploration on first violation depths."""
@@ -15,7 +15,7 @@ from replcheck.model import STANDARD, Model, get_design
 from replcheck.specs.bmc import normalize
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_table import table_flat_class, table_flat_model
+from replcheck.specs.flat_table import table_flat_model
 from replcheck.specs.flat_zk import FlatError
 
 
@@ -48,43 +48,6 @@ def from_state(name: str, config: str, start, states: int) -> list:
                 seen.add(normalize(nxt))
                 todo.append(nxt)
     return out
-
-
-# --- server restarts ----------------------------------------------------------------------------
-
-RESTART_DESIGNS = ("table", "table-doc", "table/HBASE-27213-recollect")
-
-
-@pytest.mark.parametrize("name", RESTART_DESIGNS)
-def test_restarts_prefix_matches(name: str) -> None:
-    assert agree(name, "t-remove-starve", 150) > 0
-
-
-def test_restart_states_match() -> None:
-    """A restart is first enabled about 2000 states into the breadth-first order: the first 60
-    states where one is enabled, each with all its successors."""
-    assert agree_where("table", "t-remove-starve", "restart", 60) == 60
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", RESTART_DESIGNS)
-def test_all_restart_states_match(name: str) -> None:
-    """Every state where a restart is enabled (about 200)."""
-    assert agree_where(name, "t-remove-starve", "restart") > 100
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", RESTART_DESIGNS)
-def test_restarts_whole_space_matches(name: str) -> None:
-    """The whole space (about 4300 states without symmetry): restarts lie deep in it."""
-    assert agree(name, "t-remove-starve", 10_000) > 4000
-
-
-def test_restarts_are_encoded() -> None:
-    cls = table_flat_class("table/HBASE-27213-recollect", STANDARD["t-remove-starve"])
-    assert "restarts" in cls.handles
-    fm = table_flat_model("table", STANDARD["t-remove-starve"])
-    assert any(i.name == "restart" for i in fm.instances)
 
 
 # --- table/add-missing-rerun --------------------------------------------------------------------
