@@ -130,8 +130,9 @@ class NaiveRegistration(Bootstrap):
 
 FEATURE = Bootstrap
 """The text of the ``bootstrap`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {"table-naive": NaiveRegistration}
-"""Designs whose own steps are in this text: placed before the base design's text."""
+MUTANTS: dict[str, type] = {}
+"""No mutant's override is here (``table-naive`` brings ``NaiveRegistration`` as its
+``Design.text``)."""
 
 
 def dependency_graph(model: Any) -> nx.DiGraph:

@@ -31,6 +31,10 @@ class Design:
     """What goes wrong, with the HBase issue it reproduces when there is one."""
     configs: ClassVar[tuple[str, ...]] = ()
     """The standard configurations this design or mutant is checked under by default."""
+    text: ClassVar[type | None] = None
+    """The protocol text's class this design or mutant brings (``model/step.py``): a design's
+    own steps, or a mutant's one override of a step, gate or rule written in the text. It is
+    placed before the base design's text, so every engine reads the override."""
 
     def __init__(self) -> None:
         explicit = [k for k in self.kinds if hasattr(self, "en_" + k.name)]

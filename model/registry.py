@@ -13,6 +13,7 @@ from .mutants_sync import SYNC_MUTANTS
 from .mutants_syncup import SYNCUP_MUTANTS
 from .mutants_table import TABLE_MUTANTS
 from .mutants_zk import ZK_MUTANTS
+from .step import Gate, Step
 from .table import Table, TableDoc, TableNaive
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
@@ -37,12 +38,16 @@ def register(cls: type[Design]) -> type[Design]:
         base = DESIGNS.get(cls.mutant_of or "")
         if base is None:
             raise RegistryError(f"mutant {cls.name!r}: unknown base design {cls.mutant_of!r}")
-        if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
+        if cls.text is not None and cls.text is not base.text:
+            _check_text_override(cls)
+        elif not cls.overrides or not callable(getattr(base, cls.overrides, None)):
             raise RegistryError(
                 f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
             )
         own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
-        if own != {cls.overrides}:
+        if cls.text is not None and cls.text is not base.text:
+            pass  # the override is the text's (checked above)
+        elif own != {cls.overrides}:
             raise RegistryError(
                 f"mutant {cls.name!r} must override exactly {cls.overrides!r}, "
                 f"overrides {sorted(own)}"
@@ -75,6 +80,33 @@ for _cls in (
     register(_cls)
 
 BUILTIN = frozenset(DESIGNS)
+
+
+def _members(cls: type) -> set[str]:
+    """The steps, gates and methods a class defines itself."""
+    return {
+        n
+        for n, v in vars(cls).items()
+        if not n.startswith("__") and (callable(v) or isinstance(v, (Step, Gate)))
+    }
+
+
+def _check_text_override(cls: type[Design]) -> None:
+    """A mutant whose override is in the text: its ``text`` class defines exactly the step, gate
+    or rule ``overrides`` names, and a class it derives from (the base design's text) has it."""
+    text = cls.text
+    assert text is not None
+    own = _members(text)
+    if own != {cls.overrides}:
+        raise RegistryError(
+            f"mutant {cls.name!r}: its text must override exactly {cls.overrides!r}, "
+            f"defines {sorted(own)}"
+        )
+    if not any(cls.overrides in vars(c) for c in text.__mro__[1:]):
+        raise RegistryError(
+            f"mutant {cls.name!r}: {cls.overrides!r} is not a step or rule of the text "
+            f"{text.__name__} derives from"
+        )
 
 
 def _origin(cls: type[Design]) -> str:

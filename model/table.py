@@ -59,6 +59,7 @@ class TableNaive(Table):
     name = "table-naive"
     summary = "seed 004's rejected design: every new WAL is recorded in the table before use"
     configs = ("t-bootstrap",)
+    text = NaiveRegistration
     kinds = (
         *Table.kinds,
         *(k for k in kinds_of(NaiveRegistration) if k not in Table.kinds),

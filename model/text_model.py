@@ -37,10 +37,8 @@ class NotCovered(ValueError):
 
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text: does the configuration use a
-    component written only there, or is the design's own step only there?"""
-    from .bootstrap import MUTANTS
-
-    return bool(cfg.bootstrap or cfg.restarts) or design.name in MUTANTS
+    component written only there, or does the design bring text of its own (``Design.text``)?"""
+    return bool(cfg.bootstrap or cfg.restarts) or design.text is not None
 
 
 _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}

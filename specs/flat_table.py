@@ -686,7 +686,10 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
     cfg = cfg or STANDARD[cls.configs[0]]
     mixins: list[type] = []
     mutant = _feature_mutant(name)
-    if name in TABLE_FLAT_CLASSES:
+    if cls.text is not None:
+        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
+        mixins.append(cls.text)
+    elif name in TABLE_FLAT_CLASSES:
         base = TABLE_FLAT_CLASSES[name]
     elif mutant is not None:
         base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)

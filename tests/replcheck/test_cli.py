@@ -246,3 +246,51 @@ def test_a_reviewers_mutant_file_runs_on_the_compiled_engine(capsys) -> None:
         want["stats"]["states"],
         want["stats"]["transitions"],
     )
+
+
+TEXT_MUTANT = '''
+from replcheck.model.bootstrap import NaiveRegistration
+from replcheck.model.table import TableNaive
+
+
+class WritesUnregistered(NaiveRegistration):
+    def rule_wal_ready(self, t, s, g):
+        """Every WAL is writable at once: nothing waits for queue storage."""
+        return True
+
+
+class Mine(TableNaive):
+    name = "review/naive-writes-unregistered"
+    mutant_of = "table-naive"
+    overrides = "rule_wal_ready"
+    text = WritesUnregistered
+    configs = ("t-bootstrap",)
+    bug = "the naive design writes a WAL before queue storage records it"
+'''
+
+
+@pytest.mark.parametrize("engine", ["explicit", "c", "python"])
+def test_a_reviewers_override_of_a_text_rule_reaches_every_engine(
+    capsys, tmp_path, engine: str
+) -> None:
+    """``table-naive`` deadlocks; overriding its text rule in a file of one's own removes the
+    deadlock on every engine, with the same counts (the base design's: 7 states)."""
+    path = tmp_path / "mine.py"
+    path.write_text(TEXT_MUTANT)
+    code, out, _err = run(
+        capsys, "explore", "--design-file", str(path), "--json", "--engine", engine
+    )
+    (got,) = json.loads(out)["results"]
+    assert code == 0 and got["verdicts"]["system_table_served"] == "pass"
+    assert (got["stats"]["states"], got["stats"]["transitions"]) == (7, 13)
+    code, out, _err = run(
+        capsys, "explore", "--design", "table-naive", "--json", "--engine", engine
+    )
+    assert code == 1 and json.loads(out)["results"][0]["verdicts"]["system_table_served"] == "fail"
+
+
+def test_a_text_override_must_be_the_one_it_names(capsys, tmp_path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(TEXT_MUTANT.replace('overrides = "rule_wal_ready"', 'overrides = "open_table"'))
+    code, _out, err = run(capsys, "explore", "--design-file", str(path))
+    assert code == 2 and "must override exactly 'open_table'" in err
