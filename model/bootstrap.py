@@ -23,7 +23,7 @@ import networkx as nx
 
 from .step import Ctx, Var, gate, step
 from .table_state import NO_SOURCE
-from .table_views import Region, Row, Server
+from .table_views import Region, Row, Server, each_server
 
 STORAGE_KINDS = frozenset(
     {
@@ -52,10 +52,6 @@ def wal_writable(server: int) -> str:
     return f"WAL of region server {server} writable"
 
 
-def _servers(text: Any) -> list[tuple[int]]:
-    return [(s,) for s in text.S]
-
-
 def _server_groups(text: Any) -> list[tuple[int, int]]:
     return [(s, g) for s in text.S for g in text.G]
 
@@ -76,7 +72,7 @@ class Bootstrap:
         replication queue system table every time when creating a WAL file")."""
         return True
 
-    @step(params=("server",), fair=True, each=_servers)
+    @step(params=("server",), fair=True, each=each_server)
     def open_table(self, t: Ctx, s: int) -> None:
         """assign hbase:replication: write its open marker to a WAL"""
         t.require(

@@ -40,18 +40,17 @@ def register(cls: type[Design]) -> type[Design]:
             raise RegistryError(f"mutant {cls.name!r}: unknown base design {cls.mutant_of!r}")
         if cls.text is not None and cls.text is not base.text:
             _check_text_override(cls)
-        elif not cls.overrides or not callable(getattr(base, cls.overrides, None)):
-            raise RegistryError(
-                f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
-            )
-        own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
-        if cls.text is not None and cls.text is not base.text:
-            pass  # the override is the text's (checked above)
-        elif own != {cls.overrides}:
-            raise RegistryError(
-                f"mutant {cls.name!r} must override exactly {cls.overrides!r}, "
-                f"overrides {sorted(own)}"
-            )
+        else:
+            if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
+                raise RegistryError(
+                    f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
+                )
+            own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
+            if own != {cls.overrides}:
+                raise RegistryError(
+                    f"mutant {cls.name!r} must override exactly {cls.overrides!r}, "
+                    f"overrides {sorted(own)}"
+                )
         if not cls.bug:
             raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
     existing = DESIGNS.get(cls.name)

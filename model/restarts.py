@@ -24,12 +24,8 @@ from typing import Any
 
 from .step import Ctx, step
 from .table_state import SCP_DONE, SCP_NONE
-from .table_views import Budget, Crash, Row, Server, ShipperSlot, WalFile
+from .table_views import Budget, Crash, Row, Server, ShipperSlot, WalFile, each_server
 from .text import count
-
-
-def _servers(text: Any) -> list[tuple[int]]:
-    return [(s,) for s in text.S]
 
 
 class Restarts:
@@ -50,7 +46,7 @@ class Restarts:
     wal_keys: Any
     scp_keys: Any
 
-    @step(params=("server",), fair=False, each=_servers)
+    @step(params=("server",), fair=False, each=each_server)
     def crash(self, t: Ctx, s: int) -> None:
         """a region server dies; the master schedules its SCP"""
         ops = t.ops
@@ -59,7 +55,7 @@ class Restarts:
         Budget(t, "crashes").left = ops.ite(left > 0, left - 1, left)
         self.kill(ops, t, s)
 
-    @step(params=("server",), fair=False, each=_servers)
+    @step(params=("server",), fair=False, each=each_server)
     def restart(self, t: Ctx, s: int) -> None:
         """a crashed server whose SCP finished starts again"""
         ops = t.ops

@@ -3,7 +3,14 @@ steps, rules and properties written with ``model/step.py``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .step import View, slot
+
+
+def each_server(text: Any) -> list[tuple[int]]:
+    """One instance per region server (a step's ``each``)."""
+    return [(s,) for s in text.S]
 
 
 class Server(View):

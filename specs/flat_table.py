@@ -35,6 +35,7 @@ The steps are in ``flat_table_steps.py``, the properties in ``flat_table_props.p
 from __future__ import annotations
 
 import importlib
+from functools import cache
 from typing import Any
 
 from replcheck.model import STANDARD, get_design
@@ -97,33 +98,53 @@ CONSTANT_FIELDS = (
     "relays",
 )
 """The state fields the base flat model holds constant."""
+CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
+"""The server fields the base flat model holds constant."""
+
+
+@cache
+def _constant(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The state and server fields ``cls`` holds constant: the base's, less those a class of its
+    hierarchy encodes (``encoded_fields``, ``encoded_server_fields``, a ``Var``)."""
+
+    def declared(name: str) -> set[str]:
+        return {f for c in cls.__mro__ for f in vars(c).get(name, ())}
+
+    fields = declared("encoded_fields") | {var.field for var in variables_of(cls)}
+    server = declared("encoded_server_fields")
+    return (
+        tuple(f for f in CONSTANT_FIELDS if f not in fields),
+        tuple(f for f in CONSTANT_SERVER_FIELDS if f not in server),
+    )
 
 
 class TableFlat(TableSteps):
     """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
 
     A configuration feature the base leaves out (``FEATURES``) is added by a mixin placed before
-    this class: it names the features it ``handles``, takes the state fields it encodes out of
-    ``constant_fields`` / ``constant_server_fields`` / ``constant_budgets``, and extends
-    ``sorts``, ``encode``, ``decode``, ``instances`` and ``properties`` through ``super()``."""
+    this class: it names the features it ``handles``, declares the state and server fields it
+    encodes (``encoded_fields``, ``encoded_server_fields``; a ``Var`` of the text is one too),
+    takes budgets out of ``constant_budgets``, and extends ``sorts``, ``encode``, ``decode``,
+    ``instances`` and ``properties`` through ``super()``."""
 
     handles: frozenset[str] = frozenset()
     """The configuration features (keys of ``check_config``'s list) this class encodes."""
+    encoded_fields: tuple[str, ...] = ()
+    """The fields of ``CONSTANT_FIELDS`` a feature mixin holds in variables (each mixin its own;
+    the classes of the hierarchy add up)."""
+    encoded_server_fields: tuple[str, ...] = ()
+    """The same for ``CONSTANT_SERVER_FIELDS``."""
 
     @property
     def constant_fields(self) -> tuple[str, ...]:
-        """State fields that are not variables: ``encode`` checks them, ``decode`` restores them
-        (a feature may take fields out; a field the text declares a ``Var`` for is one)."""
-        held = {var.field for var in getattr(self, "variables", ())}
-        base = self.__dict__.get("_constant_fields", CONSTANT_FIELDS)
-        return tuple(f for f in base if f not in held)
+        """State fields that are not variables: ``encode`` checks them, ``decode`` restores them."""
+        return _constant(type(self))[0]
 
-    @constant_fields.setter
-    def constant_fields(self, value: tuple[str, ...]) -> None:
-        self.__dict__["_constant_fields"] = value
+    @property
+    def constant_server_fields(self) -> tuple[str, ...]:
+        """Server fields that are not variables."""
+        return _constant(type(self))[1]
 
-    constant_server_fields: tuple[str, ...] = ("started", "version", "sinks", "views", "drained")
-    """Server fields that are not variables."""
     budgets: tuple[str, ...] = BUDGET
     constant_budgets: tuple[str, ...] = ("foreign", "restarts")
 

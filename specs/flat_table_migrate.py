@@ -59,16 +59,10 @@ class FlatMigration(MigrateSteps):
     ``TableFlat``)."""
 
     handles = frozenset({"migration", "spare_servers"})
-    constant_fields: tuple[str, ...]
-    constant_server_fields: tuple[str, ...]
+    encoded_fields = ("migration", "zk")
+    encoded_server_fields = ("started", "version")
 
     def __init__(self, design: Design, cfg: Config) -> None:
-        self.constant_fields = tuple(
-            f for f in self.constant_fields if f not in ("migration", "zk")
-        )
-        self.constant_server_fields = tuple(
-            f for f in self.constant_server_fields if f not in ("started", "version")
-        )
         super().__init__(design, cfg)  # type: ignore[call-arg]
         i0: TState = self.init_state  # type: ignore[attr-defined]
         if not i0.migration:

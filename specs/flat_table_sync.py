@@ -53,14 +53,8 @@ class SyncFlat(SyncFlatSteps):
     cls: type
     init_state: TState
 
-    @property
-    def constant_fields(self) -> tuple[str, ...]:
-        return tuple(f for f in super().constant_fields if f not in SYNC_FIELDS)  # type: ignore[misc]
-
-    @property
-    def constant_server_fields(self) -> tuple[str, ...]:
-        fields = super().constant_server_fields  # type: ignore[misc]
-        return tuple(f for f in fields if f not in SYNC_SERVER_FIELDS)
+    encoded_fields = SYNC_FIELDS
+    encoded_server_fields = SYNC_SERVER_FIELDS
 
     def __init__(self, design: Design, cfg: Config) -> None:
         super().__init__(design, cfg)  # type: ignore[call-arg]

@@ -70,29 +70,8 @@ class FlatSyncUp(StepBase):
     _put_row: Callable[..., None]
     _get_rows: Callable[..., Any]
 
-    # The constant fields are properties filtering the next class's; the setters keep a value
-    # another feature mixin assigns in its ``__init__`` (filtered here all the same).
-
-    @property
-    def constant_fields(self) -> tuple[str, ...]:
-        base = self.__dict__.get("_constant_fields", super().constant_fields)  # type: ignore[misc]
-        return tuple(f for f in base if f not in ENCODED_FIELDS)
-
-    @constant_fields.setter
-    def constant_fields(self, value: tuple[str, ...]) -> None:
-        self.__dict__["_constant_fields"] = value
-
-    @property
-    def constant_server_fields(self) -> tuple[str, ...]:
-        base = self.__dict__.get(
-            "_constant_server_fields",
-            super().constant_server_fields,  # type: ignore[misc]
-        )
-        return tuple(f for f in base if f != "started")
-
-    @constant_server_fields.setter
-    def constant_server_fields(self, value: tuple[str, ...]) -> None:
-        self.__dict__["_constant_server_fields"] = value
+    encoded_fields = ENCODED_FIELDS
+    encoded_server_fields = ("started",)
 
     # --- variables ------------------------------------------------------------------------------
 

@@ -10,15 +10,9 @@ from replcheck.model import STANDARD, Model, get_design
 from replcheck.model.text_model import TextModel
 
 
-def _text_model(name: str, config: str) -> TextModel:
-    model = object.__new__(TextModel)
-    model.__init__(get_design(name), STANDARD[config])
-    return model
-
-
 def _agree(name: str, config: str) -> int:
     explicit = Model(get_design(name), STANDARD[config])
-    text = _text_model(name, config)
+    text = TextModel(get_design(name), STANDARD[config])
     s0 = explicit.init()
     assert text.init() == s0
     seen, todo = {s0}, [s0]
