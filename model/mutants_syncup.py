@@ -1,12 +1,10 @@
-"""Table-era mutants of syncup (see ``table_syncup.py``)."""
+"""Table-era mutants of ReplicationSyncUp (``syncup.py``): each brings the tool's text with one
+rule overridden."""
 
 from __future__ import annotations
 
-from .config import Config
-from .state import LIVE_DIR, WalKey
+from . import syncup
 from .table import Table
-from .table_common import wals_to_replicate
-from .table_state import Row, TState
 
 
 class SyncUpNoAddMissing(Table):
@@ -19,11 +17,7 @@ class SyncUpNoAddMissing(Table):
         "the master's REMOVE_QUEUES finishes the server's SCP with nothing claimed (lost edits)"
     )
     configs = ("t-syncup",)
-
-    def rule_syncup_add_missing(
-        self, st: TState, view: tuple[Row, ...], dirs: list[int]
-    ) -> tuple[Row, ...]:
-        return view
+    text = syncup.NoAddMissing
 
 
 class SyncUpSkipsOldWals(Table):
@@ -36,11 +30,7 @@ class SyncUpSkipsOldWals(Table):
         "master then drops the queue because of the marker (lost edits)"
     )
     configs = ("t-syncup",)
-
-    def rule_syncup_wals(
-        self, cfg: Config, st: TState, source: int, group: int, offset
-    ) -> tuple[WalKey, ...]:
-        return wals_to_replicate(st, source, group, offset, (LIVE_DIR,))
+    text = syncup.SkipsOldWals
 
 
 SYNCUP_MUTANTS: tuple[type, ...] = (

@@ -3,10 +3,10 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import table_rules
+from . import scp, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
-from .state import WalKey, bits
+from .state import WalKey
 from .table import Table
 from .table_rules import QueueView, live_server_may_delete_rule, should_replicate_rule
 from .table_state import TServer, TState
@@ -142,27 +142,14 @@ class RemoveAllOnePass(Table):
 class AddMissingRerun(Table):
     name = "table/add-missing-rerun"
     mutant_of = "table"
-    overrides = "do_arqp_claim"
+    overrides = "claim_round"
     bug = (
         "the deprecated ClaimReplicationQueuesProcedure: every CLAIM round adds the missing queues "
         "again, so a peer whose queue was claimed away gets a second BEGIN queue and the dead "
         "server's WALs are replicated twice"
     )
     configs = ("t-race",)
-
-    def do_arqp_claim(self, cfg: Config, st: TState, d: int, targets: tuple[int, ...]) -> TState:
-        # The re-run is modelled once per procedure (``Scp.peers`` marks it) so that the state
-        # space stays finite; once is enough to replicate the WALs twice.
-        again = 0 if st.scps[d].peers else self.rule_add_missing(st, d)
-        for p in bits(again):
-            st = self.set_offset(st, p, d, -1, -1, (-1, 0))
-        queues = self.claim_queues(st, d)
-        if queues and not targets:
-            targets = tuple(self.rule_claim_targets(st))[: len(queues)]
-        st = super().do_arqp_claim(cfg, st, d, targets)
-        if again or st.scps[d].peers:
-            st = self.with_scp(st, d, st.scps[d]._replace(peers=1))
-        return st
+    text = scp.AddMissingRerun
 
 
 class RecoveredEndsEarly(Table):

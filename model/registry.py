@@ -64,23 +64,6 @@ def register(cls: type[Design]) -> type[Design]:
     return cls
 
 
-for _cls in (
-    ZkLock,
-    ZkMulti,
-    Table,
-    TableDoc,
-    TableNaive,
-    *ZK_MUTANTS,
-    *TABLE_MUTANTS,
-    *SYNC_MUTANTS,
-    *SYNCUP_MUTANTS,
-    *MIGRATE_MUTANTS,
-):
-    register(_cls)
-
-BUILTIN = frozenset(DESIGNS)
-
-
 def _members(cls: type) -> set[str]:
     """The steps, gates and methods a class defines itself."""
     return {
@@ -119,6 +102,23 @@ def _origin(cls: type[Design]) -> str:
 def _same_definition(a: type[Design], b: type[Design]) -> bool:
     """The same class from the same file, loaded again (one design file named twice)."""
     return a.__module__ == b.__module__ and a.__qualname__ == b.__qualname__
+
+
+for _cls in (
+    ZkLock,
+    ZkMulti,
+    Table,
+    TableDoc,
+    TableNaive,
+    *ZK_MUTANTS,
+    *TABLE_MUTANTS,
+    *SYNC_MUTANTS,
+    *SYNCUP_MUTANTS,
+    *MIGRATE_MUTANTS,
+):
+    register(_cls)
+
+BUILTIN = frozenset(DESIGNS)
 
 
 def get_design(name: str) -> Design:

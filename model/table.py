@@ -14,11 +14,11 @@ from __future__ import annotations
 from .bootstrap import NaiveRegistration
 from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .step import kinds_of
+from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
 from .table_migrate import MIGRATE_KINDS, MigrationSteps
 from .table_state import TState
 from .table_sync import SYNC_KINDS, SyncSteps
-from .table_syncup import SYNCUP_KINDS, SyncUpSteps
 
 TABLE_CONFIGS = (
     "t-std",
@@ -35,11 +35,11 @@ TABLE_CONFIGS = (
 )
 
 
-class Table(SyncSteps, SyncUpSteps, MigrationSteps, TableCommon):
+class Table(SyncSteps, MigrationSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
     configs = TABLE_CONFIGS
-    kinds = (*TABLE_KINDS, *SYNC_KINDS, *SYNCUP_KINDS, *MIGRATE_KINDS)
+    kinds = (*TABLE_KINDS, *SYNC_KINDS, *kinds_of(SyncUpTool), *MIGRATE_KINDS)
 
 
 class TableDoc(Table):

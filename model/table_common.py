@@ -1,8 +1,11 @@
 """The table era (seed 004; reference sections 2, 4-6, 10): queues as rows of ``hbase:replication``
 with one offset per WAL group, the ServerCrashProcedure's claim stage, AddPeer's fence,
-RemovePeerProcedure, and the log cleaner with its barrier. Sync replication, ReplicationSyncUp
-and the migration from ZooKeeper are in ``table_sync.py``, ``table_syncup.py`` and
-``table_migrate.py``; ``table.py`` puts them together as the ``table`` and ``table-doc`` designs.
+RemovePeerProcedure, and the log cleaner with its barrier. Sync replication and the migration
+from ZooKeeper are in ``table_sync.py`` and ``table_migrate.py``; ``table.py`` puts them together
+as the ``table`` and ``table-doc`` designs. Components written only in the protocol text are the
+bootstrap, server restarts and ReplicationSyncUp (``bootstrap.py``, ``restarts.py``,
+``syncup.py``); the ServerCrashProcedure's claim stage (``scp.py``) is still here too, for the
+configurations the text does not cover yet.
 
 Abstractions (each a documented choice, not an accident):
 
@@ -28,6 +31,7 @@ from .design import Design
 from .logic import PY, dual
 from .relays import RELAY_KINDS, Relays
 from .restarts import Restarts
+from .scp import AssignQueues
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -105,12 +109,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("finish", ("server", "shipper"), True, "a recovered WAL group is done; the last removes it"),
     K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
     K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
-    K("scp_split", ("dead",), True, "SCP: split the dead server's WALs, assign its regions"),
-    K("scp_claim_stage", ("dead",), True, "SCP: CLAIM_REPLICATION_QUEUES (waits for migration)"),
-    K("arqp_read_missing", ("dead",), True, "ADD_MISSING_QUEUES: read peers and existing queues"),
-    K("arqp_put_missing", ("dead",), True, "ADD_MISSING_QUEUES: a BEGIN queue per missing peer"),
-    K("arqp_claim", ("dead", "targets"), True, "CLAIM: send each queue to a shuffled live server"),
-    K("arqp_remove", ("dead",), True, "REMOVE_QUEUES: the SyncUp marker says: drop the queues"),
+    *kinds_of(AssignQueues),
     K("claim_read", ("server", "dead", "child"), True, "claim: sleep, check the peer, getOffsets"),
     K("claim_commit", ("server",), True, "claim: conditional delete+put; start recovered source"),
     K("claim_lost", ("dead", "child"), True, "the claim's target is gone: the child finishes"),
@@ -632,10 +631,9 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     # --- ServerCrashProcedure and AssignReplicationQueuesProcedure -------------------------------
 
     def _stage(self, st: TState, stage: int) -> Iterator[tuple]:
-        if st.master_up:
-            for d, scp in enumerate(st.scps):
-                if scp.stage == stage:
-                    yield (d,)
+        for d, scp in enumerate(st.scps):
+            if scp.stage == stage:
+                yield (d,)
 
     def en_scp_split(self, cfg: Config, st: TState) -> Iterator[tuple]:
         return self._stage(st, SCP_SPLIT)
@@ -662,8 +660,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return self._stage(st, ARQP_ADD_MISSING)
 
     def do_arqp_read_missing(self, cfg: Config, st: TState, d: int) -> TState:
-        if st.markers >> d & 1:
-            return self.with_scp(st, d, Scp(ARQP_REMOVE, 0, ()))
         return self.with_scp(st, d, Scp(ARQP_PUT_MISSING, self.rule_add_missing(st, d), ()))
 
     def en_arqp_put_missing(self, cfg: Config, st: TState) -> Iterator[tuple]:
@@ -685,9 +681,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
             scp = st.scps[d]
             if scp.children:
                 continue
-            if st.markers >> d & 1:
-                yield (d, ())
-                continue
             queues = self.claim_queues(st, d)
             if not queues:
                 yield (d, ())
@@ -702,23 +695,11 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         """One CLAIM round: the queues the crashed server still owns, for peers still in storage,
         each sent to a live server (shuffled); the round runs again once all children are done.
         Queues of deleted peers are not removed here."""
-        if st.markers >> d & 1:
-            return self.with_scp(st, d, Scp(ARQP_REMOVE, 0, ()))
         queues = self.claim_queues(st, d)
         if not queues:
             return self.with_scp(st, d, Scp(SCP_DONE, 0, ()))
         children = tuple(Child(q.peer, q.source, t) for q, t in zip(queues, targets, strict=False))
         return self.with_scp(st, d, Scp(ARQP_CLAIM, 0, children))
-
-    def en_arqp_remove(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        return self._stage(st, ARQP_REMOVE)
-
-    def do_arqp_remove(self, cfg: Config, st: TState, d: int) -> TState:
-        """REMOVE_QUEUES: ReplicationSyncUp already replicated them; delete every queue the
-        crashed server owns, then its marker file."""
-        rows = tuple(r for r in st.rows if r.owner != d)
-        st = st._replace(rows=rows, markers=st.markers & ~(1 << d))
-        return self.with_scp(st, d, Scp(SCP_DONE, 0, ()))
 
     def en_claim_read(self, cfg: Config, st: TState) -> Iterator[tuple]:
         for d, scp in enumerate(st.scps):
@@ -807,8 +788,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return st._replace(rows=rows) if done else st
 
     def en_join(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if not st.master_up:
-            return
         last = cfg.servers - cfg.spare_servers
         for s in range(last - cfg.joins, last):
             if not st.servers[s].started:
@@ -857,7 +836,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return bool(st.migration) and st.migration.stage != MIG_DONE
 
     def en_add_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.admin and st.master_up and not self.peer_proc_busy(st):
+        if st.budget.admin and not self.peer_proc_busy(st):
             for p, status in enumerate(st.peers):
                 if status == ABSENT and not st.pprocs[p]:
                     yield (p,)
@@ -867,7 +846,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return st._replace(pprocs=set_at(st.pprocs, p, PeerProc(ADD, AP_PRE, 0, 0, (), 0)))
 
     def en_remove_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.admin and st.master_up and not self.peer_proc_busy(st):
+        if st.budget.admin and not self.peer_proc_busy(st):
             for p in self.storage_peers(st):
                 if not st.pprocs[p] and st.sync[p][0] in (NONE, DOWNGRADE_ACTIVE):
                     yield (p,)
@@ -893,7 +872,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     def _toggle(self, cfg: Config, st: TState, want: int) -> Iterator[tuple]:
         """A peer in state ``want`` with no procedure of its own running (the peer's procedures
         hold its lock one at a time)."""
-        if cfg.peer_toggles and st.budget.admin and st.master_up and not self.peer_proc_busy(st):
+        if cfg.peer_toggles and st.budget.admin and not self.peer_proc_busy(st):
             for p, status in enumerate(st.peers):
                 if status == want and not st.pprocs[p]:
                     yield (p,)
@@ -902,8 +881,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return st._replace(pprocs=set_at(st.pprocs, p, proc))
 
     def en_peer_proc(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if not st.master_up:
-            return
         for p, proc in enumerate(st.pprocs):
             if proc and not proc.refresh and self.proc_ready(st, p, proc):
                 yield (p,)
@@ -1013,8 +990,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return (NOT_RUNNING, 0) if n <= 1 else (BARRIER_DISABLED, n - 1)
 
     def en_refresh(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if not st.master_up:
-            return
         for p, proc in enumerate(st.pprocs):
             if proc:
                 for s in bits(proc.refresh):
@@ -1068,7 +1043,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     # --- the log cleaner -------------------------------------------------------------------------
 
     def cleaner_may_run(self, st: TState) -> bool:
-        return st.master_up and (not st.migration or st.migration.stage > 0)
+        return not st.migration or st.migration.stage > 0
 
     def en_cleaner_start(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if (
@@ -1110,7 +1085,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     # --- master restart --------------------------------------------------------------------------
 
     def en_master_restart(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.master_restarts and st.master_up:
+        if st.budget.master_restarts:
             yield ()
 
     def do_master_restart(self, cfg: Config, st: TState) -> TState:

@@ -216,7 +216,7 @@ class MigrationSteps:
 
     def en_migration_step(self, cfg: Config, st: TState) -> Iterator[tuple]:
         m = st.migration
-        if not m or m.stage == MIG_DONE or not st.master_up:
+        if not m or m.stage == MIG_DONE:
             return
         if m.stage == MIG_DISABLE_CLEANER:
             ok = not self.rule_migration_fences_cleaner() or st.barrier[0] != RUNNING
@@ -269,7 +269,7 @@ class MigrationSteps:
 
     def en_migrate_server(self, cfg: Config, st: TState) -> Iterator[tuple]:
         m = st.migration
-        if m and m.stage == MIG_MIGRATE and st.master_up:
+        if m and m.stage == MIG_MIGRATE:
             yield from ((o,) for o in sorted({o for o, _q in st.zk}))
 
     def do_migrate_server(self, cfg: Config, st: TState, s: int) -> TState:

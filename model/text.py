@@ -96,6 +96,10 @@ def is_true(x: Any) -> bool:
     return x is True or (isinstance(x, (bool, int)) and bool(x))
 
 
+class FlatError(ValueError):
+    """The design or configuration has no flat form here."""
+
+
 class Tx:
     """One step's writes over a flat state: reads see earlier writes of the same step."""
 

@@ -38,7 +38,7 @@ class NotCovered(ValueError):
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text: does the configuration use a
     component written only there, or does the design bring text of its own (``Design.text``)?"""
-    return bool(cfg.bootstrap or cfg.restarts) or design.text is not None
+    return bool(cfg.bootstrap or cfg.restarts or cfg.syncup) or design.text is not None
 
 
 _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
@@ -103,14 +103,23 @@ class TextModel(Model):
     def enabled(self, st: Any) -> list[Action]:
         return [a for a, _t in self._enabled(st)]
 
-    def step(self, st: Any, action: Action) -> Any:
+    def _decode(self, action: Action, packed: Any) -> Any:
+        """The readable successor; a layout too small for it (its ``overflow`` slot set) is
+        refused, never read back as some other state."""
         flat, program, _code = self._program()
+        values = program.unpack(packed)
+        if values.get(("overflow",)):
+            raise NotCovered(
+                f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
+            )
+        return flat.decode(values)
+
+    def step(self, st: Any, action: Action) -> Any:
         for a, nxt in self._enabled(st):
             if a == action:
-                return flat.decode(program.unpack(nxt))
+                return self._decode(a, nxt)
         raise ValueError(f"{self.design.name}: {action} is not enabled here")
 
     def successors(self, st: Any) -> Iterator[tuple[Action, Any]]:
-        flat, program, _code = self._program()
         for a, nxt in self._enabled(st):
-            yield a, flat.decode(program.unpack(nxt))
+            yield a, self._decode(a, nxt)

@@ -62,7 +62,6 @@ from replcheck.model.table_state import (
 from replcheck.model.text import FlatModel, FlatProperty
 
 from .flat_table_mutants import (
-    FlatAddMissingRerun,
     FlatRecoveredEndsEarly,
     FlatRecoveredListsWalDir,
     FlatRemovePeerKeepsRecovered,
@@ -76,7 +75,8 @@ from .flat_zk import FlatError
 
 COPIES = 2
 """Shipper slots per (server, peer, source, group): a correct design needs one; a claim applied
-twice (the unguarded-claim mutant) starts a second recovered source on the same server."""
+twice (the unguarded-claim mutant) starts a second recovered source on the same server. A text
+that starts more sets ``shipper_copies``."""
 CLAIMS = 2
 """Pending claims per server: one, and a second dispatched by ``claim_redeliver``."""
 BUDGET = ("crashes", "outages", "admin", "puts", "cleaner_runs", "master_restarts")
@@ -134,6 +134,7 @@ class TableFlat(TableSteps):
     the classes of the hierarchy add up)."""
     encoded_server_fields: tuple[str, ...] = ()
     """The same for ``CONSTANT_SERVER_FIELDS``."""
+    shipper_copies: int = COPIES
 
     @property
     def constant_fields(self) -> tuple[str, ...]:
@@ -180,7 +181,7 @@ class TableFlat(TableSteps):
             for p in self.P
             for src in self.SRC
             for g in self.G
-            for m in range(COPIES)
+            for m in range(self.shipper_copies)
         ]
         self.U = range(c.wal_slots * self.E)
         self.init_state: TState = design.init(cfg)
@@ -348,8 +349,10 @@ class TableFlat(TableSteps):
                 base = (s, sh.peer, src, sh.group)
                 m = used.get(base, 0)
                 used[base] = m + 1
-                if m >= COPIES:
-                    raise FlatError(f"more than {COPIES} shippers for one queue and group")
+                if m >= self.shipper_copies:
+                    raise FlatError(
+                        f"more than {self.shipper_copies} shippers for one queue and group"
+                    )
                 sk = (*base, m)
                 v[("sh", *sk)] = True
                 v[("shpos", *sk)] = sh.pos
@@ -604,7 +607,7 @@ class TableFlat(TableSteps):
 
 FEATURES: dict[str, str] = {
     "sync": "flat_table_sync",
-    "syncup": "flat_table_syncup",
+    "syncup": "replcheck.model.syncup",
     "migration": "flat_table_migrate",
     "bootstrap": "replcheck.model.bootstrap",
     "restarts": "replcheck.model.restarts",
@@ -660,7 +663,6 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
         FlatRemovePeerKeepsRecovered, "RemovePeerKeepsRecoveredFlat"
     ),
     "table/restart-forgets-barrier": _sub(FlatRestartForgetsBarrier, "RestartForgetsBarrierFlat"),
-    "table/add-missing-rerun": _sub(FlatAddMissingRerun, "AddMissingRerunFlat"),
 }
 """The flat form of the design, and of each mutant whose override is not a dual-form rule.
 ``remove-all-one-pass`` needs none: the number of passes is read from the design."""
@@ -709,7 +711,10 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
     mutant = _feature_mutant(name)
     if cls.text is not None:
         base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
-        mixins.append(cls.text)
+        # A text of a feature the configuration does not use changes nothing there.
+        handles = getattr(cls.text, "handles", frozenset())
+        if not handles or handles & {feature for feature, _what in config_features(cfg)}:
+            mixins.append(cls.text)
     elif name in TABLE_FLAT_CLASSES:
         base = TABLE_FLAT_CLASSES[name]
     elif mutant is not None:

@@ -1,139 +1,27 @@
-"""The ServerCrashProcedure, its AssignReplicationQueuesProcedure and the claims of the table era
-(``model/table_common.py``) as flat steps over the layout of ``specs/flat_table.py``: one method
-per explicit step of the same name, its structural choices (dead server, queue row, target
-assignment, claimer) fixed by the instance's guard."""
+"""The claims of the table era (``model/table_common.py``) as flat steps over the layout of
+``specs/flat_table.py``: one method per explicit step of the same name, its structural choices
+(dead server, queue row, claimer) fixed by the instance's guard. The ServerCrashProcedure and its
+AssignReplicationQueuesProcedure are in the protocol text (``model/scp.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from replcheck.model import table_rules
-from replcheck.model.state import ARCHIVED, LIVE_DIR
+from replcheck.model.scp import AssignQueues
+from replcheck.model.state import ARCHIVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
-    ARQP_ADD_MISSING,
-    ARQP_CLAIM,
-    ARQP_PUT_MISSING,
-    BEGIN_SEQ,
     NO_SOURCE,
-    SCP_CLAIM_STAGE,
-    SCP_DONE,
     SCP_SPLIT,
 )
-from replcheck.model.text import Instance, Tx, count, lookup
+from replcheck.model.text import Instance, Tx
 
 from .flat_table_base import StepBase
 
 
-class ClaimSteps(StepBase):
-    """SCP, ARQP and the claim steps."""
-
-    def _scp_split(self, d: int) -> Instance:
-        """``scp_split``: the dead server's WALs to oldWALs; its pending claim is dropped; CLAIM
-        next, or done with no peer in storage."""
-
-        def guard(ops: Any, get: Any) -> Any:
-            return get(("stage", d)) == SCP_SPLIT
-
-        def apply(ops: Any, tx: Tx) -> None:
-            for g in self.G:
-                for q in self.Q:
-                    w = self.slot(d, g, q)
-                    live = ops.and_(tx[("wex", w)], tx[("wplace", w)] == LIVE_DIR)
-                    tx.when(live, ("wplace", w), ARCHIVED)
-                    tx.when(live, ("wclosed", w), True)
-            for m in range(2):
-                self.clear(tx, True, self.claim_keys(d, m))
-            peers = ops.or_(*(self.storage(ops, tx.__getitem__, p) for p in self.P))
-            tx[("stage", d)] = ops.ite(peers, SCP_CLAIM_STAGE, SCP_DONE)
-            self.clear(tx, True, self.scp_keys(d))
-
-        return Instance("scp_split", (d,), guard, apply)
-
-    def _stage_step(self, name: str, d: int, frm: int, to: int) -> Instance:
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("stage", d)] = to
-            self.clear(tx, True, self.scp_keys(d))
-
-        return Instance(name, (d,), lambda ops, get: get(("stage", d)) == frm, apply)
-
-    def _scp_claim_stage(self, d: int) -> Instance:
-        """``scp_claim_stage`` (no migration: claims are allowed)."""
-        return self._stage_step("scp_claim_stage", d, SCP_CLAIM_STAGE, ARQP_ADD_MISSING)
-
-    def rule_add_missing(self, ops: Any, get: Any, d: int, p: int) -> Any:
-        """``rule_add_missing``: a peer in storage the crashed server has no normal queue for."""
-        return ops.and_(self.storage(ops, get, p), ops.not_(get(("rex", p, d, NO_SOURCE))))
-
-    def _arqp_read_missing(self, d: int) -> Instance:
-        """``arqp_read_missing`` (no SyncUp marker)."""
-
-        def apply(ops: Any, tx: Tx) -> None:
-            missing = [self.rule_add_missing(ops, tx.__getitem__, d, p) for p in self.P]
-            tx[("stage", d)] = ARQP_PUT_MISSING
-            self.clear(tx, True, self.scp_keys(d))
-            for p in self.P:
-                tx[("scpp", d, p)] = missing[p]
-
-        guard = lambda ops, get: get(("stage", d)) == ARQP_ADD_MISSING  # noqa: E731
-        return Instance("arqp_read_missing", (d,), guard, apply)
-
-    def _arqp_put_missing(self, d: int) -> Instance:
-        """``arqp_put_missing``: a BEGIN column under the placeholder group per peer read."""
-
-        def apply(ops: Any, tx: Tx) -> None:
-            for p in self.P:
-                self.set_offset(ops, tx, tx[("scpp", d, p)], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
-            tx[("stage", d)] = ARQP_CLAIM
-            self.clear(tx, True, self.scp_keys(d))
-
-        guard = lambda ops, get: get(("stage", d)) == ARQP_PUT_MISSING  # noqa: E731
-        return Instance("arqp_put_missing", (d,), guard, apply)
-
-    def claim_queue_keys(self, d: int) -> list[tuple[int, int]]:
-        """The (peer, source) keys of ``d``'s rows, in row-key order."""
-        return [(p, src) for p in self.P for src in self.SRC]
-
-    def _arqp_claim(self, d: int, tup: tuple[int, ...]) -> Instance:
-        """``arqp_claim``: the first ``len(tup)`` queues of the dead server (peers in storage)
-        go to the online servers ``tup`` (a permutation of ``min(#queues, #online)`` of them);
-        with no queue the procedure finishes."""
-        n = len(tup)
-        keys = self.claim_queue_keys(d)
-
-        def present(ops: Any, get: Any) -> list[Any]:
-            return [ops.and_(get(("rex", p, d, src)), self.storage(ops, get, p)) for p, src in keys]
-
-        def guard(ops: Any, get: Any) -> Any:
-            base = ops.and_(
-                get(("stage", d)) == ARQP_CLAIM,
-                *(ops.not_(get(("ch", d, p, src))) for p, src in keys),
-            )
-            nq = count(ops, present(ops, get))
-            if not tup:
-                return ops.and_(base, nq == 0)
-            online = count(ops, (get(("alive", t)) for t in self.S))
-            return ops.and_(
-                base,
-                *(get(("alive", t)) for t in tup),
-                ops.or_(ops.and_(nq == n, online >= n), ops.and_(online == n, nq >= n)),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            if not tup:
-                tx[("stage", d)] = SCP_DONE
-                self.clear(tx, True, self.scp_keys(d))
-                return
-            here = present(ops, tx.__getitem__)
-            for i, (p, src) in enumerate(keys):
-                rank = count(ops, here[:i])
-                on = ops.and_(here[i], rank < n)
-                tx[("ch", d, p, src)] = on
-                tx[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
-            for p in self.P:
-                tx[("scpp", d, p)] = False
-
-        return Instance("arqp_claim", (d, tup), guard, apply)
+class ClaimSteps(AssignQueues, StepBase):
+    """The SCP's stages and ARQP (the text's), and the claim steps."""
 
     def _claim_lost(self, d: int, p: int, src: int) -> Instance:
         """``claim_lost``: the child's target is dead; the child finishes."""

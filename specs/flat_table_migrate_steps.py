@@ -154,26 +154,10 @@ class MigrateSteps(StepBase):
 
     # --- what waits for the migration -----------------------------------------------------------
 
-    def _scp_claim_stage(self, d: int) -> Instance:
-        """``scp_claim_stage``: only when ``rule_claims_allowed``."""
-        return also(super()._scp_claim_stage(d), self.rule_claims_allowed)  # type: ignore[misc]
-
-    def _arqp_claim(self, d: int, tup: tuple[int, ...]) -> Instance:
-        """``arqp_claim``: ``table-doc`` sends claims to version-3 servers only
-        (``rule_claim_targets``). The base step reads ``("alive", t)`` only as the list of
-        targets, so its guard is read through a view in which a version-2 server is not one."""
-        inst = super()._arqp_claim(d, tup)  # type: ignore[misc]
-        if not self.doc:
-            return inst
-        guard = inst.guard
-
-        def targets_guard(ops: Any, get: Any) -> Any:
-            def view(k: tuple) -> Any:
-                return ops.and_(get(k), get(("v3", k[1]))) if k[0] == "alive" else get(k)
-
-            return guard(ops, view)
-
-        return Instance(inst.name, inst.args, targets_guard, inst.apply)
+    def rule_claim_target(self, t: Any, x: int) -> Any:
+        """``rule_claim_targets``: ``table-doc`` sends claims to version-3 servers only."""
+        alive = super().rule_claim_target(t, x)  # type: ignore[misc]
+        return t.ops.and_(alive, t[("v3", x)]) if self.doc else alive
 
     def migration_done(self, ops: Any, get: Any) -> Any:
         return get(("mig",)) == MIG_DONE

@@ -18,7 +18,6 @@ method of the same name, which a mutant's flat class overrides.
 
 from __future__ import annotations
 
-from itertools import permutations
 from typing import Any
 
 from replcheck.model import rules, table_rules
@@ -118,14 +117,6 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
                 add(self._sink_down(cl, k))
                 add(self._sink_up(cl, k))
         for d in self.S:
-            add(self._scp_split(d))
-            add(self._scp_claim_stage(d))
-            add(self._arqp_read_missing(d))
-            add(self._arqp_put_missing(d))
-            add(self._arqp_claim(d, ()))
-            for n in range(1, c.servers + 1):
-                for tup in permutations(self.S, n):
-                    add(self._arqp_claim(d, tup))
             for p in self.P:
                 for src in self.SRC:
                     add(self._claim_lost(d, p, src))

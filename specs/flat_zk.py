@@ -46,16 +46,13 @@ from replcheck.model.state import (
     Wal,
     wal_order,
 )
+from replcheck.model.text import FlatError
 from replcheck.model.zk_multi import ZkMulti
 
 BUDGET = ("crashes", "outages", "admin", "zk_faults", "foreign", "puts", "cleaner_runs")
 COPIES = 2
 """Shipper slots per (server, peer, chain, group): a correct design needs one; a mutant that
 starts a second source for the same queue name needs two. More sets the ``overflow`` flag."""
-
-
-class FlatError(ValueError):
-    """The design or configuration has no flat form here."""
 
 
 class ZkLayout:
