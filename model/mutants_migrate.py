@@ -1,10 +1,10 @@
-"""Table-era mutants of the migration from ZooKeeper and the rolling upgrade (see
-``table_migrate.py``)."""
+"""Table-era mutants of the migration from ZooKeeper and the rolling upgrade (``migration.py``):
+each brings the migration's text with one rule overridden."""
 
 from __future__ import annotations
 
+from . import migration
 from .table import Table
-from .table_state import TState
 
 
 class MigrationKeepsCleaner(Table):
@@ -19,8 +19,7 @@ class MigrationKeepsCleaner(Table):
     )
     configs = ("t-migrate",)
 
-    def rule_migration_fences_cleaner(self) -> bool:
-        return False
+    text = migration.KeepsCleaner
 
 
 class ClaimDuringMigration(Table):
@@ -35,8 +34,7 @@ class ClaimDuringMigration(Table):
     )
     configs = ("t-migrate",)
 
-    def rule_claims_allowed(self, st: TState) -> bool:
-        return True
+    text = migration.ClaimDuringMigration
 
 
 class ReplayForgetsBarrier(Table):
@@ -51,8 +49,7 @@ class ReplayForgetsBarrier(Table):
     )
     configs = ("t-migrate",)
 
-    def migration_holds_barrier(self, st: TState) -> int:
-        return 0
+    text = migration.ReplayForgetsBarrier
 
 
 MIGRATE_MUTANTS: tuple[type, ...] = (

@@ -10,7 +10,7 @@ deletes them all when the ReplicationSyncUp tool already replicated them (``arqp
 
 The components that change the procedure do it through its rules:
 
-* ``rule_claims_allowed``: the claim stage waits for the migration (``specs/flat_table_migrate*``);
+* ``rule_claims_allowed``: the claim stage waits for the migration (``model/migration.py``);
 * ``rule_claim_target``: which servers a claim may be sent to (``table-doc``'s migration sends
   them only to upgraded servers);
 * ``rule_should_skip``: the procedure's ``shouldSkip``, the SyncUp marker file

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
 from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .migration import ZkMigration
 from .step import kinds_of
 from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
-from .table_migrate import MIGRATE_KINDS, MigrationSteps
 from .table_state import TState
 from .table_sync import SYNC_KINDS, SyncSteps
 
@@ -35,11 +35,11 @@ TABLE_CONFIGS = (
 )
 
 
-class Table(SyncSteps, MigrationSteps, TableCommon):
+class Table(SyncSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
     configs = TABLE_CONFIGS
-    kinds = (*TABLE_KINDS, *SYNC_KINDS, *kinds_of(SyncUpTool), *MIGRATE_KINDS)
+    kinds = (*TABLE_KINDS, *SYNC_KINDS, *kinds_of(SyncUpTool), *kinds_of(ZkMigration))
 
 
 class TableDoc(Table):

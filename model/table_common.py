@@ -1,11 +1,11 @@
 """The table era (seed 004; reference sections 2, 4-6, 10): queues as rows of ``hbase:replication``
 with one offset per WAL group, the ServerCrashProcedure's claim stage, AddPeer's fence,
-RemovePeerProcedure, and the log cleaner with its barrier. Sync replication and the migration
-from ZooKeeper are in ``table_sync.py`` and ``table_migrate.py``; ``table.py`` puts them together
-as the ``table`` and ``table-doc`` designs. Components written only in the protocol text are the
-bootstrap, server restarts and ReplicationSyncUp (``bootstrap.py``, ``restarts.py``,
-``syncup.py``); the ServerCrashProcedure's claim stage (``scp.py``) is still here too, for the
-configurations the text does not cover yet.
+RemovePeerProcedure, and the log cleaner with its barrier. Sync replication is in
+``table_sync.py``; ``table.py`` puts them together as the ``table`` and ``table-doc`` designs.
+Components written only in the protocol text are the bootstrap, server restarts,
+ReplicationSyncUp and the migration from ZooKeeper (``bootstrap.py``, ``restarts.py``,
+``syncup.py``, ``migration.py``); the ServerCrashProcedure's claim stage (``scp.py``) is still
+here too, for the configurations the text does not cover yet.
 
 Abstractions (each a documented choice, not an accident):
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import permutations
 
-from . import rules, table_rules, table_storage, table_symmetry
+from . import migration, rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .config import Config
@@ -65,7 +65,6 @@ from .table_state import (
     DOWNGRADE_ACTIVE,
     FULL,
     IDLE_TCLEANER,
-    MIG_DONE,
     NO_SCP,
     NO_SOURCE,
     NO_SYNCUP,
@@ -218,7 +217,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
             (DOWNGRADE_ACTIVE, NONE) if p < cfg.sync_peers else (NONE, NONE)
             for p in range(cfg.peers)
         )
-        return TState(
+        st = TState(
             servers=tuple(servers),
             wals=tuple(wals),
             rows=(),
@@ -252,6 +251,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
                 cfg.restarts,
             ),
         )
+        return migration.start(cfg, st) if cfg.migration else st
 
     def new_server(
         self, cfg: Config, s: int, started: bool, known: int, current: tuple[int, ...], version=3
@@ -395,10 +395,6 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     def rule_claim_targets(self, st: TState) -> list[int]:
         return self.online(st)
-
-    def rule_claims_allowed(self, st: TState) -> bool:
-        """SERVER_CRASH_CLAIM_REPLICATION_QUEUES suspends while a migration is unfinished."""
-        return not st.migration or st.migration.stage == MIG_DONE
 
     @dual(table_rules.claim_peer_known_rule)
     def rule_claim_peer_known(self, srv: TServer, peer: int) -> bool:
@@ -650,8 +646,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return self.with_scp(st, d, Scp(stage, 0, ()))
 
     def en_scp_claim_stage(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if self.rule_claims_allowed(st):
-            yield from self._stage(st, SCP_CLAIM_STAGE)
+        return self._stage(st, SCP_CLAIM_STAGE)
 
     def do_scp_claim_stage(self, cfg: Config, st: TState, d: int) -> TState:
         return self.with_scp(st, d, Scp(ARQP_ADD_MISSING, 0, ()))
@@ -832,11 +827,8 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     # --- peer procedures -------------------------------------------------------------------------
 
-    def peer_proc_busy(self, st: TState) -> bool:
-        return bool(st.migration) and st.migration.stage != MIG_DONE
-
     def en_add_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.admin and not self.peer_proc_busy(st):
+        if st.budget.admin:
             for p, status in enumerate(st.peers):
                 if status == ABSENT and not st.pprocs[p]:
                     yield (p,)
@@ -846,7 +838,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         return st._replace(pprocs=set_at(st.pprocs, p, PeerProc(ADD, AP_PRE, 0, 0, (), 0)))
 
     def en_remove_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if st.budget.admin and not self.peer_proc_busy(st):
+        if st.budget.admin:
             for p in self.storage_peers(st):
                 if not st.pprocs[p] and st.sync[p][0] in (NONE, DOWNGRADE_ACTIVE):
                     yield (p,)
@@ -872,7 +864,7 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
     def _toggle(self, cfg: Config, st: TState, want: int) -> Iterator[tuple]:
         """A peer in state ``want`` with no procedure of its own running (the peer's procedures
         hold its lock one at a time)."""
-        if cfg.peer_toggles and st.budget.admin and not self.peer_proc_busy(st):
+        if cfg.peer_toggles and st.budget.admin:
             for p, status in enumerate(st.peers):
                 if status == want and not st.pprocs[p]:
                     yield (p,)
@@ -1042,15 +1034,11 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     # --- the log cleaner -------------------------------------------------------------------------
 
-    def cleaner_may_run(self, st: TState) -> bool:
-        return not st.migration or st.migration.stage > 0
-
     def en_cleaner_start(self, cfg: Config, st: TState) -> Iterator[tuple]:
         if (
             st.budget.cleaner_runs
             and st.cleaner.phase == C_IDLE
             and table_rules.cleaner_may_start_rule(PY, st.barrier[0])
-            and self.cleaner_may_run(st)
         ):
             yield ()
 
@@ -1090,8 +1078,8 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     def do_master_restart(self, cfg: Config, st: TState) -> TState:
         """Procedures are persisted and replayed; the barrier and a cleaner run live in memory.
-        ``afterReplay`` re-disables the barrier for every AddPeerProcedure past PRE and for a
-        migration past DISABLE_CLEANER."""
+        ``afterReplay`` re-disables the barrier for every AddPeerProcedure past PRE (and for a
+        migration past DISABLE_CLEANER: ``model/migration.py``)."""
         st = self.spend(st, master_restarts=1)
         adds = sum(
             1
@@ -1102,9 +1090,5 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
 
     def replayed_barrier(self, st: TState, adds: int) -> tuple[int, int]:
         """The cleaner barrier after a master restart: disabled once for each of ``adds``
-        replayed AddPeerProcedures and for a migration that holds it; not running otherwise."""
-        n = adds + self.migration_holds_barrier(st)
-        return (BARRIER_DISABLED, n) if n else (NOT_RUNNING, 0)
-
-    def migration_holds_barrier(self, st: TState) -> int:
-        return 0
+        replayed AddPeerProcedures; not running otherwise."""
+        return (BARRIER_DISABLED, adds) if adds else (NOT_RUNNING, 0)

@@ -127,7 +127,7 @@ class SyncSteps:
     # --- the admin command ----------------------------------------------------------------------
 
     def en_transit_peer(self, cfg: Config, st: TState) -> Iterator[tuple]:
-        if not st.budget.admin or self.peer_proc_busy(st):
+        if not st.budget.admin:
             return
         for p in range(cfg.sync_peers):
             if st.peers[p] not in (ENABLED, DISABLED) or st.pprocs[p]:

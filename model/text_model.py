@@ -38,8 +38,13 @@ class NotCovered(ValueError):
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text: does the configuration use a
     component written only there, or does the design bring text of its own (``Design.text``)?"""
-    return bool(cfg.bootstrap or cfg.restarts or cfg.syncup) or design.text is not None
+    return bool(cfg.bootstrap or cfg.restarts or cfg.syncup or cfg.migration) or (
+        design.text is not None
+    )
 
+
+CACHE = 1 << 18
+"""How many decoded states a ``TextModel`` remembers before it forgets them all."""
 
 _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
 """(design class, configuration) -> (flat model, traced program, generated code)."""
@@ -62,6 +67,12 @@ class TextModel(Model):
         """Actions are offered kind by kind in the design's order, as the explicit model offers
         them (so a search takes the same one of several equally short paths)."""
         self._last: tuple[Any, list[tuple[Action, tuple]]] | None = None
+        self._slot: dict[tuple, int] | None = None
+        self._decoded: dict[tuple, Any] = {}
+        """Packed state -> its readable state, for the states this model decoded (bounded by
+        ``CACHE``): a successor reached again is not decoded again."""
+        self._packed: dict[int, tuple[Any, tuple]] = {}
+        """``id`` of a readable state this model gave -> (the state, its packed form)."""
 
     def _program(self) -> tuple[Any, Any, Any]:
         """The flat model, its traced program and the generated code, built at first use."""
@@ -82,16 +93,45 @@ class TextModel(Model):
         """The state's slots, for a rule or a view read outside a step."""
         return Reader(self.text.encode(st).__getitem__)
 
+    def _slots(self, program: Any) -> dict[tuple, int]:
+        """Slot index by key (a label reads the packed state through it: Boolean slots read as
+        0 or 1)."""
+        if self._slot is None:
+            self._slot = program.slot
+        return self._slot
+
+    def _pack(self, st: Any) -> tuple:
+        """The packed form of a readable state: remembered for the states this model decoded
+        (the explorer expands the successors it was given), encoded otherwise."""
+        hit = self._packed.get(id(st))
+        if hit is not None and hit[0] is st:
+            return hit[1]
+        flat, program, _code = self._program()
+        packed = program.pack(flat.encode(st))
+        self._remember(packed, st)
+        return packed
+
+    def _remember(self, packed: tuple, st: Any) -> None:
+        if len(self._decoded) >= CACHE:
+            self._decoded.clear()
+            self._packed.clear()
+        self._decoded[packed] = st
+        self._packed[id(st)] = (st, packed)
+
     def _enabled(self, st: Any) -> list[tuple[Action, tuple]]:
         last = self._last
         if last is not None and (last[0] is st or last[0] == st):
             return last[1]
         flat, program, code = self._program()
-        values = flat.encode(st)
-        get = values.__getitem__
+        packed = self._pack(st)
+        slot = self._slots(program)
+
+        def get(k: tuple) -> Any:
+            return packed[slot[k]]
+
         instances = flat.instances
         out = []
-        for i, nxt in code.successors(program.pack(values)):
+        for i, nxt in code.successors(packed):
             inst = instances[i]
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
@@ -104,15 +144,20 @@ class TextModel(Model):
         return [a for a, _t in self._enabled(st)]
 
     def _decode(self, action: Action, packed: Any) -> Any:
-        """The readable successor; a layout too small for it (its ``overflow`` slot set) is
-        refused, never read back as some other state."""
+        """The readable successor (decoded once while remembered); a layout too small for it
+        (its ``overflow`` slot set) is refused, never read back as some other state."""
+        st = self._decoded.get(packed)
+        if st is not None:
+            return st
         flat, program, _code = self._program()
         values = program.unpack(packed)
         if values.get(("overflow",)):
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
-        return flat.decode(values)
+        st = flat.decode(values)
+        self._remember(packed, st)
+        return st
 
     def step(self, st: Any, action: Action) -> Any:
         for a, nxt in self._enabled(st):

@@ -608,7 +608,7 @@ class TableFlat(TableSteps):
 FEATURES: dict[str, str] = {
     "sync": "flat_table_sync",
     "syncup": "replcheck.model.syncup",
-    "migration": "flat_table_migrate",
+    "migration": "replcheck.model.migration",
     "bootstrap": "replcheck.model.bootstrap",
     "restarts": "replcheck.model.restarts",
 }

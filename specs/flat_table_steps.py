@@ -185,8 +185,13 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
                 if sk[0] == s and sk[2] == NO_SOURCE and sk[3] == g:
                     tx.when(tx[("sh", *sk)], ("shw", *sk, q + 1), True)
             tx[("cur", s, g)] = q + 1
+            self.after_roll(ops, tx, s, g, q)
 
         return Instance("roll", (s, g, q), guard, apply)
+
+    def after_roll(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+        """What else a roll of ``s``'s group ``g`` from sequence ``q`` writes (a version-2
+        server's ZooKeeper queues: ``model/migration.py``)."""
 
     def _crash(self, s: int) -> Instance:
         """``crash``: with more than one server online."""

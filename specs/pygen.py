@@ -16,6 +16,10 @@ Every operation is total on integers, so computing a shared subexpression early 
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import marshal
+import os
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -186,10 +190,33 @@ class PyCode:
     ``t`` reached by ``i`` breaks, evaluating only the conjuncts ``i``'s writes can change."""
 
 
+def _compiled(src: str, name: str) -> Any:
+    """``compile(src)``, its code object cached by the source's content hash (and the Python
+    version's bytecode magic) in ``cache_dir()``: a cache hit skips the compiler, which takes
+    seconds on a large configuration's program."""
+    from .cvm import cache_dir
+
+    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + src.encode()).hexdigest()[:32]
+    path = cache_dir() / f"py-{digest}.marshal"
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    code = compile(src, name, "exec")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(code))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache costs only the next compile
+    return code
+
+
 def compile_python(prog: Program) -> PyCode:
     src = python_source(prog)
     space: dict[str, Any] = {}
-    exec(compile(src, f"<generated {prog.design}@{prog.config}>", "exec"), space)
+    exec(_compiled(src, f"<generated {prog.design}@{prog.config}>"), space)
     return PyCode(
         src,
         space["successors"],

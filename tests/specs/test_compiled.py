@@ -66,8 +66,9 @@ KNOWN_DIFFERENCES = {
         "of queues keeps apart"
     ),
     ("table/add-missing-rerun", "t-race"): (
-        "a third recovered source for one queue overflows the flat layout's two shipper copies: "
-        "the search reports the overflow and leaves every passing verdict undecided"
+        "three recovered sources for one queue in three copy slots: a step leaves a copy where an "
+        "earlier one finished, so the packed search counts as two states what the readable state "
+        "(its shippers sorted) holds as one; TextModel, comparing readable states, reproduces it"
     ),
     ("table/unguarded-claim", "t-race"): (
         "two recovered sources for one queue: the explicit model keeps its shippers in the order "

@@ -12,9 +12,19 @@ reached them):
 from __future__ import annotations
 
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.table_state import ARQP_CLAIM
+from replcheck.model.table_state import ARQP_CLAIM, BARRIER_DISABLED
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import explore
+
+
+def test_restart_forgets_barrier_keeps_the_migrations_hold() -> None:
+    """The mutant forgets the AddPeerProcedures' disables at a master restart, not the
+    migration's: after DISABLE_CLEANER and a restart the barrier is still disabled, once."""
+    model = Model(get_design("table/restart-forgets-barrier"), STANDARD["t-migrate"])
+    st = model.init()
+    for action in (Action("migration_step", ()), Action("master_restart", ())):
+        st = model.step(st, action)
+    assert st.barrier == (BARRIER_DISABLED, 1)
 
 
 def test_restart_forgets_barrier_agrees_on_the_migration() -> None:
