@@ -31,6 +31,7 @@ from replcheck.model import rules
 from replcheck.model.action import Action
 from replcheck.model.config import Config
 from replcheck.model.design import Design
+from replcheck.model.model import Model
 from replcheck.model.rules import queue_wal_keys
 from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, REMOVED, WalKey
 from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
@@ -282,9 +283,10 @@ class Resolver:
 class Mapping:
     """The roles of one design's events, and their model actions."""
 
-    def __init__(
-        self, design: Design, cfg: Config, events: list[Event], *, log_only: bool = False
-    ) -> None:
+    def __init__(self, model: Model, events: list[Event], *, log_only: bool = False) -> None:
+        self.model = model
+        """Every step the mapping takes or asks about goes through the model."""
+        design, cfg = model.design, model.cfg
         self.design = design
         self.log_only = log_only
         """The events are a ZooKeeper log's writes alone (``txntrace``): the batches a source
@@ -360,7 +362,7 @@ class Mapping:
         if early is None:
             yield from self._candidates(n, e, st)
             return
-        after = self.design.step(self.cfg, st, early)
+        after = self.model.step(st, early)
         for c in self._candidates(n, e, after):
             # the event's own check compares the states around its own step
             check = c.expect
@@ -493,7 +495,7 @@ class Mapping:
         so there no archive matters."""
         closed = sorted(
             a
-            for a in self.design.enabled_args(self.cfg, st, "archive")
+            for a in self.model.enabled_args(st, "archive")
             if action.name != "crash" or a[0] == action.args[0]
         )
         sizes = range(len(closed), -1, -1)
@@ -519,14 +521,12 @@ class Mapping:
         ships: list[Action] = []
         for _ in range(target - sh.pos):
             sinks = sorted(
-                k
-                for s2, i2, k in self.design.enabled_args(self.cfg, st, "ship")
-                if (s2, i2) == (s, i)
+                k for s2, i2, k in self.model.enabled_args(st, "ship") if (s2, i2) == (s, i)
             )
             if not sinks:
                 return None
             ships.append(Action("ship", (s, i, sinks[0])))
-            st = self.design.step(self.cfg, st, ships[-1])
+            st = self.model.step(st, ships[-1])
         return tuple(ships) if target >= sh.pos else None
 
     def relay_applies(self, e: Event, st: Any) -> Iterator[Candidate]:
@@ -557,7 +557,7 @@ class Mapping:
                 return
             steps = (*(Action("relay_home", (c, s)),) * len(skipped), Action("relay_apply", (c, s)))
             for a in steps:
-                st = self.design.step(self.cfg, st, a)
+                st = self.model.step(st, a)
             actions.extend(steps)
         yield Candidate(tuple(actions))
 
@@ -581,7 +581,7 @@ class Mapping:
         def applied(before: Any, after: Any) -> str | None:
             return _sink_apply(self, e, after)
 
-        sinks = {k for (srv, _i, k) in self.design.enabled_args(self.cfg, st, "ship") if srv == s}
+        sinks = {k for (srv, _i, k) in self.model.enabled_args(st, "ship") if srv == s}
         for i, sh in enumerate(st.servers[s].shippers):
             if sh.peer + 1 != cluster:
                 continue
@@ -841,7 +841,7 @@ def _peer_proc_steps(m: Mapping, e: Event, st: Any) -> int:
     while not _peer_proc_reached(st.pprocs[p], target):
         if n >= MAX_PROC_STEPS or not st.pprocs[p]:
             return 0
-        st = m.design.do_peer_proc(m.cfg, st, p)
+        st = m.model.step(st, Action("peer_proc", (p,)))
         n += 1
     return n
 

@@ -306,7 +306,7 @@ def _prefix_to(
     for i, a in enumerate(actions):
         if a == bad and state == before:
             return list(actions[:i])
-        if a.args not in set(model.design.enabled_args(model.cfg, state, a.name)):
+        if a.args not in set(model.enabled_args(state, a.name)):
             return None
         state = model.step(state, a)
     return None

@@ -289,7 +289,7 @@ class Validator:
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
         self.model = Model(self.design, self.cfg)
-        self.mapping = Mapping(self.design, self.cfg, events, log_only=storage is not None)
+        self.mapping = Mapping(self.model, events, log_only=storage is not None)
         self.roles = [self.mapping.role(e) for e in events]
         procs: dict[tuple[str, ...], list[int]] = {}
         for n, e in enumerate(events):
@@ -414,7 +414,7 @@ class Validator:
     # --- steps --------------------------------------------------------------------------------
 
     def enabled(self, st: Any, action: Action) -> bool:
-        return action.args in set(self.design.enabled_args(self.cfg, st, action.name))
+        return action.args in set(self.model.enabled_args(st, action.name))
 
     def apply(
         self, st: Any, actions: tuple[Action, ...]
@@ -534,7 +534,7 @@ class Validator:
             return
         for names in (self.mapping.hidden, self.mapping.faults):
             for name in names:
-                for args in list(self.design.enabled_args(self.cfg, node.st, name)):
+                for args in self.model.enabled_args(node.st, name):
                     a = Action(name, args)
                     st, broken, before, bad = self.apply(node.st, (a,))
                     if broken:
@@ -837,11 +837,11 @@ def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
 
 
 def _guard(val: Validator, st: Any, a: Action) -> str:
-    """Why an action is not enabled, as far as its enabling function says."""
-    args = sorted(set(val.design.enabled_args(val.cfg, st, a.name)))
+    """Why an action is not enabled, as far as the model's guards of its kind say."""
+    args = sorted(set(val.model.enabled_args(st, a.name)))
     if not args:
-        return f"en_{a.name} enables nothing in this state"
-    return f"en_{a.name} enables only {', '.join(str(Action(a.name, x)) for x in args[:8])}"
+        return f"no {a.name} action is enabled in this state"
+    return f"only {', '.join(str(Action(a.name, x)) for x in args[:8])} enabled"
 
 
 # --- files --------------------------------------------------------------------------------------

@@ -70,6 +70,10 @@ class Model:
     def enabled(self, st: State) -> list[Action]:
         return list(self.design.enabled(self.cfg, st))
 
+    def enabled_args(self, st: State, name: str) -> list[tuple]:
+        """The arguments of every enabled action of kind ``name``."""
+        return list(self.design.enabled_args(self.cfg, st, name))
+
     def step(self, st: State, action: Action) -> State:
         return self.design.step(self.cfg, st, action)
 

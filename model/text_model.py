@@ -159,6 +159,9 @@ class TextModel(Model):
         self._remember(packed, st)
         return st
 
+    def enabled_args(self, st: Any, name: str) -> list[tuple]:
+        return [a.args for a, _t in self._enabled(st) if a.name == name]
+
     def step(self, st: Any, action: Action) -> Any:
         for a, nxt in self._enabled(st):
             if a == action:
