@@ -26,6 +26,7 @@ from itertools import permutations
 from . import migration, rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .bootstrap import Bootstrap
+from .cleaner import LogCleaner
 from .config import Config
 from .design import Design
 from .logic import PY, dual
@@ -132,9 +133,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("enable_peer", ("peer",), False, "admin: the peer's state in storage goes ENABLED"),
     K("peer_proc", ("peer",), True, "the peer procedure's next state"),
     K("refresh", ("peer", "server"), True, "RefreshPeerProcedure on one region server"),
-    K("cleaner_start", (), False, "log cleaner preClean: barrier.start(), list live servers"),
-    K("cleaner_read", (), True, "log cleaner preClean: list peers and all queues"),
-    K("cleaner_delete", (), True, "log cleaner: getDeletableFiles over oldWALs, barrier.stop()"),
+    *kinds_of(LogCleaner),
     K("master_restart", (), False, "the active master restarts; procedures are replayed"),
     *kinds_of(Bootstrap),
     K(

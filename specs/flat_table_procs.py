@@ -1,14 +1,15 @@
-"""The peer procedures, the log cleaner and the master restart of the table era
-(``model/table_common.py``) as flat steps over the layout of ``specs/flat_table.py``: one method
-per explicit step of the same name, its structural choices (peer, procedure stage, next row of
-``removeAllQueues``, server) fixed by the instance's guard."""
+"""The peer procedures and the master restart of the table era (``model/table_common.py``) as
+flat steps over the layout of ``specs/flat_table.py``: one method per explicit step of the same
+name, its structural choices (peer, procedure stage, next row of ``removeAllQueues``, server)
+fixed by the instance's guard. The log cleaner is in the protocol text (``model/cleaner.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from replcheck.model import table_rules
-from replcheck.model.state import ABSENT, ARCHIVED, DELETED, ENABLED, REMOVED
+from replcheck.model.cleaner import LogCleaner
+from replcheck.model.state import ABSENT, ENABLED, REMOVED
 from replcheck.model.table_common import (
     AP_POST,
     AP_PRE,
@@ -20,24 +21,19 @@ from replcheck.model.table_common import (
     RP_REMOVE_ALL,
     RP_STORAGE,
 )
-from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ADD,
     BARRIER_DISABLED,
-    C_IDLE,
-    C_READY,
-    C_SERVERS,
     NO_SOURCE,
     NOT_RUNNING,
     REMOVE,
-    RUNNING,
 )
 from replcheck.model.text import Instance, Tx, count
 
 from .flat_table_base import StepBase
 
 
-class ProcSteps(StepBase):
+class ProcSteps(LogCleaner, StepBase):
     """Peer procedures, refreshes, the log cleaner, the master restart."""
 
     def _add_peer(self, p: int) -> Instance:
@@ -206,94 +202,6 @@ class ProcSteps(StepBase):
                 self.rs_remove_peer(ops, tx, alive, p, s)
 
         return Instance("refresh", (p, s, kind), guard, apply)
-
-    # --- the log cleaner ----------------------------------------------------------------------
-
-    def cleaner_reset(self, tx: Tx) -> None:
-        tx[("cph",)] = C_IDLE
-        keys = [("clive", s) for s in self.S] + [("cpeers", p) for p in self.P]
-        for rk in self.rkeys:
-            keys += self.row_keys(rk, "cr")
-        self.clear(tx, True, keys)
-
-    def _cleaner_start(self) -> Instance:
-        """``cleaner_start``: ``barrier.start()`` and the live-or-SCP-unfinished servers."""
-        live = self.rule["rule_cleaner_live"]
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                get(("b", "cleaner_runs")) > 0,
-                get(("cph",)) == C_IDLE,
-                table_rules.cleaner_may_start_rule(ops, get(("bar",))),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "cleaner_runs")] = tx[("b", "cleaner_runs")] - 1
-            flags = [
-                live(ops, tx[("alive", s)], self.scp_unfinished(ops, tx.__getitem__, s))
-                for s in self.S
-            ]
-            self.cleaner_reset(tx)
-            tx[("cph",)] = C_SERVERS
-            for s in self.S:
-                tx[("clive", s)] = flags[s]
-            tx[("bar",)] = RUNNING
-            tx[("barn",)] = 0
-
-        return Instance("cleaner_start", (), guard, apply)
-
-    def _cleaner_read(self) -> Instance:
-        """``cleaner_read``: the peers and every queue row."""
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("cph",)] = C_READY
-            for p in self.P:
-                tx[("cpeers", p)] = self.storage(ops, tx.__getitem__, p)
-            for rk in self.rkeys:
-                for k, ck in zip(self.row_keys(rk), self.row_keys(rk, "cr"), strict=True):
-                    tx[ck] = tx[k]
-
-        return Instance("cleaner_read", (), lambda ops, get: get(("cph",)) == C_SERVERS, apply)
-
-    def cleaner_view(self, ops: Any, get: Any, x: int, g: int, p: int) -> Any:
-        """``cleaner_views`` for peer ``p`` and the WALs of server ``x``, group ``g``, from the
-        snapshot: the rows of ``(p, x)`` merged in row-key order, later ones winning."""
-        order = []
-        for o in self.S:
-            order += [(p, x, NO_SOURCE), (p, x, x)] if o == x else [(p, o, x)]
-        has_queue = ops.or_(*(get(("crex", *rk)) for rk in order))
-        has: Any = False
-        seq: Any = NO_TIMESTAMP
-        pos: Any = 0
-        for rk in order:
-            col = get(("crhas", *rk, g))
-            has = ops.or_(has, col)
-            seq = ops.ite(col, get(("crseq", *rk, g)), seq)
-            pos = ops.ite(col, get(("crpos", *rk, g)), pos)
-        return table_rules.QueueView(get(("cpeers", p)), has_queue, has, seq, pos)
-
-    def cleaner_has_server(self, ops: Any, get: Any, x: int) -> Any:
-        return ops.or_(
-            *(get(("crex", *rk)) for rk in self.rkeys if self.wal_owner(rk[1], rk[2]) == x)
-        )
-
-    def _cleaner_delete(self) -> Instance:
-        """``cleaner_delete``: every archived WAL the rule lets go is deleted; the run ends."""
-        rule = self.rule["rule_cleaner_may_delete"]
-
-        def apply(ops: Any, tx: Tx) -> None:
-            get = tx.__getitem__
-            for w in self.W:
-                x, g, q = self.key[w]
-                views = [self.cleaner_view(ops, get, x, g, p) for p in self.P]
-                may = rule(ops, q, get(("clive", x)), self.cleaner_has_server(ops, get, x), views)
-                archived = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
-                tx.when(ops.and_(archived, may), ("wplace", w), DELETED)
-            self.cleaner_reset(tx)
-            tx[("bar",)] = NOT_RUNNING
-            tx[("barn",)] = 0
-
-        return Instance("cleaner_delete", (), lambda ops, get: get(("cph",)) == C_READY, apply)
 
     # --- master restart -----------------------------------------------------------------------
 

@@ -133,9 +133,6 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
             for s in self.S:
                 for kind in (ADD, REMOVE):
                     add(self._refresh(p, s, kind))
-        add(self._cleaner_start())
-        add(self._cleaner_read())
-        add(self._cleaner_delete())
         if c.master_restarts:
             add(self._master_restart())
         return out
