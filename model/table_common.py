@@ -34,6 +34,7 @@ from .relays import RELAY_KINDS, Relays
 from .restarts import Restarts
 from .scp import AssignQueues
 from .sink_outages import SinkOutages
+from .source import Sources
 from .state import (
     ABSENT,
     ARCHIVED,
@@ -103,10 +104,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("roll", ("server", "group"), False, "log roll: the new WAL goes to every source, in memory"),
     K("crash", ("server",), False, "a region server dies; the master schedules its SCP"),
     K("archive", ("server", "group", "seq"), False, "a closed WAL is moved to oldWALs"),
-    K("ship", ("server", "shipper", "sink"), True, "read a batch, filter it, ship it to a sink"),
-    K("persist", ("server", "shipper"), True, "setOffset: the shipped position, last writer wins"),
-    K("advance", ("server", "shipper"), True, "end of a WAL with a newer one queued: offset -1"),
-    K("finish", ("server", "shipper"), True, "a recovered WAL group is done; the last removes it"),
+    *kinds_of(Sources),
     K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
     K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
     *kinds_of(AssignQueues),

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from replcheck.model import rules, table_rules
-from replcheck.model.state import ARCHIVED, LIVE_DIR, Shipper
+from replcheck.model import rules
+from replcheck.model.source import Sources
+from replcheck.model.state import ARCHIVED, LIVE_DIR
 from replcheck.model.table_state import (
     ADD,
-    FULL,
     NO_SOURCE,
     REMOVE,
     TState,
@@ -36,26 +36,6 @@ from .flat_table_claims import ClaimSteps
 from .flat_table_procs import ProcSteps
 
 
-def _slot_shipper(text: Any, get: Any, sk: tuple) -> Shipper:
-    """The shipper in slot ``sk`` as the readable state holds it."""
-    s, p, src, g, _m = sk
-    owner = text.wal_owner(s, src)
-    wals = tuple((owner, g, q) for q in text.Q if get(("shw", *sk, q)))
-    return Shipper(p, () if src == NO_SOURCE else (src,), g, wals, get(("shpos", *sk)))
-
-
-def _shipper_index(text: Any, st: TState, get: Any, sk: tuple) -> int:
-    """The index on its server of the shipper in slot ``sk``: the readable state keeps a
-    server's shippers sorted, equal copies in slot order."""
-    mine = _slot_shipper(text, get, sk)
-    earlier = sum(
-        1
-        for m in range(sk[4])
-        if get(("sh", *sk[:4], m)) and _slot_shipper(text, get, (*sk[:4], m)) == mine
-    )
-    return st.servers[sk[0]].shippers.index(mine) + earlier
-
-
 def _child_index(st: TState, d: int, p: int, src: int) -> int:
     """The index of the claim child of queue ``(p, src)`` in the SCP of ``d``."""
     return [(c.peer, c.source) for c in st.scps[d].children].index((p, src))
@@ -64,10 +44,6 @@ def _child_index(st: TState, d: int, p: int, src: int) -> int:
 LABELS: dict[str, Any] = {
     "put": lambda text, st, get, a: a[:3],
     "roll": lambda text, st, get, a: a[:2],
-    "ship": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5]), a[6]),
-    "persist": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
-    "advance": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
-    "finish": lambda text, st, get, a: (a[0], _shipper_index(text, st, get, a[:5])),
     "claim_read": lambda text, st, get, a: (a[0], a[1], _child_index(st, *a[1:])),
     "claim_commit": lambda text, st, get, a: a[:1],
     "zombie_claim_commit": lambda text, st, get, a: a[:1],
@@ -82,7 +58,7 @@ the action names a position in it (a shipper's index on its server, a claim chil
 SCP)."""
 
 
-class TableSteps(ClaimSteps, ProcSteps, StepBase):
+class TableSteps(Sources, ClaimSteps, ProcSteps, StepBase):
     """Every flat step: the client writes and sources here, the rest mixed in."""
 
     labels = LABELS
@@ -104,14 +80,6 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
             add(self._crash(s))
         for w in self.W:
             add(self._archive(w))
-        for sk in self.sh_keys:
-            for q in self.Q:
-                for k in self.K:
-                    add(self._ship(sk, q, k))
-                add(self._persist(sk, q))
-                add(self._advance(sk, q))
-                if sk[2] != NO_SOURCE:
-                    add(self._finish(sk, q))
         for cl in self.CL:
             for k in range(c.sink_servers):
                 add(self._sink_down(cl, k))
@@ -209,129 +177,6 @@ class TableSteps(ClaimSteps, ProcSteps, StepBase):
             tx[("wplace", w)] = ARCHIVED
 
         return Instance("archive", self.key[w], guard, apply)
-
-    # --- sources ------------------------------------------------------------------------------
-
-    def _ship(self, sk: tuple, q: int, k: int) -> Instance:
-        """``ship``: one batch from the head WAL's position to sink server ``k``."""
-        p = sk[1]
-        target = p + 1
-        w = self.head_slot(sk, q)
-        batch = self.cfg.batch
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                self.head_is(ops, get, sk, q),
-                table_rules.source_ships_rule(ops, get(("peer", p))),
-                self.readable(ops, get, w),
-                get(("shpos", *sk)) < get(("wn", w)),
-                ops.or_(ops.not_(get(("down", target, k))), ops.not_(keeps(ops, get))),
-            )
-
-        def keeps(ops: Any, get: Any) -> Any:
-            """``batch_keeps``: the batch holds an edit the filter keeps."""
-            pos, n = get(("shpos", *sk)), get(("wn", w))
-            return ops.or_(
-                *(
-                    ops.and_(
-                        pos <= j,
-                        j < pos + batch,
-                        j < n,
-                        self.shipper_ok(ops, get(("wkind", w, j)), target),
-                    )
-                    for j in range(self.E)
-                )
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            pos, n = tx[("shpos", *sk)], tx[("wn", w)]
-            for j in range(self.E):
-                inb = ops.and_(pos <= j, j < pos + batch, j < n)
-                ok = ops.and_(inb, self.shipper_ok(ops, tx[("wkind", w, j)], target))
-                u = self.uid(w, j)
-                tx.when(ops.and_(ok, tx[("app", target, u)]), ("dup", target, u), True)
-                tx.when(ok, ("app", target, u), True)
-            tx[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
-
-        return Instance("ship", (*sk, q, k), guard, apply)
-
-    def stored_is(self, ops: Any, get: Any, rk: tuple, g: int, seq: Any, pos: Any) -> Any:
-        """``stored(...) == (seq, pos)``: the row has that column with that value."""
-        return ops.and_(
-            get(("rex", *rk)),
-            get(("rhas", *rk, g)),
-            get(("rseq", *rk, g)) == seq,
-            get(("rpos", *rk, g)) == pos,
-        )
-
-    def _persist(self, sk: tuple, q: int) -> Instance:
-        """``persist``: ``setOffset`` of the shipped position, and the ``sid`` row."""
-        s, p, src, g, _m = sk
-        rk = (p, s, src)
-
-        def guard(ops: Any, get: Any) -> Any:
-            pos = get(("shpos", *sk))
-            return ops.and_(
-                self.head_is(ops, get, sk, q),
-                pos > 0,
-                ops.not_(self.stored_is(ops, get, rk, g, q, pos)),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            self.set_offset(ops, tx, True, rk, g, q, tx[("shpos", *sk)])
-            tx[("sid", p)] = True
-
-        return Instance("persist", (*sk, q), guard, apply)
-
-    def _advance(self, sk: tuple, q: int) -> Instance:
-        """``advance``: the head is done with a newer WAL queued: offset -1, drop the head."""
-        s, p, src, g, _m = sk
-        w = self.head_slot(sk, q)
-
-        def guard(ops: Any, get: Any) -> Any:
-            done = rules.wal_done_rule(
-                ops,
-                self.more_after(ops, get, sk, q),
-                get(("wclosed", w)),
-                get(("shpos", *sk)),
-                get(("wn", w)),
-            )
-            return ops.and_(self.head_is(ops, get, sk, q), self.readable(ops, get, w), done)
-
-        def apply(ops: Any, tx: Tx) -> None:
-            self.set_offset(ops, tx, True, (p, s, src), g, q, FULL)
-            tx[("shw", *sk, q)] = False
-            tx[("shpos", *sk)] = 0
-
-        return Instance("advance", (*sk, q), guard, apply)
-
-    def rule_recovered_done(self, ops: Any, get: Any, sk: tuple) -> Any:
-        """``rule_recovered_done``: no other shipper of the same queue (HBASE-28155's fix)."""
-        s, p, src, _g, _m = sk
-        return ops.not_(
-            ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
-        )
-
-    def _finish(self, sk: tuple, q: int) -> Instance:
-        """``finish``: a recovered shipper read its last WAL; the queue's last removes the row."""
-        s, p, src, _g, _m = sk
-        w = self.head_slot(sk, q)
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                self.head_is(ops, get, sk, q),
-                ops.not_(self.more_after(ops, get, sk, q)),
-                self.readable(ops, get, w),
-                get(("wclosed", w)),
-                get(("shpos", *sk)) >= get(("wn", w)),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            done = self.rule_recovered_done(ops, tx.__getitem__, sk)
-            self.clear(tx, True, self.shipper_keys(sk))
-            self.remove_row(tx, done, (p, s, src))
-
-        return Instance("finish", (*sk, q), guard, apply)
 
     def _sink_down(self, cl: int, k: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
