@@ -26,6 +26,7 @@ from itertools import permutations
 from . import migration, rules, table_rules, table_storage, table_symmetry
 from .action import ActionKind
 from .bootstrap import Bootstrap
+from .claim import Claims
 from .cleaner import LogCleaner
 from .config import Config
 from .design import Design
@@ -99,6 +100,9 @@ RP_PRE, RP_STORAGE, RP_REFRESH, RP_POST, RP_REMOVE_ALL = range(5)
 # AddPeerProcedure's steps.
 AP_PRE, AP_STORAGE, AP_REFRESH, AP_POST = range(4)
 
+CLAIM_KINDS = {k.name: k for k in kinds_of(Claims)}
+"""The claim's kinds, from the text (``claim_redeliver`` is listed with the master restart)."""
+
 TABLE_KINDS: tuple[ActionKind, ...] = (
     K("put", ("server", "group", "kind"), False, "a client Put/Delete appended to the current WAL"),
     K("roll", ("server", "group"), False, "log roll: the new WAL goes to every source, in memory"),
@@ -108,23 +112,10 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
     K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
     *kinds_of(AssignQueues),
-    K("claim_read", ("server", "dead", "child"), True, "claim: sleep, check the peer, getOffsets"),
-    K("claim_commit", ("server",), True, "claim: conditional delete+put; start recovered source"),
-    K("claim_lost", ("dead", "child"), True, "the claim's target is gone: the child finishes"),
-    K(
-        "zombie_claim_commit",
-        ("server",),
-        True,
-        "a dead claimer's in-flight claim mutation lands before its own SCP splits its logs",
-    ),
+    *(CLAIM_KINDS[n] for n in ("claim_read", "claim_commit", "claim_lost", "zombie_claim_commit")),
     *(k for k in kinds_of(Restarts) if k.name != "crash"),
     K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
-    K(
-        "claim_redeliver",
-        ("server",),
-        False,
-        "master restart: a claim still running on its target is dispatched again",
-    ),
+    CLAIM_KINDS["claim_redeliver"],
     K("add_peer", ("peer",), False, "admin: AddPeerProcedure is submitted"),
     K("remove_peer", ("peer",), False, "admin: RemovePeerProcedure is submitted"),
     K("disable_peer", ("peer",), False, "admin: the peer's state in storage goes DISABLED"),

@@ -1,5 +1,6 @@
-"""Shared pieces of the flat steps of the table era (``specs/flat_table_steps.py``,
-``flat_table_claims.py``, ``flat_table_procs.py``): the attributes the layout provides
+"""Shared pieces of the table era's steps (``specs/flat_table_steps.py``,
+``flat_table_procs.py`` and the protocol text's components in ``model/``): the attributes the
+layout provides
 (``specs/flat_table.py``) and the storage and memory updates several steps make (``setOffset``,
 ``removeQueue``, a new shipper, a head WAL, ``kill``)."""
 

@@ -1,7 +1,8 @@
 """The steps of the table-era design (``model/table_common.py``) over the flat layout of
-``specs/flat_table.py``: the client writes, WAL rolls, crashes and the sources here; the crash
-procedures and claims in ``flat_table_claims.py``; the peer procedures, the log cleaner and the
-master restart in ``flat_table_procs.py``; shared pieces in ``flat_table_base.py``; the flat form
+``specs/flat_table.py``: the client writes, WAL rolls and crashes here; the peer procedures and
+the master restart in ``flat_table_procs.py``; the sources, the SCP's claim stage, the claims and
+the log cleaner in the protocol text (``model/source.py``, ``model/scp.py``, ``model/claim.py``,
+``model/cleaner.py``); shared pieces in ``flat_table_base.py``; the flat form
 of each mutant that overrides a step outside a dual-form rule in ``flat_table_mutants.py``.
 
 Each ``_name`` method builds the action instances of the explicit step ``en_name``/``do_name`` of
@@ -21,34 +22,23 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model import rules
+from replcheck.model.claim import Claims
+from replcheck.model.scp import AssignQueues
 from replcheck.model.source import Sources
 from replcheck.model.state import ARCHIVED, LIVE_DIR
 from replcheck.model.table_state import (
     ADD,
     NO_SOURCE,
     REMOVE,
-    TState,
 )
 from replcheck.model.text import Instance, Tx, crash_instance
 
 from .flat_table_base import StepBase
-from .flat_table_claims import ClaimSteps
 from .flat_table_procs import ProcSteps
-
-
-def _child_index(st: TState, d: int, p: int, src: int) -> int:
-    """The index of the claim child of queue ``(p, src)`` in the SCP of ``d``."""
-    return [(c.peer, c.source) for c in st.scps[d].children].index((p, src))
-
 
 LABELS: dict[str, Any] = {
     "put": lambda text, st, get, a: a[:3],
     "roll": lambda text, st, get, a: a[:2],
-    "claim_read": lambda text, st, get, a: (a[0], a[1], _child_index(st, *a[1:])),
-    "claim_commit": lambda text, st, get, a: a[:1],
-    "zombie_claim_commit": lambda text, st, get, a: a[:1],
-    "claim_redeliver": lambda text, st, get, a: a[:1],
-    "claim_lost": lambda text, st, get, a: (a[0], _child_index(st, *a)),
     "peer_proc": lambda text, st, get, a: a[:1],
     "refresh": lambda text, st, get, a: a[:2],
 }
@@ -58,7 +48,7 @@ the action names a position in it (a shipper's index on its server, a claim chil
 SCP)."""
 
 
-class TableSteps(Sources, ClaimSteps, ProcSteps, StepBase):
+class TableSteps(Sources, Claims, AssignQueues, ProcSteps, StepBase):
     """Every flat step: the client writes and sources here, the rest mixed in."""
 
     labels = LABELS
@@ -84,16 +74,6 @@ class TableSteps(Sources, ClaimSteps, ProcSteps, StepBase):
             for k in range(c.sink_servers):
                 add(self._sink_down(cl, k))
                 add(self._sink_up(cl, k))
-        for d in self.S:
-            for p in self.P:
-                for src in self.SRC:
-                    add(self._claim_lost(d, p, src))
-                    for t in self.S:
-                        add(self._claim_read(t, d, p, src))
-                        add(self._claim_commit(t, d, p, src))
-                        add(self._zombie_claim_commit(t, d, p, src))
-                        if c.master_restarts:
-                            add(self._claim_redeliver(t, d, p, src))
         for p in self.P:
             add(self._add_peer(p))
             add(self._remove_peer(p))

@@ -167,23 +167,6 @@ class SyncFlatSteps(TransitSteps):
         view of the peer."""
         return self.rule["rule_refuse_recovered"](ops, get(("vs", t, p)), get(("vn", t, p)))
 
-    def _claim_commit(self, t: int, d: int, p: int, src: int) -> Instance:
-        """``claim_commit``, with the refusal read from the claimer's view (the base step reads
-        the initial views' constant verdict)."""
-        inst = super()._claim_commit(t, d, p, src)
-
-        def apply(ops: Any, tx: Tx) -> None:
-            mine = ops.and_(tx[("ch", d, p, src)], tx[("cht", d, p, src)] == t)
-            self.clear(tx, mine, [("ch", d, p, src), ("cht", d, p, src)])
-            applies, source, read = self.claim_queue(ops, tx, t, d, p, src)
-            known = self.rule["rule_claim_peer_known"](ops, tx[("known", t, p)])
-            refused = self.refuse_recovered(ops, tx.__getitem__, t, p)
-            drop = ops.or_(ops.not_(known), refused)
-            self.remove_row(tx, ops.and_(applies, drop), (p, t, source))
-            self.start_recovered(ops, tx, ops.and_(applies, ops.not_(drop)), t, p, source, read)
-
-        return replace(inst, apply=apply)
-
     # --- the region server's side -------------------------------------------------------------
 
     def _transit_refresh(self, p: int, s: int, stage: int | None) -> Instance:
