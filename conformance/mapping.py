@@ -34,8 +34,17 @@ from replcheck.model.design import Design
 from replcheck.model.model import Model
 from replcheck.model.rules import queue_wal_keys
 from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, REMOVED, WalKey
-from replcheck.model.table_common import AP_REFRESH, AP_STORAGE, RP_REFRESH, RP_REMOVE_ALL
-from replcheck.model.table_state import ADD, C_READY, FULL, NO_SOURCE, SCP_SPLIT
+from replcheck.model.table_state import (
+    ADD,
+    AP_REFRESH,
+    AP_STORAGE,
+    C_READY,
+    FULL,
+    NO_SOURCE,
+    RP_REFRESH,
+    RP_REMOVE_ALL,
+    SCP_SPLIT,
+)
 
 from .events import TraceFault
 from .steps import Steps, server_index

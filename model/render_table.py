@@ -63,20 +63,13 @@ from .state import (
     WalKey,
     bits,
 )
-from .table_common import (
+from .table_common import PLACEHOLDER_GROUP
+from .table_state import (
+    ADD,
     AP_POST,
     AP_PRE,
     AP_REFRESH,
     AP_STORAGE,
-    PLACEHOLDER_GROUP,
-    RP_POST,
-    RP_PRE,
-    RP_REFRESH,
-    RP_REMOVE_ALL,
-    RP_STORAGE,
-)
-from .table_state import (
-    ADD,
     ARQP_ADD_MISSING,
     ARQP_PUT_MISSING,
     ARQP_REMOVE,
@@ -93,6 +86,11 @@ from .table_state import (
     NONE,
     PROC_NAMES,
     REMOVE,
+    RP_POST,
+    RP_PRE,
+    RP_REFRESH,
+    RP_REMOVE_ALL,
+    RP_STORAGE,
     SCP_NONE,
     SCP_STAGE_NAMES,
     SID,

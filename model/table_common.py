@@ -31,6 +31,7 @@ from .cleaner import LogCleaner
 from .config import Config
 from .design import Design
 from .logic import PY, dual
+from .master import MasterRestart
 from .relays import RELAY_KINDS, Relays
 from .restarts import Restarts
 from .scp import AssignQueues
@@ -56,6 +57,10 @@ from .state import (
 from .step import kinds_of
 from .table_state import (
     ADD,
+    AP_POST,
+    AP_PRE,
+    AP_REFRESH,
+    AP_STORAGE,
     ARQP_ADD_MISSING,
     ARQP_CLAIM,
     ARQP_PUT_MISSING,
@@ -74,6 +79,11 @@ from .table_state import (
     NONE,
     NOT_RUNNING,
     REMOVE,
+    RP_POST,
+    RP_PRE,
+    RP_REFRESH,
+    RP_REMOVE_ALL,
+    RP_STORAGE,
     RUNNING,
     SCP_CLAIM_STAGE,
     SCP_DONE,
@@ -89,25 +99,23 @@ from .table_state import (
     TServer,
     TState,
 )
+from .wal import Wals
 from .zombies import ZOMBIE_KINDS, Zombies
 
 K = ActionKind
 PLACEHOLDER_GROUP = -1
 """ADD_MISSING_QUEUES writes BEGIN under the crashed server's name, which no WAL group matches."""
 
-# RemovePeerProcedure's steps.
-RP_PRE, RP_STORAGE, RP_REFRESH, RP_POST, RP_REMOVE_ALL = range(5)
-# AddPeerProcedure's steps.
-AP_PRE, AP_STORAGE, AP_REFRESH, AP_POST = range(4)
 
+WAL_KINDS = {k.name: k for k in kinds_of(Wals)}
+"""The WAL's kinds, from the text (``crash`` is listed between ``roll`` and ``archive``)."""
 CLAIM_KINDS = {k.name: k for k in kinds_of(Claims)}
 """The claim's kinds, from the text (``claim_redeliver`` is listed with the master restart)."""
 
 TABLE_KINDS: tuple[ActionKind, ...] = (
-    K("put", ("server", "group", "kind"), False, "a client Put/Delete appended to the current WAL"),
-    K("roll", ("server", "group"), False, "log roll: the new WAL goes to every source, in memory"),
+    *(WAL_KINDS[n] for n in ("put", "roll")),
     K("crash", ("server",), False, "a region server dies; the master schedules its SCP"),
-    K("archive", ("server", "group", "seq"), False, "a closed WAL is moved to oldWALs"),
+    WAL_KINDS["archive"],
     *kinds_of(Sources),
     K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
     K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
@@ -123,7 +131,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("peer_proc", ("peer",), True, "the peer procedure's next state"),
     K("refresh", ("peer", "server"), True, "RefreshPeerProcedure on one region server"),
     *kinds_of(LogCleaner),
-    K("master_restart", (), False, "the active master restarts; procedures are replayed"),
+    *kinds_of(MasterRestart),
     *kinds_of(Bootstrap),
     K(
         "zombie_persist",

@@ -38,6 +38,10 @@ NOT_RUNNING, RUNNING, BARRIER_DISABLED = 0, 1, 2
 BARRIER_NAMES = ("NOT_RUNNING", "RUNNING", "DISABLED")
 
 # ServerCrashProcedure and its AssignReplicationQueuesProcedure child, as one stage number.
+# RemovePeerProcedure's steps.
+RP_PRE, RP_STORAGE, RP_REFRESH, RP_POST, RP_REMOVE_ALL = range(5)
+# AddPeerProcedure's steps.
+AP_PRE, AP_STORAGE, AP_REFRESH, AP_POST = range(4)
 SCP_NONE = 0
 SCP_SPLIT = 1
 """Scheduled: split the dead server's WALs (archive them) and assign its regions."""

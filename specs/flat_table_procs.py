@@ -10,25 +10,23 @@ from typing import Any
 from replcheck.model import table_rules
 from replcheck.model.cleaner import LogCleaner
 from replcheck.model.state import ABSENT, ENABLED, REMOVED
-from replcheck.model.table_common import (
+from replcheck.model.table_state import (
+    ADD,
     AP_POST,
     AP_PRE,
     AP_REFRESH,
     AP_STORAGE,
+    BARRIER_DISABLED,
+    NO_SOURCE,
+    NOT_RUNNING,
+    REMOVE,
     RP_POST,
     RP_PRE,
     RP_REFRESH,
     RP_REMOVE_ALL,
     RP_STORAGE,
 )
-from replcheck.model.table_state import (
-    ADD,
-    BARRIER_DISABLED,
-    NO_SOURCE,
-    NOT_RUNNING,
-    REMOVE,
-)
-from replcheck.model.text import Instance, Tx, count
+from replcheck.model.text import Instance, Tx
 
 from .flat_table_base import StepBase
 
@@ -202,29 +200,3 @@ class ProcSteps(LogCleaner, StepBase):
                 self.rs_remove_peer(ops, tx, alive, p, s)
 
         return Instance("refresh", (p, s, kind), guard, apply)
-
-    # --- master restart -----------------------------------------------------------------------
-
-    def master_restart_barrier(self, ops: Any, tx: Tx) -> None:
-        """``afterReplay``: the barrier disabled once per AddPeerProcedure past PRE."""
-        fence = self.rule["rule_fence_add"](ops)
-        n = count(
-            ops,
-            (
-                ops.and_(tx[("pp", p)], tx[("ppk", p)] == ADD, tx[("pps", p)] > AP_PRE, fence)
-                for p in self.P
-            ),
-        )
-        tx[("bar",)] = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
-        tx[("barn",)] = n
-
-    def _master_restart(self) -> Instance:
-        """``master_restart``: the barrier rebuilt, a cleaner run forgotten."""
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "master_restarts")] = tx[("b", "master_restarts")] - 1
-            self.master_restart_barrier(ops, tx)
-            self.cleaner_reset(tx)
-
-        guard = lambda ops, get: get(("b", "master_restarts")) > 0  # noqa: E731
-        return Instance("master_restart", (), guard, apply)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from replcheck.model.state import LIVE_DIR
+from replcheck.model.step import gate
 from replcheck.model.table_state import (
     ACTIVE,
     DOWNGRADE_ACTIVE,
@@ -74,28 +75,21 @@ class SyncFlatSteps(TransitSteps):
             get(("vn", s, p)) != STANDBY,
         )
 
-    def _put(self, s: int, g: int, q: int, j: int, kind: int) -> Instance:
+    def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
         """``put`` (``SyncSteps.do_put``): an edit owed to a peer whose new state STANDBY is
         already stored becomes STANDBY-era history."""
-        inst = super()._put(s, g, q, j, kind)
-        u = self.uid(self.slot(s, g, q), j)
+        super().after_put(ops, t, s, g, q, j)
         w = self.slot(s, g, q)
+        u = self.uid(w, j)
+        for p in self.SP:
+            stale = ops.and_(t[("syncn", p)] == STANDBY, t[("wowed", w, j, p)])
+            t.when(stale, ("stale", p, u), True)
 
-        def apply(ops: Any, tx: Tx) -> None:
-            inst.apply(ops, tx)
-            for p in self.SP:
-                stale = ops.and_(tx[("syncn", p)] == STANDBY, tx[("wowed", w, j, p)])
-                tx.when(stale, ("stale", p, u), True)
-
-        return replace(inst, apply=apply)
-
-    def _roll(self, s: int, g: int, q: int) -> Instance:
+    @gate("roll")
+    def keeps_last_wal_slot(self, t: Any, s: int, g: int, q: int) -> None:
         """``roll`` (``SyncSteps.en_roll``): the last WAL slot is kept for the roll that follows
         ``drainSources``."""
-        inst = super()._roll(s, g, q)
-        if q + 2 < self.cfg.wals_per_server:
-            return inst
-        return replace(inst, guard=lambda ops, get: False)
+        t.require(q + 2 < self.cfg.wals_per_server)
 
     def start_server(self, ops: Any, tx: Tx, s: int) -> None:
         """A new incarnation reads the peer storage, sync states included: its views are the

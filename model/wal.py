@@ -1,0 +1,120 @@
+"""A region server's WALs in the table era (reference section 5), in the protocol text's form
+(``model/step.py``): a client write appends to the current WAL of its group, a roll closes it and
+opens the next, and a closed WAL of a live server moves to ``oldWALs``.
+
+* ``put``: one client edit, owed to each peer the server has a source for whose filter keeps it
+  (``rule_owed``);
+* ``roll``: the old WAL closes; the new one joins every normal source of the group, in memory
+  ("we do not need to touch the replication queue system table every time when creating a WAL
+  file");
+* ``archive``: a closed WAL of a live server moves to ``oldWALs``.
+
+Components that add to these steps do it through ``after_put`` and ``after_roll`` (sync
+replication's STANDBY-era edits, a version-2 server's ZooKeeper queues).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules
+from .state import ARCHIVED, LIVE_DIR
+from .step import Ctx, step
+from .table_state import NO_SOURCE
+from .table_views import Budget, Server, WalFile
+
+
+def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
+    return [
+        (s, g, kind, q, j)
+        for s in text.S
+        for g in text.G
+        for q in text.Q
+        for kind in text.cfg.edit_kinds
+        for j in range(text.E)
+    ]
+
+
+def _rolls(text: Any) -> list[tuple[int, int, int]]:
+    wps = text.cfg.wals_per_server
+    return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
+
+
+class Wals:
+    """The WAL steps (the layout's helpers are ``StepBase``'s)."""
+
+    S: range
+    P: range
+    G: range
+    Q: range
+    W: range
+    E: int
+    cfg: Any
+    key: list[tuple[int, int, int]]
+    sh_keys: list[tuple]
+    slot: Any
+
+    def rule_owed(self, ops: Any, get: Any, s: int, kind: int, p: int) -> Any:
+        """To which peers is a new edit of server ``s`` owed? Each one the server has a source
+        for whose filter accepts the edit."""
+        return ops.and_(get(("known", s, p)), rules.replicable_rule(ops, kind, (0,), p + 1))
+
+    @step(
+        params=("server", "group", "kind"),
+        fair=False,
+        each=_puts,
+        label=lambda text, st, get, a: a[:3],
+    )
+    def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
+        """a client Put/Delete appended to the current WAL"""
+        w = self.slot(s, g, q)
+        t.require(
+            Budget(t, "puts").left > 0,
+            Server(t, s).alive,
+            Server(t, s).current[g] == q,
+            WalFile(t, w).entries == j,
+        )
+        Budget(t, "puts").left = Budget(t, "puts").left - 1
+        t[("wkind", w, j)] = kind
+        for p in self.P:
+            t[("wowed", w, j, p)] = self.rule_owed(t.ops, t.get, s, kind, p)
+        WalFile(t, w).entries = j + 1
+        self.after_put(t.ops, t, s, g, q, j)
+
+    def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
+        """What else a client write of entry ``j`` of ``s``'s WAL ``(g, q)`` writes."""
+
+    @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
+    def roll(self, t: Ctx, s: int, g: int, q: int) -> None:
+        """log roll: the new WAL goes to every source, in memory"""
+        old, new = self.slot(s, g, q), self.slot(s, g, q + 1)
+        t.require(Server(t, s).alive, Server(t, s).current[g] == q)
+        WalFile(t, old).closed = True
+        WalFile(t, new).exists = True
+        WalFile(t, new).entries = 0
+        WalFile(t, new).closed = False
+        WalFile(t, new).place = LIVE_DIR
+        for sk in self.sh_keys:
+            if sk[0] == s and sk[2] == NO_SOURCE and sk[3] == g:
+                t.when(t[("sh", *sk)], ("shw", *sk, q + 1), True)
+        Server(t, s).current[g] = q + 1
+        self.after_roll(t.ops, t, s, g, q)
+
+    def after_roll(self, ops: Any, t: Any, s: int, g: int, q: int) -> None:
+        """What else a roll of ``s``'s group ``g`` from sequence ``q`` writes."""
+
+    @step(
+        params=("server", "group", "seq"),
+        fair=False,
+        each=lambda text: [text.key[w] for w in text.W],
+    )
+    def archive(self, t: Ctx, s: int, g: int, q: int) -> None:
+        """a closed WAL is moved to oldWALs"""
+        w = self.slot(s, g, q)
+        t.require(
+            WalFile(t, w).exists,
+            WalFile(t, w).closed,
+            WalFile(t, w).place == LIVE_DIR,
+            Server(t, s).alive,
+        )
+        WalFile(t, w).place = ARCHIVED
