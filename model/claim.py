@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import table_rules
-from .state import ARCHIVED
+from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_rules import NO_TIMESTAMP
 from .table_state import NO_SOURCE, SCP_SPLIT, TState
@@ -247,3 +247,14 @@ class Claims:
         for og in self.OG:
             for f in ("has", "seq", "pos"):
                 t[("cl" + f, c, 1, og)] = t[("r" + f, *rk, og)]
+
+
+class RecoveredListsWalDir(Claims):
+    """``table/recovered-lists-wal-dir``: the recovered queue lists ``WALs/``, every WAL
+    there."""
+
+    def rule_recovered_wals(
+        self, ops: Any, get: Any, x: int, g: int, q: int, has: Any, ts: Any, pos: Any
+    ) -> Any:
+        w = self.slot(x, g, q)
+        return ops.and_(get(("wex", w)), get(("wplace", w)) == LIVE_DIR)

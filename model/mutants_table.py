@@ -3,7 +3,7 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import scp, table_rules
+from . import claim, master, scp, source, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -161,9 +161,7 @@ class RecoveredEndsEarly(Table):
         "registered, so the queue is removed with groups still unreplicated"
     )
     configs = ("t-multiwal",)
-
-    def rule_recovered_done(self, srv: TServer, sh) -> bool:
-        return True
+    text = source.RecoveredEndsEarly
 
 
 class ClaimIgnoresPeer(Table):
@@ -255,16 +253,7 @@ class RecoveredListsWalDir(Table):
         "split the logs it is empty, so the queue is finished without replicating anything"
     )
     configs = ("t-std",)
-
-    def rule_recovered_wals(self, cfg, st, source, group, offset):
-        from .state import LIVE_DIR
-
-        keys = (
-            w.key
-            for w in st.wals
-            if w and w.key[0] == source and w.key[1] == group and w.place == LIVE_DIR
-        )
-        return tuple(sorted(keys))
+    text = claim.RecoveredListsWalDir
 
 
 class RemovePeerKeepsRecovered(Table):
@@ -292,20 +281,13 @@ class RemovePeerKeepsRecovered(Table):
 class RestartForgetsBarrier(Table):
     name = "table/restart-forgets-barrier"
     mutant_of = "table"
-    overrides = "do_master_restart"
+    overrides = "master_restart_barrier"
     bug = (
         "after a master restart the replayed AddPeerProcedure does not disable the log cleaner "
         "again (afterReplay, cf. HBASE-27988): the cleaner runs during the add"
     )
     configs = ("t-master-restart",)
-
-    def do_master_restart(self, cfg: Config, st: TState) -> TState:
-        """The AddPeerProcedures' disables are lost; the migration procedure's own ``afterReplay``
-        still disables the cleaner (a separate code path in HBase)."""
-        from .table_state import IDLE_TCLEANER
-
-        st = self.spend(st, master_restarts=1)
-        return st._replace(barrier=self.replayed_barrier(st, adds=0), cleaner=IDLE_TCLEANER)
+    text = master.RestartForgetsBarrier
 
 
 TABLE_MUTANTS = (

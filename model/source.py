@@ -188,3 +188,10 @@ class Sources:
         done = self.rule_recovered_done(ops, t.get, sk)
         self.clear(t, True, self.shipper_keys(sk))
         self.remove_row(t, done, (p, s, src))
+
+
+class RecoveredEndsEarly(Sources):
+    """``table/HBASE-28155``: the first group to finish removes the recovered queue."""
+
+    def rule_recovered_done(self, ops: Any, get: Any, sk: tuple) -> Any:
+        return True

@@ -62,12 +62,9 @@ from replcheck.model.table_state import (
 from replcheck.model.text import FlatModel, FlatProperty
 
 from .flat_table_mutants import (
-    FlatRecoveredEndsEarly,
-    FlatRecoveredListsWalDir,
     FlatRemovePeerKeepsRecovered,
     FlatRemoveRecollects,
     FlatRemoveWithoutWaiting,
-    FlatRestartForgetsBarrier,
     FlatTableDoc,
 )
 from .flat_table_steps import TableSteps
@@ -657,12 +654,9 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
     "table/HBASE-27213": _sub(FlatRemoveWithoutWaiting, "RemoveWithoutWaitingFlat"),
     "table/HBASE-27213-recollect": _sub(FlatRemoveRecollects, "RemoveRecollectsFlat"),
     "table/remove-all-one-pass": TableFlat,
-    "table/HBASE-28155": _sub(FlatRecoveredEndsEarly, "RecoveredEndsEarlyFlat"),
-    "table/recovered-lists-wal-dir": _sub(FlatRecoveredListsWalDir, "RecoveredListsWalDirFlat"),
     "table/remove-peer-keeps-recovered": _sub(
         FlatRemovePeerKeepsRecovered, "RemovePeerKeepsRecoveredFlat"
     ),
-    "table/restart-forgets-barrier": _sub(FlatRestartForgetsBarrier, "RestartForgetsBarrierFlat"),
 }
 """The flat form of the design, and of each mutant whose override is not a dual-form rule.
 ``remove-all-one-pass`` needs none: the number of passes is read from the design."""
@@ -708,12 +702,17 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
         raise FlatError(f"{name}: not a table-era design")
     cfg = cfg or STANDARD[cls.configs[0]]
     mixins: list[type] = []
+    last: list[type] = []
+    """A design's text that overrides the base text comes after the features' texts, which
+    build on what it overrides (the migration's ``afterReplay`` on the master restart's)."""
     mutant = _feature_mutant(name)
     if cls.text is not None:
         base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
         # A text of a feature the configuration does not use changes nothing there.
         handles = getattr(cls.text, "handles", frozenset())
-        if not handles or handles & {feature for feature, _what in config_features(cfg)}:
+        if not handles:
+            last.append(cls.text)
+        elif handles & {feature for feature, _what in config_features(cfg)}:
             mixins.append(cls.text)
     elif name in TABLE_FLAT_CLASSES:
         base = TABLE_FLAT_CLASSES[name]
@@ -734,7 +733,7 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
         if module.FEATURE not in mixins:
             mixins.append(module.FEATURE)
-    return _compose(mixins, base)
+    return _compose(mixins + last, base)
 
 
 def table_flat_model(name: str, cfg: Config) -> FlatModel:

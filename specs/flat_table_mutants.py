@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from replcheck.model.state import LIVE_DIR
 from replcheck.model.table_state import (
     NO_SOURCE,
-    NOT_RUNNING,
 )
 from replcheck.model.text import Tx
 
@@ -41,24 +39,6 @@ class FlatRemoveRecollects(StepBase):
         return ops.or_(*(self.rule_removal_waits_for(ops, get, d) for d in self.S))
 
 
-class FlatRecoveredEndsEarly(StepBase):
-    """``table/HBASE-28155``: the first group to finish removes the recovered queue."""
-
-    def rule_recovered_done(self, ops: Any, get: Any, sk: tuple) -> Any:
-        return True
-
-
-class FlatRecoveredListsWalDir(StepBase):
-    """``table/recovered-lists-wal-dir``: the recovered queue lists ``WALs/``, every WAL
-    there."""
-
-    def rule_recovered_wals(
-        self, ops: Any, get: Any, x: int, g: int, q: int, has: Any, ts: Any, pos: Any
-    ) -> Any:
-        w = self.slot(x, g, q)
-        return ops.and_(get(("wex", w)), get(("wplace", w)) == LIVE_DIR)
-
-
 class FlatRemovePeerKeepsRecovered(StepBase):
     """``table/remove-peer-keeps-recovered``: only the normal source stops."""
 
@@ -68,11 +48,3 @@ class FlatRemovePeerKeepsRecovered(StepBase):
             if sk[:3] == (s, p, NO_SOURCE):
                 self.clear(tx, cond, self.shipper_keys(sk))
         tx.when(cond, ("known", s, p), False)
-
-
-class FlatRestartForgetsBarrier(StepBase):
-    """``table/restart-forgets-barrier``: the replayed AddPeerProcedure leaves the barrier."""
-
-    def master_restart_barrier(self, ops: Any, tx: Tx) -> None:
-        tx[("bar",)] = NOT_RUNNING
-        tx[("barn",)] = 0
