@@ -32,10 +32,12 @@ from .config import Config
 from .design import Design
 from .logic import PY, dual
 from .master import MasterRestart
+from .peers import PeerAdmin
 from .relays import RELAY_KINDS, Relays
 from .restarts import Restarts
 from .scp import AssignQueues
 from .sink_outages import SinkOutages
+from .sinks import SinkServers
 from .source import Sources
 from .state import (
     ABSENT,
@@ -117,15 +119,13 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("crash", ("server",), False, "a region server dies; the master schedules its SCP"),
     WAL_KINDS["archive"],
     *kinds_of(Sources),
-    K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
-    K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
+    *kinds_of(SinkServers),
     *kinds_of(AssignQueues),
     *(CLAIM_KINDS[n] for n in ("claim_read", "claim_commit", "claim_lost", "zombie_claim_commit")),
     *(k for k in kinds_of(Restarts) if k.name != "crash"),
     K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
     CLAIM_KINDS["claim_redeliver"],
-    K("add_peer", ("peer",), False, "admin: AddPeerProcedure is submitted"),
-    K("remove_peer", ("peer",), False, "admin: RemovePeerProcedure is submitted"),
+    *kinds_of(PeerAdmin),
     K("disable_peer", ("peer",), False, "admin: the peer's state in storage goes DISABLED"),
     K("enable_peer", ("peer",), False, "admin: the peer's state in storage goes ENABLED"),
     K("peer_proc", ("peer",), True, "the peer procedure's next state"),

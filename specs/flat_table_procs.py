@@ -9,7 +9,7 @@ from typing import Any
 
 from replcheck.model import table_rules
 from replcheck.model.cleaner import LogCleaner
-from replcheck.model.state import ABSENT, ENABLED, REMOVED
+from replcheck.model.state import ENABLED, REMOVED
 from replcheck.model.table_state import (
     ADD,
     AP_POST,
@@ -33,38 +33,6 @@ from .flat_table_base import StepBase
 
 class ProcSteps(LogCleaner, StepBase):
     """Peer procedures, refreshes, the log cleaner, the master restart."""
-
-    def _add_peer(self, p: int) -> Instance:
-        """``add_peer``: AddPeerProcedure submitted."""
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                get(("b", "admin")) > 0, get(("peer", p)) == ABSENT, ops.not_(get(("pp", p)))
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "admin")] = tx[("b", "admin")] - 1
-            tx[("pp", p)] = True
-            tx[("ppk", p)] = ADD
-            tx[("pps", p)] = AP_PRE
-
-        return Instance("add_peer", (p,), guard, apply)
-
-    def _remove_peer(self, p: int) -> Instance:
-        """``remove_peer``: RemovePeerProcedure submitted (no sync peer: any storage peer)."""
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                get(("b", "admin")) > 0, self.storage(ops, get, p), ops.not_(get(("pp", p)))
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "admin")] = tx[("b", "admin")] - 1
-            tx[("pp", p)] = True
-            tx[("ppk", p)] = REMOVE
-            tx[("pps", p)] = RP_PRE
-
-        return Instance("remove_peer", (p,), guard, apply)
 
     def rule_removal_waits_for(self, ops: Any, get: Any, d: int) -> Any:
         """``rule_removal_waits_for``: the AssignReplicationQueuesProcedures still running."""

@@ -105,15 +105,11 @@ class SyncFlatSteps(TransitSteps):
         for p in self.P:
             tx[("drained", s, p)] = False
 
-    def _remove_peer(self, p: int) -> Instance:
+    @gate("remove_peer")
+    def removable_sync_state(self, t: Any, p: int) -> None:
         """``remove_peer``: only a peer whose sync state is NONE or DOWNGRADE_ACTIVE."""
-        inst = super()._remove_peer(p)
-
-        def guard(ops: Any, get: Any) -> Any:
-            state = get(("sync", p))
-            return ops.and_(inst.guard(ops, get), ops.or_(state == NONE, state == DOWNGRADE_ACTIVE))
-
-        return replace(inst, guard=guard)
+        state = t[("sync", p)]
+        t.require(t.ops.or_(state == NONE, state == DOWNGRADE_ACTIVE))
 
     def _peer_proc(self, p: int) -> list[Instance]:
         """``peer_proc``: AddPeer's storage step stores a sync peer as (DOWNGRADE_ACTIVE, NONE);

@@ -1,0 +1,34 @@
+"""The peer clusters' sink region servers in the table era, in the protocol text's form
+(``model/step.py``): one stops answering (while the outage budget lasts) and answers again. A
+source's batch needs a sink that answers (``ship``, ``model/source.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .step import Ctx, step
+from .table_views import Budget
+
+
+def _sinks(text: Any) -> list[tuple[int, int]]:
+    return [(cl, k) for cl in text.CL for k in range(text.cfg.sink_servers)]
+
+
+class SinkServers:
+    """Sink outages (the layout's helpers are ``StepBase``'s)."""
+
+    CL: range
+    cfg: Any
+
+    @step(params=("cluster", "sink"), fair=False, each=_sinks)
+    def sink_down(self, t: Ctx, cl: int, k: int) -> None:
+        """a sink region server stops answering"""
+        t.require(Budget(t, "outages").left > 0, t.ops.not_(t[("down", cl, k)]))
+        Budget(t, "outages").left = Budget(t, "outages").left - 1
+        t[("down", cl, k)] = True
+
+    @step(params=("cluster", "sink"), fair=True, each=_sinks)
+    def sink_up(self, t: Ctx, cl: int, k: int) -> None:
+        """a sink region server answers again"""
+        t.require(t[("down", cl, k)])
+        t[("down", cl, k)] = False
