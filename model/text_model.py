@@ -69,8 +69,6 @@ class TextModel(Model):
         self._last: tuple[Any, list[tuple[Action, tuple]]] | None = None
         self._slot: dict[tuple, int] | None = None
         self._decoded: dict[tuple, Any] = {}
-        self._parts: dict[Any, Any] = {}
-        """Parts of decoded states, for sharing (``_shared``)."""
         """Packed state -> its readable state, for the states this model decoded (bounded by
         ``CACHE``): a successor reached again is not decoded again."""
         self._packed: dict[int, tuple[Any, tuple]] = {}
@@ -157,23 +155,9 @@ class TextModel(Model):
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
-        st = self._shared(flat.decode(values))
+        st = flat.decode(values)
         self._remember(packed, st)
         return st
-
-    def _shared(self, st: Any) -> Any:
-        """``st`` built from parts already built where equal (each field, and each element of a
-        tuple field): decoded states share their unchanged parts, as states made by replacing
-        a part of their parent do."""
-        parts = self._parts
-        if len(parts) >= CACHE:
-            parts.clear()
-        fields = []
-        for x in st:
-            if type(x) is tuple:
-                x = tuple(parts.setdefault(e, e) for e in x)
-            fields.append(parts.setdefault(x, x))
-        return type(st)(*fields)
 
     def enabled_args(self, st: Any, name: str) -> list[tuple]:
         return [a.args for a, _t in self._enabled(st) if a.name == name]

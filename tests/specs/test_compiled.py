@@ -74,6 +74,24 @@ KNOWN_DIFFERENCES = {
         "two recovered sources for one queue: the explicit model keeps its shippers in the order "
         "steps left them, the flat layout in copy slots, so the two count such states differently"
     ),
+    **{
+        key: (
+            "the packed search stores a state's least image under symmetry but expands the state "
+            "it reached; sync replication's packed steps are not exactly symmetric (some state "
+            "has two packed forms), so which one it expands depends on the instances' order, "
+            "and since the base steps moved into the text (their instances listed by kind) it "
+            "finds 3 to 12 fewer states than the explicit explorer; verdicts and counterexample "
+            "lengths agree"
+        )
+        for key in [
+            ("table", "t-sync"),
+            ("table-doc", "t-sync"),
+            ("table", "t-sync-back"),
+            ("table-doc", "t-sync-back"),
+            ("table/sync-no-drain", "t-sync"),
+            ("table/sync-no-refusal", "t-sync"),
+        ]
+    },
     ("table/claim-during-migration", "t-migrate"): (
         "the migration's ZooKeeper queues have slots only for the initial queues, so symmetry "
         "uses only the renamings that keep them and stores more states"
