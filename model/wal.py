@@ -87,18 +87,24 @@ class Wals:
     @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
     def roll(self, t: Ctx, s: int, g: int, q: int) -> None:
         """log roll: the new WAL goes to every source, in memory"""
-        old, new = self.slot(s, g, q), self.slot(s, g, q + 1)
         t.require(Server(t, s).alive, Server(t, s).current[g] == q)
-        WalFile(t, old).closed = True
-        WalFile(t, new).exists = True
-        WalFile(t, new).entries = 0
-        WalFile(t, new).closed = False
-        WalFile(t, new).place = LIVE_DIR
+        self.open_next_wal(t.ops, t, True, s, g, q)
+        self.after_roll(t.ops, t, s, g, q)
+
+    def open_next_wal(self, ops: Any, t: Any, cond: Any, s: int, g: int, q: int) -> None:
+        """Where ``cond`` holds, ``s``'s WAL ``(g, q)`` closes and the next one opens empty, joins
+        every normal source of the group (in memory) and becomes the group's current WAL: the
+        roll itself, also taken inside other steps (sync replication's ``drainSources``)."""
+        old, new = self.slot(s, g, q), self.slot(s, g, q + 1)
+        t.when(cond, ("wclosed", old), True)
+        t.when(cond, ("wex", new), True)
+        t.when(cond, ("wn", new), 0)
+        t.when(cond, ("wclosed", new), False)
+        t.when(cond, ("wplace", new), LIVE_DIR)
         for sk in self.sh_keys:
             if sk[0] == s and sk[2] == NO_SOURCE and sk[3] == g:
-                t.when(t[("sh", *sk)], ("shw", *sk, q + 1), True)
-        Server(t, s).current[g] = q + 1
-        self.after_roll(t.ops, t, s, g, q)
+                t.when(ops.and_(cond, t[("sh", *sk)]), ("shw", *sk, q + 1), True)
+        t.when(cond, ("cur", s, g), q + 1)
 
     def after_roll(self, ops: Any, t: Any, s: int, g: int, q: int) -> None:
         """What else a roll of ``s``'s group ``g`` from sequence ``q`` writes."""

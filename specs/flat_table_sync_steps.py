@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from replcheck.model.state import LIVE_DIR
 from replcheck.model.step import gate
 from replcheck.model.table_state import (
     ACTIVE,
@@ -48,22 +47,13 @@ class SyncFlatSteps(TransitSteps):
         return [*super().proc_keys(p), ("ppwe", p), ("ppt", p)]
 
     def roll(self, ops: Any, tx: Tx, cond: Any, s: int, g: int) -> None:
-        """``do_roll`` where ``cond`` holds and a next WAL slot is left: the current WAL closes,
-        the next one opens empty and joins every normal source of the group, in memory."""
+        """``do_roll`` where ``cond`` holds and a next WAL slot is left (``open_next_wal`` from
+        whichever WAL is current when the step starts)."""
         wps = self.cfg.wals_per_server
         cur = tx[("cur", s, g)]
         at = {q: ops.and_(cond, cur == q) for q in self.Q if q + 1 < wps}
         for q, c in at.items():
-            old, new = self.slot(s, g, q), self.slot(s, g, q + 1)
-            tx.when(c, ("wclosed", old), True)
-            tx.when(c, ("wex", new), True)
-            tx.when(c, ("wn", new), 0)
-            tx.when(c, ("wclosed", new), False)
-            tx.when(c, ("wplace", new), LIVE_DIR)
-            for sk in self.sh_keys:
-                if sk[0] == s and sk[2] == NO_SOURCE and sk[3] == g:
-                    tx.when(ops.and_(c, tx[("sh", *sk)]), ("shw", *sk, q + 1), True)
-            tx.when(c, ("cur", s, g), q + 1)
+            self.open_next_wal(ops, tx, c, s, g, q)
 
     # --- what sync peers change in the base steps ---------------------------------------------
 
