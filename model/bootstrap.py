@@ -23,7 +23,7 @@ import networkx as nx
 
 from .step import Ctx, Var, gate, step
 from .table_state import NO_SOURCE
-from .table_views import Region, Row, Server, each_server
+from .table_views import Region, Row, Server, TableText, each_server
 
 STORAGE_KINDS = frozenset(
     {
@@ -56,15 +56,12 @@ def _server_groups(text: Any) -> list[tuple[int, int]]:
     return [(s, g) for s in text.S for g in text.G]
 
 
-class Bootstrap:
+class Bootstrap(TableText):
     """The bootstrap of ``hbase:replication`` in the table designs."""
 
     handles = frozenset({"bootstrap"})
     variables = (Var(("online",), "b", "table_online"),)
     wal_registration_uses_storage = False
-    S: range
-    G: range
-    P: range
 
     def rule_wal_ready(self, t: Any, s: int, g: int) -> Any:
         """May entries go into the server's current WAL of group ``g``? With one offset per queue

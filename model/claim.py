@@ -29,7 +29,7 @@ from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_rules import NO_TIMESTAMP
 from .table_state import NO_SOURCE, SCP_SPLIT, TState
-from .table_views import Crash, Server
+from .table_views import Crash, Server, TableText
 
 
 def child_index(st: TState, d: int, p: int, src: int) -> int:
@@ -54,22 +54,8 @@ def _claimer(text: Any, st: TState, get: Any, a: tuple) -> tuple[int]:
     return (a[0],)
 
 
-class Claims:
+class Claims(TableText):
     """The claim child's steps on its target (the layout's helpers are ``StepBase``'s)."""
-
-    S: range
-    P: range
-    G: range
-    Q: range
-    OG: Any
-    cfg: Any
-    rule: dict[str, Any]
-    refuse: list[bool]
-    slot: Any
-    clear: Any
-    pop_claim: Any
-    remove_row: Any
-    add_shipper: Any
 
     def claim_is(self, ops: Any, get: Any, t: int, m: int, d: int, p: int, src: int) -> Any:
         """Pending claim ``m`` of ``t`` is the child of queue ``(p, d, src)``."""

@@ -23,26 +23,14 @@ from .state import ARCHIVED, DELETED
 from .step import Ctx, step
 from .table_rules import NO_TIMESTAMP
 from .table_state import C_IDLE, C_READY, C_SERVERS, NO_SOURCE, NOT_RUNNING, RUNNING
-from .table_views import Server, WalFile
+from .table_views import Server, TableText, WalFile
 
 ONCE = lambda text: [()]  # noqa: E731
 """One instance: the master runs one cleaner."""
 
 
-class LogCleaner:
+class LogCleaner(TableText):
     """The log cleaner's run (the layout's helpers are ``StepBase``'s)."""
-
-    S: range
-    P: range
-    W: range
-    key: list[tuple[int, int, int]]
-    rkeys: list[tuple]
-    rule: dict[str, Any]
-    clear: Any
-    storage: Any
-    row_keys: Any
-    scp_unfinished: Any
-    wal_owner: Any
 
     def cleaner_reset(self, t: Any) -> None:
         """The run's memory forgotten: idle, no live servers, peers or snapshot."""

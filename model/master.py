@@ -11,17 +11,12 @@ from typing import Any
 
 from .step import Ctx, step
 from .table_state import ADD, AP_PRE, BARRIER_DISABLED, NOT_RUNNING
-from .table_views import Budget
+from .table_views import Budget, TableText
 from .text import count
 
 
-class MasterRestart:
+class MasterRestart(TableText):
     """The master restart (the layout's helpers are ``StepBase``'s)."""
-
-    P: range
-    cfg: Any
-    rule: dict[str, Any]
-    cleaner_reset: Any
 
     def master_restart_barrier(self, ops: Any, t: Any) -> None:
         """``afterReplay``: the barrier disabled once per AddPeerProcedure past PRE."""

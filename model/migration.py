@@ -82,7 +82,7 @@ from .table_state import (
     Scp,
     TState,
 )
-from .table_views import Server
+from .table_views import Server, TableText
 from .text import FlatError, FlatProperty, count
 
 OLD_VERSION, NEW_VERSION = 2, 3
@@ -153,29 +153,13 @@ def _upgrades(text: Any) -> list[tuple[int, int]]:
     return [(o, n) for o in old for n in text.spare]
 
 
-class ZkMigration:
+class ZkMigration(TableText):
     """The migration from ZooKeeper, the rolling upgrade and spare servers (the layout's helpers
     are ``StepBase``'s)."""
 
     handles = frozenset({"migration", "spare_servers"})
     encoded_fields = ("migration", "zk")
     encoded_server_fields = ("started", "version")
-    S: range
-    P: range
-    G: range
-    Q: range
-    W: range
-    E: int
-    key: list[tuple[int, int, int]]
-    init_state: TState
-    storage: Any
-    clear: Any
-    set_offset: Any
-    kill: Any
-    start_server: Any
-    wal_owner: Any
-    uid: Any
-    barrier_enable: Any
 
     def __init__(self, design: Any, cfg: Config) -> None:
         super().__init__(design, cfg)  # type: ignore[call-arg]

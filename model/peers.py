@@ -11,18 +11,15 @@ from typing import Any
 from .state import ABSENT
 from .step import Ctx, step
 from .table_state import ADD, AP_PRE, REMOVE, RP_PRE
-from .table_views import Budget
+from .table_views import Budget, TableText
 
 
 def _peers(text: Any) -> list[tuple[int]]:
     return [(p,) for p in text.P]
 
 
-class PeerAdmin:
+class PeerAdmin(TableText):
     """The admin's peer commands (the layout's helpers are ``StepBase``'s)."""
-
-    P: range
-    storage: Any
 
     def submit(self, t: Ctx, p: int, kind: int, stage: int) -> None:
         """The procedure of ``kind`` for peer ``p`` is persisted at its first ``stage``."""

@@ -20,31 +20,16 @@ the new incarnation's constant server fields are those of a started server at th
 
 from __future__ import annotations
 
-from typing import Any
-
 from .step import Ctx, step
 from .table_state import SCP_DONE, SCP_NONE
-from .table_views import Budget, Crash, Row, Server, ShipperSlot, WalFile, each_server
+from .table_views import Budget, Crash, Row, Server, ShipperSlot, TableText, WalFile, each_server
 from .text import count
 
 
-class Restarts:
+class Restarts(TableText):
     """Unbounded crashes and the ``restart`` step (the layout's helpers are ``StepBase``'s)."""
 
     handles = frozenset({"restarts"})
-    S: range
-    P: range
-    SRC: range
-    W: range
-    key: list[tuple[int, int, int]]
-    rkeys: list[tuple]
-    sh_keys: list[tuple]
-    init_state: Any
-    kill: Any
-    clear: Any
-    start_server: Any
-    wal_keys: Any
-    scp_keys: Any
 
     @step(params=("server",), fair=False, each=each_server)
     def crash(self, t: Ctx, s: int) -> None:

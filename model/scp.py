@@ -37,7 +37,7 @@ from .table_state import (
     SCP_DONE,
     SCP_SPLIT,
 )
-from .table_views import Crash, Row, Server, WalFile, each_server
+from .table_views import Crash, Row, Server, TableText, WalFile, each_server
 from .text import count, lookup
 
 
@@ -52,23 +52,9 @@ def _claim_rounds(text: Any) -> list[tuple[int, tuple[int, ...]]]:
     return out
 
 
-class AssignQueues:
+class AssignQueues(TableText):
     """The SCP's stages and the AssignReplicationQueuesProcedure (the layout's helpers are
     ``StepBase``'s)."""
-
-    S: range
-    P: range
-    G: range
-    Q: range
-    SRC: range
-    slot: Any
-    claim_keys: Any
-    clear: Any
-    storage: Any
-    scp_keys: Any
-    set_offset: Any
-    remove_row: Any
-    rkeys: list[tuple]
 
     # --- rules ------------------------------------------------------------------------------------
 

@@ -7,18 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from .step import Ctx, step
-from .table_views import Budget
+from .table_views import Budget, TableText
 
 
 def _sinks(text: Any) -> list[tuple[int, int]]:
     return [(cl, k) for cl in text.CL for k in range(text.cfg.sink_servers)]
 
 
-class SinkServers:
+class SinkServers(TableText):
     """Sink outages (the layout's helpers are ``StepBase``'s)."""
-
-    CL: range
-    cfg: Any
 
     @step(params=("cluster", "sink"), fair=False, each=_sinks)
     def sink_down(self, t: Ctx, cl: int, k: int) -> None:

@@ -24,7 +24,7 @@ from . import rules, table_rules
 from .state import Shipper
 from .step import Ctx, step
 from .table_state import FULL, NO_SOURCE, TState
-from .table_views import WalFile
+from .table_views import TableText, WalFile
 
 
 def slot_shipper(text: Any, get: Any, sk: tuple) -> Shipper:
@@ -69,22 +69,8 @@ def _recovered_heads(text: Any) -> list[tuple]:
     return [(*sk, q) for sk in text.sh_keys if sk[2] != NO_SOURCE for q in text.Q]
 
 
-class Sources:
+class Sources(TableText):
     """The shipper steps (the layout's helpers are ``StepBase``'s)."""
-
-    E: int
-    cfg: Any
-    sh_keys: list[tuple]
-    head_slot: Any
-    head_is: Any
-    readable: Any
-    shipper_ok: Any
-    more_after: Any
-    uid: Any
-    set_offset: Any
-    clear: Any
-    shipper_keys: Any
-    remove_row: Any
 
     def stored_is(self, ops: Any, get: Any, rk: tuple, g: int, seq: Any, pos: Any) -> Any:
         """``stored(...) == (seq, pos)``: the row has that column with that value."""

@@ -52,7 +52,7 @@ from .state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, bits
 from .step import Ctx, Var, gate, step
 from .table_rules import NO_TIMESTAMP
 from .table_state import NO_SOURCE, SyncUp, TState
-from .table_views import Row, Server, WalFile
+from .table_views import Row, Server, TableText, WalFile
 from .text import FlatError, FlatProperty, Tx
 
 MASTER_KINDS = (
@@ -110,7 +110,7 @@ def when_apply(ops: Any, t: Any, cond: Any, apply: Callable[[Any, Tx], None]) ->
         t.when(cond, k, val)
 
 
-class SyncUpTool:
+class SyncUpTool(TableText):
     """The ``syncup`` and ``spare_servers`` features: the cluster stop, the tool, the master's
     return with the spare server, and REMOVE_QUEUES for marked servers (the layout's helpers
     are ``StepBase``'s)."""
@@ -119,29 +119,6 @@ class SyncUpTool:
     variables = (Var(("mup",), "b", "master_up"), Var(("info",), "b", "info"))
     encoded_fields = ("syncup", "markers")
     encoded_server_fields = ("started",)
-    S: range
-    P: range
-    G: range
-    Q: range
-    W: range
-    E: int
-    K: range
-    cfg: Any
-    key: list[tuple[int, int, int]]
-    rkeys: list[tuple]
-    OG: Any
-    slot: Any
-    clear: Any
-    kill: Any
-    storage: Any
-    claim_keys: Any
-    row_keys: Any
-    start_server: Any
-    wal_owner: Any
-    shipper_ok: Any
-    uid: Any
-    _put_row: Callable[..., None]
-    _get_rows: Callable[..., Any]
 
     # --- the layout ---------------------------------------------------------------------------
 

@@ -8,6 +8,56 @@ from typing import Any
 from .step import View, slot
 
 
+class TableText:
+    """The names the table era's text classes read from the layout (``specs/flat_table.py``
+    builds them; the helpers are ``StepBase``'s): every component's text class derives from
+    this one declaration."""
+
+    cfg: Any
+    S: range
+    P: range
+    G: range
+    Q: range
+    W: range
+    E: int
+    K: range
+    CL: range
+    SRC: range
+    OG: Any
+    key: list[tuple[int, int, int]]
+    rkeys: list[tuple]
+    sh_keys: list[tuple]
+    init_state: Any
+    rule: dict[str, Any]
+    refuse: list[bool]
+    slot: Any
+    clear: Any
+    storage: Any
+    set_offset: Any
+    remove_row: Any
+    row_keys: Any
+    scp_keys: Any
+    claim_keys: Any
+    wal_keys: Any
+    wal_owner: Any
+    uid: Any
+    kill: Any
+    start_server: Any
+    add_shipper: Any
+    pop_claim: Any
+    shipper_keys: Any
+    shipper_ok: Any
+    head_is: Any
+    head_slot: Any
+    more_after: Any
+    readable: Any
+    scp_unfinished: Any
+    barrier_enable: Any
+    cleaner_reset: Any
+    _put_row: Any
+    _get_rows: Any
+
+
 def each_server(text: Any) -> list[tuple[int]]:
     """One instance per region server (a step's ``each``)."""
     return [(s,) for s in text.S]

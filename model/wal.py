@@ -21,7 +21,7 @@ from . import rules
 from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_state import NO_SOURCE
-from .table_views import Budget, Server, WalFile
+from .table_views import Budget, Server, TableText, WalFile
 
 
 def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
@@ -40,19 +40,8 @@ def _rolls(text: Any) -> list[tuple[int, int, int]]:
     return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
 
 
-class Wals:
+class Wals(TableText):
     """The WAL steps (the layout's helpers are ``StepBase``'s)."""
-
-    S: range
-    P: range
-    G: range
-    Q: range
-    W: range
-    E: int
-    cfg: Any
-    key: list[tuple[int, int, int]]
-    sh_keys: list[tuple]
-    slot: Any
 
     def rule_owed(self, ops: Any, get: Any, s: int, kind: int, p: int) -> Any:
         """To which peers is a new edit of server ``s`` owed? Each one the server has a source
