@@ -57,6 +57,8 @@ CONTEXT: dict[str, str] = {
     "session": "a ZooKeeper session id, for the fault injector",
     "fault": "the driver's record of a fault; its effect is the crash, sink_down or restart step",
     "note": "a remark for the reader (admin schedule, retries, sends of claim requests)",
+    "peer_seen": "a region server read a peer's new state; the model's sources read the peer "
+    "state when they ship",
     "run_end": "the driver's end of run",
     "wal_truncated": "a torn tail cut off while splitting; the model's WALs hold whole entries",
 }

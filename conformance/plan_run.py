@@ -2,7 +2,8 @@
 
 The cluster starts as ``Cluster`` starts it (sinks, master, peer 0, the plan's region servers,
 each incarnation given its writes), then the plan's steps are taken in order. A step waits until
-the servers have written its ``after`` edits (counted in their traces). A step aimed at a hook
+the servers have written its ``after`` edits (counted in their traces); a peer operation is done
+once every live server has seen the peer's new state (``peer_seen``). A step aimed at a hook
 point then arms it and goes on waiting, on a thread of its own, for a process to be held there
 (``hooks``), while the plan's next steps are taken (the death that opens the window it aims
 at, say); its fault is injected while the process is held (faults take turns), and the process
@@ -31,7 +32,7 @@ from .cluster import Cluster, RunResult, RunSpec, record_run
 from .common import trace_dir
 from .hooks import POINTS, Arms
 from .plan import REST_DEAD, Plan, peer_ops_in_order
-from .steps import server_index
+from .steps import server_index, server_name
 
 TRIGGER_LIMIT = 60.0
 """Seconds a step waits for its edits (it stops waiting once every live server has written
@@ -41,6 +42,9 @@ AIM_LIMIT = 45.0
 STALL_LIMIT = 40.0
 """Seconds a stall holds its process while waiting for a claim to commit (a loaded machine
 can take tens of seconds from a held cleaner to the claim it waits for)."""
+
+SEEN = {"disable_peer": "DISABLED", "enable_peer": "ENABLED"}
+"""The state a region server sees once a plan's peer operation has reached it."""
 
 
 def aim_conditions(step: Any) -> dict[str, Any]:
@@ -143,7 +147,15 @@ class PlannedCluster(Cluster):
                     disabled.add(step.peer)
                 else:
                     disabled.discard(step.peer)
-                self.say(f"{label}: done")
+                state = SEEN.get(step.op)
+                if state and not self.wait_for(
+                    f"every live server to see peer {step.peer} {state}",
+                    lambda s=step, w=state: self.seen_by_all(s.peer, w),
+                    TRIGGER_LIMIT,
+                ):
+                    self.say(f"{label}: done, not yet seen {state} by every live server")
+                else:
+                    self.say(f"{label}: done")
             elif not step.at:
                 self.fault(step.fault, pick=step.victim)
                 self.say(f"{label}: done")
@@ -159,6 +171,26 @@ class PlannedCluster(Cluster):
             # holds its edits in its queues, which the end-state check would count as lost
             self.admin("enable_peer", p)
             self.say(f"the plan left peer {p} disabled: enabled for the drain")
+
+    def seen_by_all(self, peer: int, state: str) -> bool:
+        """Has every live region server last seen ``peer`` in ``state`` (``peer_seen``)? The
+        admin call returns once the request is queued; a server that has not yet read the
+        change goes on shipping, and the window the plan aims at may close before it opens."""
+        for i, proc in list(self.rs.items()):
+            if not proc.alive():
+                continue
+            last = None
+            name = f"rs-{server_name(i)}".replace(",", "_")
+            for path in trace_dir(self.run_dir).glob(f"{name}.*.jsonl"):
+                with contextlib.suppress(OSError):
+                    for line in path.read_text(encoding="utf-8").splitlines():
+                        if '"name":"peer_seen"' in line:
+                            e = json.loads(line)
+                            if e["detail"].get("peer") == peer:
+                                last = e["detail"].get("state")
+            if last != state:
+                return False
+        return True
 
     def fault(self, kind: str, pick: int | None = None, held: int | None = None) -> None:
         with self.fault_lock:  # the plan's thread and its aimed steps' threads take turns

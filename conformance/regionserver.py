@@ -307,6 +307,9 @@ class RegionServer(ZkProcess):
         for p, info in now.items():
             old = self.peers.get(p)
             self.peers[p] = {**info, "source": old.get("source") if old else False}
+            if old is None or old.get("state") != info["state"]:
+                # what a plan's peer operation waits for: every live server follows it
+                self.trace.meta("peer_seen", peer=p, state=info["state"])
             if old is None and (self.steps.era == "zk" or startup):
                 self.add_peer_source(p, write=self.steps.era == "zk")
         for p in list(self.peers):
