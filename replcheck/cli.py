@@ -253,6 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="explicit: the explicit model; c: the flat text on the compiled C search "
         "(generated Python where no C compiler is); python: generated Python",
     )
+    p.add_argument(
+        "--kernels",
+        default="auto",
+        choices=("auto", "always", "never"),
+        help="--engine c: evaluate the model through generated C kernels built beside a search "
+        "that runs past a second (auto), built before it starts (always), or interpret the step "
+        "table (never)",
+    )
     p.add_argument("--html", metavar="FILE", help="draw the counterexamples on one HTML page")
     p.add_argument(
         "--max-memory",
@@ -533,6 +541,7 @@ def _check_compiled(args: argparse.Namespace, name: str, cfg: Config, progress: 
         max_memory=args.max_memory,
         progress=progress,
         partial_on_interrupt=True,
+        kernels=args.kernels,
     )
 
 

@@ -33,6 +33,10 @@ CHUNK = 20_000
 """States expanded per call into C: between calls the search shows progress, checks its limits
 and lets Ctrl-C through."""
 
+KERNELS_AFTER = 1.0
+"""CPU seconds a C search interprets the step table before the model's kernels are built beside
+it: a search that ends sooner never waits for, or pays for, a C compiler."""
+
 _SAID: set[str] = set()
 
 
@@ -59,6 +63,9 @@ class CompiledExploration:
     stopped: str = ""
     seconds: float = 0.0
     """CPU seconds of the search."""
+    search_seconds: float = 0.0
+    """C back end: of ``seconds``, those spent in the C search itself (not tracing the text,
+    lowering it, or building the kernels)."""
     bytes: int = 0
     """Memory the search's tables held at the end (C back end)."""
     parent: list[int] = field(default_factory=list)
@@ -69,6 +76,9 @@ class CompiledExploration:
     """Step property -> (state, instance) of the first step that breaks it."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
+    kernels: str = ""
+    """C back end: how the model's generated kernels were obtained, or why the step table was
+    interpreted."""
     edges: tuple[list[int], list[int], list[int]] | None = None
     """With liveness: every transition as (from, to, instance), ``to`` the class's state."""
     goal_bits: list[int] = field(default_factory=list)
@@ -146,11 +156,15 @@ def explore_compiled(
     max_memory: int | None = None,
     progress: Progress | None = None,
     partial_on_interrupt: bool = False,
+    kernels: str = "auto",
 ) -> CompiledExploration:
     """Breadth-first search of design ``name`` under ``cfg``, on the C back end (``backend="c"``,
     or ``auto`` where a compiler is) or generated Python; with ``symmetry``, one state per class
     of renamings of region servers (``specs/packsym.py``); with ``liveness``, every transition and
-    every state's goals are kept for ``liveness_counterexample``."""
+    every state's goals are kept for ``liveness_counterexample``. The C search evaluates the
+    model by interpreting its step table, or through its generated kernels (``specs/ckern.py``):
+    ``kernels="auto"`` builds them beside a search that has run ``KERNELS_AFTER`` seconds and
+    switches to them once they are loaded, ``always`` before it starts, ``never`` not at all."""
     layout, fm, prog = _program(name, cfg)
     maps: list[Any] = []
     sym = None
@@ -181,7 +195,7 @@ def explore_compiled(
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, sym, liveness, (max_states, max_memory), progress)
+            _run_c(lib, res, sym, liveness, (max_states, max_memory), progress, kernels)
         else:
             _run_python(res, maps, liveness, (max_states, max_memory), progress)
     except KeyboardInterrupt:
@@ -200,15 +214,45 @@ def _run_c(
     liveness: bool,
     limits: tuple[int | None, int | None],
     progress: Any,
+    kernels: str,
 ) -> None:
+    from .ckern import Build
     from .cvm import Search, lower
 
     max_states, max_memory = limits
     search = Search(lib, lower(res.program, sym), record_edges=liveness)
+    build: Build | None = None
+    used = False
+    res.kernels = (
+        "the step table interpreted, as asked"
+        if kernels == "never"
+        else f"the step table interpreted: the search took less than {KERNELS_AFTER:.0f} s"
+    )
+    if kernels == "always":
+        build = Build(res.program, sym.maps if sym is not None else [])
+        if build.wait() is not None:
+            search.use_kernels(build.lib)
+            used = True
+        else:
+            say_once(build.how)
+        res.kernels = build.how
+    started = time.process_time()
     try:
         while True:
+            t0 = time.process_time()
             code = search.run(CHUNK)
+            res.search_seconds += time.process_time() - t0
             res.states = search.stat("states")
+            if (
+                kernels == "auto"
+                and build is None
+                and time.process_time() - started > KERNELS_AFTER
+            ):
+                build = Build(res.program, sym.maps if sym is not None else [])
+            if build is not None and not used and build.poll() is not None:
+                search.use_kernels(build.lib)
+                used = True
+                res.kernels = f"{build.how}, used from state {res.states:,}"
             if progress is not None:
                 progress(res.states, search.stat("frontier"), search.stat("depth"))
             if code == 1:
@@ -223,6 +267,10 @@ def _run_c(
                 res.stopped = "memory limit"
                 break
     finally:
+        if build is not None:
+            build.close()
+            if not used:
+                res.kernels = build.how
         res.states = search.stat("states")
         res.transitions = search.stat("transitions")
         res.depth = search.stat("depth")

@@ -99,8 +99,9 @@ def check_compiled(
     max_memory: int | None = None,
     progress: Any = None,
     partial_on_interrupt: bool = False,
+    kernels: str = "auto",
 ) -> CheckResult:
-    """``specs/explore.check`` on a compiled back end."""
+    """``specs/explore.check`` on a compiled back end (``kernels``: ``explore_compiled``'s)."""
     model = Model(get_design(name), cfg)
     res = explore_compiled(
         name,
@@ -112,6 +113,7 @@ def check_compiled(
         max_memory=max_memory,
         progress=progress,
         partial_on_interrupt=partial_on_interrupt,
+        kernels=kernels,
     )
     out = CheckResult(f"explore-{res.backend}", name, cfg.name)
     for prop, _n in res.program.invariants:
@@ -155,6 +157,7 @@ def check_compiled(
         "seconds": round(res.seconds, 3),
         "backend": res.backend,
         "how": res.how,
+        "kernels": res.kernels if res.backend == "c" else None,
         "bytes": res.bytes,
         "fingerprint_collision_probability": float(f"{res.collision_probability:.1e}"),
         "encoding_overflow": overflow is not None,

@@ -43,6 +43,14 @@ typedef struct {
        nsig slots (sig_slot, sig_owner) by token and value */
     int32_t nservers, nsig;
     const int32_t *perm_of, *sig_slot, *sig_owner, *sig_token;
+    /* the model's generated kernels (specs/ckern.py), or all null: the graph is interpreted */
+    int32_t (*k_guard)(int32_t, const int8_t *);
+    void (*k_apply)(int32_t, const int8_t *, int8_t *);
+    int32_t (*k_conj)(int32_t, const int8_t *);
+    int32_t (*k_inv)(int32_t, const int8_t *);
+    int32_t (*k_step)(int32_t, const int8_t *, const int8_t *);
+    int32_t (*k_goal)(int32_t, const int8_t *);
+    void (*k_image)(int32_t, const int8_t *, int8_t *);
 } Prog;
 
 typedef struct {
@@ -191,6 +199,17 @@ static const int8_t *image(const Prog *p, const int8_t *s, int32_t q, const int8
     const int32_t *cd = p->perm_cond + (int64_t)q * n;
     int8_t *o = *out;
     int32_t i = 0;
+    if (p->k_image) {
+        /* the whole image, straight-line, then the same comparison */
+        p->k_image(q, s, o);
+        if (best) {
+            while (i < n && o[i] == best[i]) i++;
+            if (i == n || o[i] > best[i]) return best;
+        }
+        *out = *spare;
+        *spare = o;
+        return o;
+    }
     if (best) {
         int less = 0;
         for (; i < n; i++) {
@@ -313,18 +332,21 @@ static void check_invariants(Ctx *c, const int8_t *s, uint32_t v, int32_t via) {
     fresh(c);
     if (via < 0) {
         for (int32_t j = 0; j < p->ninv; j++)
-            if (c->first_inv[j] < 0 && !ev(c, p->inv[j])) c->first_inv[j] = (int32_t)v;
+            if (c->first_inv[j] < 0 && !(p->k_inv ? p->k_inv(j, s) : ev(c, p->inv[j])))
+                c->first_inv[j] = (int32_t)v;
         return;
     }
     const int32_t *list = p->ia_list + p->ia_start[via];
     for (int32_t k = 0; k < p->ia_count[via]; k++) {
         int32_t q = list[k], j = p->invc_prop[q];
-        if (c->first_inv[j] < 0 && !ev(c, p->invc_node[q])) c->first_inv[j] = (int32_t)v;
+        if (c->first_inv[j] < 0 && !(p->k_conj ? p->k_conj(q, s) : ev(c, p->invc_node[q])))
+            c->first_inv[j] = (int32_t)v;
     }
 }
 
 static int guard(Ctx *c, int32_t i) {
     const Prog *p = &c->p;
+    if (p->k_guard) return p->k_guard(i, c->cur);
     const int32_t *g = p->gnodes + p->gstart[i];
     for (int32_t k = 0; k < p->gcount[i]; k++)
         if (!ev(c, g[k])) return 0;
@@ -368,7 +390,7 @@ static int add_state(Ctx *c, const int8_t *s, uint32_t parent, int32_t via, cons
     if (c->record_edges) {
         uint8_t b = 0;
         for (int32_t j = 0; j < p->ngoal; j++)
-            if (ev(c, p->goal[j])) b |= (uint8_t)(1u << j);
+            if (p->k_goal ? p->k_goal(j, s) : ev(c, p->goal[j])) b |= (uint8_t)(1u << j);
         c->gbits[v] = b;
     }
     uint64_t *out = (uint64_t *)(r + (c->rec - 8 * c->words));
@@ -494,9 +516,13 @@ int cx_run(Ctx *c, int64_t budget, int32_t max_depth) {
                 b &= b - 1;
                 int8_t *t = c->succ + (int64_t)m * n;
                 memcpy(t, s, (size_t)n);
-                int32_t w0 = p->wstart[i];
-                for (int32_t k = 0; k < p->wcount[i]; k++)
-                    t[p->wslot[w0 + k]] = (int8_t)ev(c, p->wnode[w0 + k]);
+                if (p->k_apply) {
+                    p->k_apply(i, s, t);
+                } else {
+                    int32_t w0 = p->wstart[i];
+                    for (int32_t k = 0; k < p->wcount[i]; k++)
+                        t[p->wslot[w0 + k]] = (int8_t)ev(c, p->wnode[w0 + k]);
+                }
                 c->succ_i[m++] = i;
             }
         }
@@ -511,7 +537,8 @@ int cx_run(Ctx *c, int64_t budget, int32_t max_depth) {
                 const int32_t *list = p->sa_list + p->sa_start[i];
                 for (int32_t k2 = 0; k2 < p->sa_count[i]; k2++) {
                     int32_t q = list[k2], j = p->stepc_prop[q];
-                    if (c->step_u[j] < 0 && !ev(c, p->stepc_node[q]))
+                    if (c->step_u[j] < 0 &&
+                        !(p->k_step ? p->k_step(q, s, t) : ev(c, p->stepc_node[q])))
                         c->step_u[j] = u, c->step_i[j] = i;
                 }
             }
@@ -544,6 +571,18 @@ uint64_t cx_bytes(Ctx *c) {
     return c->cap * (sizeof(uint64_t) + sizeof(uint32_t)) +
            c->scap * (sizeof(uint32_t) + sizeof(uint16_t)) + c->lvl_cap + c->nlvl_cap +
            c->ecap * (2 * sizeof(uint32_t) + sizeof(uint16_t));
+}
+
+/* from now on, evaluate the model through its generated kernels (specs/ckern.py) */
+void cx_set_kernels(Ctx *c, void *guard, void *apply, void *conj, void *inv, void *step,
+                    void *goal, void *image) {
+    c->p.k_guard = (int32_t (*)(int32_t, const int8_t *))guard;
+    c->p.k_apply = (void (*)(int32_t, const int8_t *, int8_t *))apply;
+    c->p.k_conj = (int32_t (*)(int32_t, const int8_t *))conj;
+    c->p.k_inv = (int32_t (*)(int32_t, const int8_t *))inv;
+    c->p.k_step = (int32_t (*)(int32_t, const int8_t *, const int8_t *))step;
+    c->p.k_goal = (int32_t (*)(int32_t, const int8_t *))goal;
+    c->p.k_image = (void (*)(int32_t, const int8_t *, int8_t *))image;
 }
 
 /* the step table's layout, checked by the Python side against its own */

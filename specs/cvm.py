@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .ckern import NAMES, addresses
 from .packsym import sources
 from .terms import OPCODE, Program, frames
 
@@ -56,6 +57,7 @@ class CProg(ctypes.Structure):
         ("perm_cond", I32),
         *_fields("ngoal", "goal"),
         *_fields("nservers nsig", "perm_of sig_slot sig_owner sig_token"),
+        *[(name, ctypes.c_void_p) for name in NAMES],
     ]
 
 
@@ -76,6 +78,13 @@ def cache_dir() -> Path:
 _LIB: dict[str, Any] = {}
 
 
+def compiler() -> tuple[str | None, str]:
+    """The C compiler (``$CC``, else ``gcc`` or ``cc``), or None and why not."""
+    wanted = os.environ.get("CC") or "gcc"
+    cc = shutil.which(wanted) or (None if os.environ.get("CC") else shutil.which("cc"))
+    return cc, "" if cc else f"no C compiler found ({wanted})"
+
+
 def library() -> tuple[Any, str]:
     """The loaded C library and how it was obtained (``cached``, ``compiled in N s``), or None
     and why not."""
@@ -86,10 +95,9 @@ def library() -> tuple[Any, str]:
     path = cache_dir() / f"cvm-{digest}.so"
     how = "cached"
     if not path.exists():
-        wanted = os.environ.get("CC") or "gcc"
-        cc = shutil.which(wanted) or (None if os.environ.get("CC") else shutil.which("cc"))
+        cc, why = compiler()
         if cc is None:
-            return None, f"no C compiler found ({wanted}); using generated Python"
+            return None, f"{why}; using generated Python"
         path.parent.mkdir(parents=True, exist_ok=True)
         import time
 
@@ -117,6 +125,7 @@ def library() -> tuple[Any, str]:
     lib.cx_run.restype = ctypes.c_int
     lib.cx_run.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32]
     lib.cx_free.argtypes = [ctypes.c_void_p]
+    lib.cx_set_kernels.argtypes = [ctypes.c_void_p] * (1 + len(NAMES))
     for name in ("cx_states", "cx_transitions", "cx_frontier", "cx_edges", "cx_bytes"):
         getattr(lib, name).restype = ctypes.c_uint64
         getattr(lib, name).argtypes = [ctypes.c_void_p]
@@ -276,6 +285,12 @@ class Search:
         self.ctx = lib.cx_new(ctypes.byref(table.prog), table.init, int(record_edges))
         if not self.ctx:
             raise MemoryError("the compiled search could not allocate its tables")
+
+    def use_kernels(self, kernels: Any) -> None:
+        """Evaluate the model through its generated kernels (``specs/ckern.py``) from now on;
+        they compute what the step table does, so the search goes on where it is."""
+        self.table.keep.append(kernels)
+        self.lib.cx_set_kernels(self.ctx, *addresses(kernels))
 
     def run(self, budget: int, max_depth: int = -1) -> int:
         return self.lib.cx_run(self.ctx, budget, max_depth)

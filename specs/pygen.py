@@ -30,10 +30,15 @@ from .terms import Graph, Program, frames
 _BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
 
 
-class _Emitter:
-    def __init__(self, g: Graph, names: dict[int, str] | None = None) -> None:
+class Emitter:
+    """A node as an expression of generated Python, or of generated C (``c=True``: ``specs/
+    ckern.py``), reading the state before the step as ``s`` and after it as ``t``; ``names``
+    are nodes already computed into locals."""
+
+    def __init__(self, g: Graph, names: dict[int, str] | None = None, c: bool = False) -> None:
         self.g = g
-        self.names = names or {}
+        self.names = names if names is not None else {}
+        self.c = c
 
     def expr(self, n: int) -> str:
         name = self.names.get(n)
@@ -41,23 +46,25 @@ class _Emitter:
             return name
         op, a = self.g.nodes[n]
         if op == "const":
-            return repr(a[0])
+            return str(int(a[0])) if self.c else repr(a[0])
         if op == "var":
             return f"s[{a[0]}]"
         if op == "post":
             return f"t[{a[0]}]"
         if op == "not":
-            return f"(not {self.expr(a[0])})"
+            return f"(!{self.expr(a[0])})" if self.c else f"(not {self.expr(a[0])})"
         if op in ("and", "or"):
-            return "(" + f" {op} ".join(self.expr(x) for x in a) + ")"
+            word = {"and": "&&", "or": "||"}[op] if self.c else op
+            return "(" + f" {word} ".join(self.expr(x) for x in a) + ")"
         if op == "ite":
-            return f"({self.expr(a[1])} if {self.expr(a[0])} else {self.expr(a[2])})"
+            c, x, y = (self.expr(v) for v in a)
+            return f"({c} ? {x} : {y})" if self.c else f"({x} if {c} else {y})"
         if op == "neg":
             return f"(-{self.expr(a[0])})"
         return f"({self.expr(a[0])} {_BIN[op]} {self.expr(a[1])})"
 
 
-def _uses(g: Graph, roots: list[int]) -> Counter[int]:
+def uses(g: Graph, roots: list[int]) -> Counter[int]:
     """How many times each operator node is referenced from ``roots`` (each node's arguments
     counted once, however often the node is reached)."""
     count: Counter[int] = Counter()
@@ -79,7 +86,7 @@ def _uses(g: Graph, roots: list[int]) -> Counter[int]:
     return count
 
 
-def _order(g: Graph, nodes: set[int]) -> list[int]:
+def topo_order(g: Graph, nodes: set[int]) -> list[int]:
     """``nodes`` with every node after the ones it reads."""
     out: list[int] = []
     done: set[int] = set()
@@ -104,13 +111,13 @@ def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
     roots = [n for _slot, n in writes]
     shared = {
         n
-        for n, c in _uses(g, roots).items()
+        for n, c in uses(g, roots).items()
         if c > 1 and g.nodes[n][0] not in ("const", "var", "post")
     }
     names: dict[int, str] = {}
-    em = _Emitter(g, names)
+    em = Emitter(g, names)
     lines = [f"{indent}n = list(s)"]
-    for n in _order(g, shared):
+    for n in topo_order(g, shared):
         lines.append(f"{indent}w{n} = {em.expr(n)}")
         names[n] = f"w{n}"
     for slot, n in writes:
@@ -121,7 +128,7 @@ def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
 def python_source(prog: Program) -> str:
     """The generated module's text."""
     g = prog.graph
-    em = _Emitter(g)
+    em = Emitter(g)
     lines = [
         f"# generated from the flat model of {prog.design} under {prog.config}; do not edit",
         "def successors(s):",

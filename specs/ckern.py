@@ -1,0 +1,268 @@
+"""Generated C kernels: a traced flat model (``specs/terms.py``) as straight-line C functions that
+the fixed search of ``specs/cvm.c`` calls instead of interpreting the step table.
+
+The search, its visited set, symmetry and counterexample bookkeeping stay in ``cvm.c``; only the
+evaluation of the model moves here. Per program, one C file with
+
+* ``k_guard(i, s)``: whether instance ``i`` is enabled in ``s`` (its conjuncts in order);
+* ``k_apply(i, s, t)``: instance ``i``'s writes into ``t`` (a copy of ``s``), every value read
+  from ``s``;
+* ``k_conj(q, s)``: invariant conjunct ``q`` of ``terms.frames`` (the conjuncts a step can
+  change), ``k_inv(j, s)``: invariant ``j`` whole;
+* ``k_step(q, s, t)``: step-property conjunct ``q`` over the step ``s -> t``;
+* ``k_goal(j, s)``: liveness goal ``j``.
+
+Each is a ``switch`` over its index whose cases are the expressions ``pygen.Emitter`` writes for
+generated Python, in C syntax. The file is compiled once (``gcc -O1``) into the cache directory
+under a name made from its content's hash, so a configuration explored again costs no
+compilation. Where no compiler runs, or it fails, ``kernels`` returns None with the reason and
+the search interprets the step table as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .packsym import sources
+from .pygen import Emitter, topo_order, uses
+from .terms import Graph, Program, frames, supports
+
+FLAGS = ["-O1", "-shared", "-fPIC"]
+"""``-O1``: the kernels are straight-line code that ``-O2`` does not make faster here, and
+``-O1`` compiles a large configuration's file in a fraction of the time."""
+
+_LOADED: dict[str, Any] = {}
+
+
+def _table(
+    name: str, params: str, args: str, cases: list[tuple[int, list[str]]], ret: str = "int32_t"
+) -> list[str]:
+    """``name(k, ...)``: case ``k``'s body, each case a function of its own (one function of
+    every case compiles in time superlinear in its size) called through a table."""
+    lines = [f"static {ret} {name}_{k}({params}) {{ {' '.join(body)} }}" for k, body in cases]
+    fns = ", ".join(f"{name}_{k}" for k, _b in cases) or "0"
+    lines.append(f"static {ret} (*const {name}_t[])({params}) = {{{fns}}};")
+    call = f"{name}_t[k]({args})"
+    lines.append(
+        f"{ret} {name}(int32_t k, {params}) {{ {'' if ret == 'void' else 'return '}{call}; }}"
+    )
+    return lines
+
+
+HELPER_SIZE = 8
+"""A subexpression of at least this many operators that more than one expression reads becomes
+a function of its own: inlined everywhere, the largest configurations' files grow to megabytes
+and their compilation to minutes."""
+
+
+def _helpers(g: Graph) -> list[int]:
+    """The nodes that become functions (``HELPER_SIZE``), every one after those it reads."""
+    _pre, post = supports(g)
+    size: list[int] = []
+    refs = [0] * len(g.nodes)
+    for op, a in g.nodes:
+        if op in ("const", "var", "post"):
+            size.append(0)
+            continue
+        size.append(min(1 + sum(size[x] for x in a), 1 << 20))
+        for x in set(a):
+            refs[x] += 1
+    return [
+        n
+        for n, (op, _a) in enumerate(g.nodes)
+        if size[n] >= HELPER_SIZE and not post[n] and (refs[n] > 1 or op in ("and", "or"))
+    ]
+
+
+def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
+    """The C file of ``prog``'s kernels, and of the renamings ``maps`` (``packsym``) when the
+    search identifies states under symmetry."""
+    g = prog.graph
+    out = [
+        f"/* generated from the flat model of {prog.design} under {prog.config}; do not edit */",
+        "#include <stdint.h>",
+        "#define S const int8_t *restrict",
+    ]
+    helpers: dict[int, str] = {}
+    for n in _helpers(g):  # nodes come after the nodes they read
+        out.append(f"static int32_t h{n}(S s) {{ return {Emitter(g, helpers, c=True).expr(n)}; }}")
+        helpers[n] = f"h{n}(s)"
+    em = Emitter(g, helpers, c=True)
+    guards = []
+    for i, conj in enumerate(prog.guards):
+        test = " && ".join(em.expr(c) for c in conj) or "1"
+        guards.append((i, [f"return {test};"]))
+    out += _table("k_guard", "S s", "s", guards)
+    applies = []
+    for i, ws in enumerate(prog.writes):
+        roots = [n for _slot, n in ws]
+        shared = {
+            n
+            for n, c in uses(g, roots).items()
+            if c > 1 and g.nodes[n][0] not in ("const", "var", "post") and n not in helpers
+        }
+        names = dict(helpers)
+        local = Emitter(g, names, c=True)
+        body = []
+        for n in topo_order(g, shared):
+            body.append(f"int32_t w{n} = {local.expr(n)};")
+            names[n] = f"w{n}"
+        body += [f"t[{slot}] = (int8_t)({local.expr(n)});" for slot, n in ws]
+        applies.append((i, body))
+    out += _table("k_apply", "S s, int8_t *restrict t", "s, t", applies, "void")
+    fr = frames(prog)
+    out += _table(
+        "k_conj", "S s", "s", [(q, [f"return {em.expr(n)};"]) for q, (_j, n) in enumerate(fr.inv)]
+    )
+    out += _table(
+        "k_inv",
+        "S s",
+        "s",
+        [
+            (j, [f"return {em.expr(n)};  /* {name} */"])
+            for j, (name, n) in enumerate(prog.invariants)
+        ],
+    )
+    out += _table(
+        "k_step",
+        "S s, S t",
+        "s, t",
+        [(q, [f"return {em.expr(n)};"]) for q, (_j, n) in enumerate(fr.step)],
+    )
+    out += _table(
+        "k_goal",
+        "S s",
+        "s",
+        [(j, [f"return {em.expr(n)};  /* {name} */"]) for j, (name, n) in enumerate(prog.goals)],
+    )
+    out += _images(len(prog.keys), maps)
+    return "\n".join(out) + "\n"
+
+
+def _images(n: int, maps: list[Any]) -> list[str]:
+    """``k_image(q, s, o)``: renaming ``q`` of ``s`` into ``o`` (0 the identity, ``q`` the
+    renaming ``maps[q - 1]`` of ``packsym``), slot by slot as ``cvm.c``'s ``image`` builds it."""
+    tables: dict[tuple[int, ...], str] = {}
+    cases = [(0, [f"memcpy(o, s, {n});"])]
+    for q, (slot_map, vmaps, conds) in enumerate(maps, 1):
+        body = []
+        for t, i in enumerate(sources(slot_map)):
+            vm = vmaps[i]
+            if vm is None:
+                body.append(f"o[{t}] = s[{i}];")
+                continue
+            m = tables.setdefault(tuple(vm), f"m{len(tables)}")
+            mapped = f"{m}[s[{i}] + 128]"
+            body.append(
+                f"o[{t}] = {mapped};"
+                if conds[i] < 0
+                else f"o[{t}] = s[{conds[i]}] ? {mapped} : s[{i}];"
+            )
+        cases.append((q, body))
+    head = [
+        f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
+        for vm, name in tables.items()
+    ]
+    return [
+        "#include <string.h>",
+        *head,
+        *_table("k_image", "S s, int8_t *restrict o", "s, o", cases, "void"),
+    ]
+
+
+NAMES = ("k_guard", "k_apply", "k_conj", "k_inv", "k_step", "k_goal", "k_image")
+"""The kernels, in the order of their pointers in ``cvm.c``'s ``Prog``."""
+
+
+class Build:
+    """The kernels of one program: loaded from the cache at once, or compiled by a C compiler
+    running beside the search (``poll`` until it is done); ``close`` stops a compiler still
+    running, so no child outlives the search."""
+
+    def __init__(self, prog: Program, maps: list[Any] | None = None) -> None:
+        from .cvm import cache_dir, compiler
+
+        self.lib: Any = None
+        self.how = ""
+        self.proc: subprocess.Popen[str] | None = None
+        self.tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.started = time.perf_counter()
+        src = kernel_source(prog, maps or [])
+        digest = hashlib.sha256((" ".join(FLAGS) + "\n" + src).encode()).hexdigest()[:32]
+        if digest in _LOADED:
+            self.lib, self.how = _LOADED[digest], "loaded"
+            return
+        self.path = cache_dir() / f"kern-{digest}.so"
+        self.digest = digest
+        if self.path.exists():
+            self._load("cached")
+            return
+        cc, why = compiler()
+        if cc is None:
+            self.how = f"{why}; interpreting the step table"
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = tempfile.TemporaryDirectory(dir=self.path.parent)
+        c_file = Path(self.tmp.name) / "kern.c"
+        c_file.write_text(src)
+        self.built = Path(self.tmp.name) / self.path.name
+        try:
+            self.proc = subprocess.Popen(
+                [cc, *FLAGS, "-o", str(self.built), str(c_file)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        except OSError as err:
+            self.how = f"the C compiler could not run ({err}); interpreting the step table"
+            self._clean()
+
+    def _load(self, how: str) -> None:
+        self.lib = ctypes.CDLL(str(self.path))
+        _LOADED[self.digest] = self.lib
+        self.how = how
+
+    def _clean(self) -> None:
+        if self.tmp is not None:
+            self.tmp.cleanup()
+            self.tmp = None
+
+    def poll(self) -> Any:
+        """The kernels once they are loaded, else None (compiling, or failed: ``how``)."""
+        if self.proc is not None and self.proc.poll() is not None:
+            _out, err = self.proc.communicate()
+            if self.proc.returncode == 0:
+                os.replace(self.built, self.path)
+                self._load(f"compiled in {time.perf_counter() - self.started:.1f} s")
+            else:
+                first = (err.strip().splitlines() or ["?"])[0]
+                self.how = f"the kernels did not compile ({first}); interpreting the step table"
+            self.proc = None
+            self._clean()
+        return self.lib
+
+    def wait(self) -> Any:
+        """The kernels, once the compiler is done (or None: ``how`` says why)."""
+        if self.proc is not None:
+            self.proc.wait()
+        return self.poll()
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            self.how = "not compiled: the search ended first"
+        self._clean()
+
+
+def addresses(lib: Any) -> list[int]:
+    """The kernels' addresses, in ``NAMES`` order."""
+    return [ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0 for name in NAMES]

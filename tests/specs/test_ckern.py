@@ -1,0 +1,124 @@
+"""The generated C kernels (``specs/ckern.py``) against the interpreted step table of ``cvm.c``,
+over whole state spaces: the same states in the same breadth-first order, the same parents, the
+same first violations, the same liveness edges; switched to in the middle of a search; and a
+compiler that is missing, fails, or is still running when the search ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from replcheck.model import STANDARD
+from replcheck.specs import ckern, compiled
+from replcheck.specs.compiled import explore_compiled
+
+from replcheck.matrix import resolve_config
+
+
+def summary(r: compiled.CompiledExploration) -> tuple:
+    return (
+        r.states,
+        r.transitions,
+        r.depth,
+        r.parent,
+        r.via,
+        r.first_violation,
+        r.step_violation,
+        r.edges,
+        r.goal_bits,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "spec", "symmetry", "liveness"),
+    [
+        ("zk-multi/HBASE-12865", "cleaner-race", True, False),  # an invariant broken
+        ("table/HBASE-27213", "t-remove-peer", False, False),
+        ("table-naive", "t-bootstrap", True, True),  # liveness edges and goals
+        ("zk-multi", "race:servers=3", True, False),  # renamings ordered by signature
+        ("table", "t-sync", True, False),
+    ],
+)
+def test_the_kernels_search_what_the_step_table_searches(
+    name: str, spec: str, symmetry: bool, liveness: bool
+) -> None:
+    cfg = resolve_config(spec)
+    runs = {
+        k: explore_compiled(name, cfg, backend="c", symmetry=symmetry, liveness=liveness, kernels=k)
+        for k in ("always", "never")
+    }
+    assert runs["never"].kernels == "the step table interpreted, as asked"
+    assert runs["always"].kernels in ("loaded", "cached") or runs["always"].kernels.startswith(
+        "compiled in"
+    )
+    assert summary(runs["always"]) == summary(runs["never"])
+
+
+def test_a_search_switches_to_the_kernels_where_it_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from replcheck.specs.packsym import symmetry
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    monkeypatch.setattr(compiled, "KERNELS_AFTER", 0.0)
+    monkeypatch.setattr(compiled, "CHUNK", 200)
+    cfg = STANDARD["std"]
+    layout, _fm, prog = compiled._program("zk-multi", cfg)
+    # built into the cache first, so that the search finds them after its first chunk
+    assert ckern.Build(prog, symmetry(layout, "zk", prog).maps).wait() is not None
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    auto = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="auto")
+    never = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="never")
+    assert summary(auto) == summary(never)
+    assert auto.kernels.startswith("cached, used from state "), auto.kernels
+    used_from = int(auto.kernels.rsplit(" ", 1)[1].replace(",", ""))
+    assert 0 < used_from < auto.states
+
+
+def test_a_short_search_builds_no_kernels() -> None:
+    r = explore_compiled("zk-multi", STANDARD["race"], backend="c", kernels="auto")
+    assert r.kernels.startswith("the step table interpreted: the search took less than")
+
+
+def test_a_compiler_still_running_when_the_search_ends_is_stopped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    _layout, _fm, prog = compiled._program("zk-multi", STANDARD["std"])
+    build = ckern.Build(prog)
+    assert build.proc is not None and build.poll() is None
+    proc = build.proc
+    build.close()
+    assert proc.returncode is not None  # killed and reaped
+    assert build.how == "not compiled: the search ended first"
+    assert not list((tmp_path / "replcheck").iterdir())  # neither a library nor its folder
+
+
+def test_kernels_that_do_not_compile_leave_the_step_table_interpreted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replcheck.specs import cvm
+
+    assert cvm.library()[0] is not None  # the search itself, loaded before the compiler goes
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    monkeypatch.setattr(compiled, "_SAID", set())
+    monkeypatch.setenv("CC", "false")  # a compiler that refuses every file
+    r = explore_compiled("zk-multi", STANDARD["race"], backend="c", kernels="always")
+    assert r.kernels.startswith("the kernels did not compile"), r.kernels
+    assert (r.states, r.transitions) == (1246, 3603)
+    assert "interpreting the step table" in capsys.readouterr().err
+    assert not list((tmp_path / "replcheck").glob("kern-*.so"))
+
+
+def test_the_kernels_are_cached_by_content(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    _layout, _fm, prog = compiled._program("zk-multi", STANDARD["race"])
+    assert ckern.Build(prog).wait() is not None
+    monkeypatch.setattr(ckern, "_LOADED", {})
+    again = ckern.Build(prog)
+    assert again.lib is not None and again.how == "cached"
+    assert len(list((tmp_path / "replcheck").glob("kern-*.so"))) == 1
