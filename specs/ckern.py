@@ -30,8 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .packsym import sources
-from .pygen import Emitter, topo_order, uses
+from .pygen import Emitter, renamed, topo_order, uses
 from .terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
@@ -151,21 +150,9 @@ def _images(n: int, maps: list[Any]) -> list[str]:
     renaming ``maps[q - 1]`` of ``packsym``), slot by slot as ``cvm.c``'s ``image`` builds it."""
     tables: dict[tuple[int, ...], str] = {}
     cases = [(0, [f"memcpy(o, s, {n});"])]
-    for q, (slot_map, vmaps, conds) in enumerate(maps, 1):
-        body = []
-        for t, i in enumerate(sources(slot_map)):
-            vm = vmaps[i]
-            if vm is None:
-                body.append(f"o[{t}] = s[{i}];")
-                continue
-            m = tables.setdefault(tuple(vm), f"m{len(tables)}")
-            mapped = f"{m}[s[{i}] + 128]"
-            body.append(
-                f"o[{t}] = {mapped};"
-                if conds[i] < 0
-                else f"o[{t}] = s[{conds[i]}] ? {mapped} : s[{i}];"
-            )
-        cases.append((q, body))
+    for q, renaming in enumerate(maps, 1):
+        items = renamed(renaming, tables, c=True)
+        cases.append((q, [f"o[{t}] = {x};" for t, x in enumerate(items)]))
     head = [
         f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
         for vm, name in tables.items()

@@ -234,21 +234,40 @@ def compile_python(prog: Program) -> PyCode:
     )
 
 
+def renamed(
+    renaming: tuple[list[int], list[list[int] | None], list[int]],
+    tables: dict[tuple[int, ...], str],
+    c: bool = False,
+) -> list[str]:
+    """Per slot of the renamed state, its value as an expression over ``s`` in Python (or C):
+    the slot it is read from, through its value map (a table of ``tables``, named on first
+    use, indexed by value + 128) where the map's condition slot is set."""
+    slot_map, vmaps, conds = renaming
+    items = []
+    for i in sources(slot_map):
+        vm = vmaps[i]
+        if vm is None:
+            items.append(f"s[{i}]")
+            continue
+        name = tables.setdefault(tuple(vm), f"m{len(tables)}")
+        mapped = f"{name}[s[{i}] + 128]"
+        if conds[i] < 0:
+            items.append(mapped)
+        else:
+            cond = f"s[{conds[i]}]"
+            items.append(
+                f"({cond} ? {mapped} : s[{i}])" if c else f"({mapped} if {cond} else s[{i}])"
+            )
+    return items
+
+
 def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int]]]) -> str:
     """``renamings``: one function per renaming of servers (``specs/packsym.py``), building the
     renamed state as one tuple."""
     lines = []
     tables: dict[tuple[int, ...], str] = {}
-    for q, (slot_map, vmaps, conds) in enumerate(maps):
-        items = []
-        for i in sources(slot_map):
-            vm = vmaps[i]
-            if vm is None:
-                items.append(f"s[{i}]")
-                continue
-            name = tables.setdefault(tuple(vm), f"m{len(tables)}")
-            mapped = f"{name}[s[{i}] + 128]"
-            items.append(mapped if conds[i] < 0 else f"({mapped} if s[{conds[i]}] else s[{i}])")
+    for q, one in enumerate(maps):
+        items = renamed(one, tables)
         lines.append(f"def r{q}(s):")
         lines.append("    return (" + ", ".join(items) + ",)")
     head = [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
