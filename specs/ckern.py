@@ -145,14 +145,32 @@ def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+def _copies(items: list[str]) -> list[str]:
+    """``o[t] = item`` for each slot, a run of slots read unmapped from consecutive slots as one
+    ``memcpy`` (a server's block of slots moves whole under a renaming)."""
+    plain = [int(x[2:-1]) if x.startswith("s[") and x.endswith("]") else -1 for x in items]
+    out = []
+    t = 0
+    while t < len(items):
+        end = t + 1
+        if plain[t] >= 0:
+            while end < len(items) and plain[end] == plain[end - 1] + 1 and plain[end] >= 0:
+                end += 1
+        if end - t > 1:
+            out.append(f"memcpy(o + {t}, s + {plain[t]}, {end - t});")
+        else:
+            out.append(f"o[{t}] = {items[t]};")
+        t = end
+    return out
+
+
 def _images(n: int, maps: list[Any]) -> list[str]:
     """``k_image(q, s, o)``: renaming ``q`` of ``s`` into ``o`` (0 the identity, ``q`` the
     renaming ``maps[q - 1]`` of ``packsym``), slot by slot as ``cvm.c``'s ``image`` builds it."""
     tables: dict[tuple[int, ...], str] = {}
     cases = [(0, [f"memcpy(o, s, {n});"])]
     for q, renaming in enumerate(maps, 1):
-        items = renamed(renaming, tables, c=True)
-        cases.append((q, [f"o[{t}] = {x};" for t, x in enumerate(items)]))
+        cases.append((q, _copies(renamed(renaming, tables, c=True))))
     head = [
         f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
         for vm, name in tables.items()
