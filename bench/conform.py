@@ -28,7 +28,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from replcheck.conformance.conform import PROFILES, search
+from replcheck.conformance.conform import search
+from replcheck.conformance.plan import PROFILES
 from replcheck.conformance.steps import DESIGNS, SUPPORTED_MUTANTS
 
 

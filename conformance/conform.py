@@ -38,36 +38,20 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from .hooks import AIMED
-from .plan import HELD, OPS, PEER_OPS, PLAN_FAULTS, REST_DEAD, SERVER_FAULTS, Plan, Step, Write
+from .plan import (
+    HELD,
+    OPS,
+    PEER_OPS,
+    PLAN_FAULTS,
+    REST_DEAD,
+    SERVER_FAULTS,
+    Plan,
+    Profile,
+    Step,
+    Write,
+)
 from .plan_shrink import shrink, weight
 from .steps import WRITE_KINDS
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    examples: int
-    """Plans Hypothesis draws (before shrinking)."""
-    runs: int
-    """Real runs at most for Hypothesis, its shrinking included."""
-    cuts: int
-    """Real runs at most for the structural shrink after it (``plan_shrink``)."""
-    max_servers: int
-    max_writes: int
-    """Writes per incarnation at most."""
-    max_steps: int
-    rate: float = 10.0
-
-
-PROFILES = {
-    "ci": Profile(
-        "ci", examples=3, runs=6, cuts=4, max_servers=3, max_writes=6, max_steps=3, rate=20.0
-    ),
-    "thorough": Profile(
-        "thorough", examples=30, runs=60, cuts=30, max_servers=4, max_writes=10, max_steps=5
-    ),
-}
-
 
 # --- strategies ----------------------------------------------------------------------------------
 

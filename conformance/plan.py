@@ -202,3 +202,32 @@ def peer_ops_in_order(steps: tuple[Step, ...]) -> list[bool]:
             added = added or s.op == "add_peer"
         out.append(ok)
     return out
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How hard ``replcheck conform`` searches (``conform.search``): a CI profile and a
+    thorough one, with the same strategies."""
+
+    name: str
+    examples: int
+    """Plans Hypothesis draws (before shrinking)."""
+    runs: int
+    """Real runs at most for Hypothesis, its shrinking included."""
+    cuts: int
+    """Real runs at most for the structural shrink after it (``plan_shrink``)."""
+    max_servers: int
+    max_writes: int
+    """Writes per incarnation at most."""
+    max_steps: int
+    rate: float = 10.0
+
+
+PROFILES = {
+    "ci": Profile(
+        "ci", examples=3, runs=6, cuts=4, max_servers=3, max_writes=6, max_steps=3, rate=20.0
+    ),
+    "thorough": Profile(
+        "thorough", examples=30, runs=60, cuts=30, max_servers=4, max_writes=10, max_steps=5
+    ),
+}

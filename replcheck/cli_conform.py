@@ -27,7 +27,7 @@ DEFAULT_DB = ".replcheck/conform-db"
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.conform import PROFILES
+    from replcheck.conformance.plan import PROFILES
 
     p = sub.add_parser(
         "conform",
@@ -49,7 +49,8 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_conform(args: Any) -> int:
-    from replcheck.conformance.conform import PROFILES, as_pytest, describe, search
+    from replcheck.conformance.conform import as_pytest, describe, search
+    from replcheck.conformance.plan import PROFILES
     from replcheck.conformance.record import OutputNotEmpty, check_out
     from replcheck.conformance.steps import DesignError, Steps
 

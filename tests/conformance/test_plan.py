@@ -7,9 +7,10 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from replcheck.conformance.conform import PROFILES, as_pytest, plans, windows
+from replcheck.conformance.conform import as_pytest, plans, windows
 from replcheck.conformance.plan import (
     HELD,
+    PROFILES,
     REST_DEAD,
     SERVER_FAULTS,
     Plan,
