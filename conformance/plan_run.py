@@ -96,6 +96,9 @@ class PlannedCluster(Cluster):
         self.waiting: list[threading.Thread] = []
         """The aimed steps' threads."""
         self.fault_lock = threading.Lock()
+        self.cleaner_counting = threading.Event()
+        """The cleaner is held at ``cleaner_read`` and its stall has counted the claims so far
+        (a claimer let go before that would commit a claim the stall never sees)."""
 
     def workload_args(self) -> list[str]:
         return ["--workload", str(self.workload)]
@@ -224,6 +227,10 @@ class PlannedCluster(Cluster):
         proc, visit = got
         self.say(f"{label}: {proc} held at {step.at} {json.dumps(visit, sort_keys=True)}")
         if step.fault == "stall":
+            claims = self.claims()
+            if step.at == "cleaner_read":
+                # the claimer held at its read goes once the cleaner counts claims from here
+                self.cleaner_counting.set()
             if step.at == "claim_read" and self.arms.armed("cleaner_read") == {"rest_dead": True}:
                 # HBASE-12865's window, exactly: the claimer read, the dead server not yet
                 dead, claimer = visit.get("dead"), server_index(proc[3:])
@@ -237,7 +244,7 @@ class PlannedCluster(Cluster):
                 # the SCP's deletion of the dead server's node would move the cversion too
                 self.arms.arm("scp_finish", dead=dead)
                 self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")
-            self.stall(step.at, self.claims())
+            self.stall(step.at, claims)
             return
         held = server_index(proc[3:]) if proc.startswith("rs-") else None
         self.fault(step.fault, pick=step.victim, held=held)
@@ -254,7 +261,7 @@ class PlannedCluster(Cluster):
                 why = "a claim committed"
                 break
             # only a claimer waits for the cleaner (HBASE-12865's window)
-            if point == "claim_read" and self.arms.held("cleaner_read"):
+            if point == "claim_read" and self.cleaner_counting.is_set():
                 why = "the cleaner is held"
                 break
             time.sleep(0.05)

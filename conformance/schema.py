@@ -75,7 +75,12 @@ def _kinds(design: str) -> dict[str, tuple[str, ...]]:
 
 
 def problems(event: dict[str, Any], where: str = "") -> list[str]:
-    """Everything wrong with one event (empty when it is valid)."""
+    """Everything wrong with one event (empty when it is valid); an unknown design alone."""
+    from replcheck.model import DESIGNS
+
+    design = event.get("design")
+    if isinstance(design, str) and design not in DESIGNS:
+        return [f"{where}unknown design {design!r} (replcheck list names them)"]
     check, refused = _fast()
     try:
         check(event)

@@ -99,3 +99,10 @@ def test_every_golden_event_passes_both() -> None:
                 event = json.loads(line)
                 check(event)
                 assert not list(schema._validator().iter_errors(event))
+
+
+def test_an_unknown_design_is_one_problem_not_a_traceback() -> None:
+    event = {**next(e for e in EVENTS if e["kind"] == "action"), "design": "0"}
+    assert schema.problems(event, "t.jsonl:3: ") == [
+        "t.jsonl:3: unknown design '0' (replcheck list names them)"
+    ]
