@@ -68,6 +68,14 @@ def _fast() -> Any:
 
 
 @cache
+def _designs() -> dict[str, Any]:
+    """The registry (the one dict: a design registered later is in it too)."""
+    from replcheck.model import DESIGNS
+
+    return DESIGNS
+
+
+@cache
 def _kinds(design: str) -> dict[str, tuple[str, ...]]:
     from replcheck.model import get_design
 
@@ -76,10 +84,8 @@ def _kinds(design: str) -> dict[str, tuple[str, ...]]:
 
 def problems(event: dict[str, Any], where: str = "") -> list[str]:
     """Everything wrong with one event (empty when it is valid); an unknown design alone."""
-    from replcheck.model import DESIGNS
-
     design = event.get("design")
-    if isinstance(design, str) and design not in DESIGNS:
+    if isinstance(design, str) and design not in _designs():
         return [f"{where}unknown design {design!r} (replcheck list names them)"]
     check, refused = _fast()
     try:

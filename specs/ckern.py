@@ -10,13 +10,14 @@ evaluation of the model moves here. Per program, one C file with
 * ``k_conj(q, s)``: invariant conjunct ``q`` of ``terms.frames`` (the conjuncts a step can
   change), ``k_inv(j, s)``: invariant ``j`` whole;
 * ``k_step(q, s, t)``: step-property conjunct ``q`` over the step ``s -> t``;
-* ``k_goal(j, s)``: liveness goal ``j``.
+* ``k_goal(j, s)``: liveness goal ``j``;
+* ``k_image(q, s, o)``: renaming ``q`` of servers (with symmetry).
 
-Each is a ``switch`` over its index whose cases are the expressions ``pygen.Emitter`` writes for
-generated Python, in C syntax. The file is compiled once (``gcc -O1``) into the cache directory
-under a name made from its content's hash, so a configuration explored again costs no
-compilation. Where no compiler runs, or it fails, ``kernels`` returns None with the reason and
-the search interprets the step table as before.
+Each dispatches through a table to one function per index, whose body is the expressions
+``pygen.Emitter`` writes for generated Python, in C syntax. ``Build`` compiles the file
+(``gcc -O1``) into the cache directory under a name made from its content's hash, so a
+configuration explored again costs no compilation. Where no compiler runs, or it fails, its
+``how`` says why and the search interprets the step table as before.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .pygen import Emitter, renamed, topo_order, uses
+from .pygen import Emitter, renamed, write_locals
 from .terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
@@ -101,18 +102,8 @@ def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
     out += _table("k_guard", "S s", "s", guards)
     applies = []
     for i, ws in enumerate(prog.writes):
-        roots = [n for _slot, n in ws]
-        shared = {
-            n
-            for n, c in uses(g, roots).items()
-            if c > 1 and g.nodes[n][0] not in ("const", "var", "post") and n not in helpers
-        }
-        names = dict(helpers)
-        local = Emitter(g, names, c=True)
-        body = []
-        for n in topo_order(g, shared):
-            body.append(f"int32_t w{n} = {local.expr(n)};")
-            names[n] = f"w{n}"
+        local = Emitter(g, dict(helpers), c=True)
+        body = [f"int32_t {name} = {expr};" for name, expr in write_locals(local, ws)]
         body += [f"t[{slot}] = (int8_t)({local.expr(n)});" for slot, n in ws]
         applies.append((i, body))
     out += _table("k_apply", "S s, int8_t *restrict t", "s, t", applies, "void")

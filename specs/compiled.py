@@ -221,6 +221,7 @@ def _run_c(
 
     max_states, max_memory = limits
     search = Search(lib, lower(res.program, sym), record_edges=liveness)
+    maps = sym.maps if sym is not None else []
     build: Build | None = None
     used = False
     res.kernels = (
@@ -229,7 +230,7 @@ def _run_c(
         else f"the step table interpreted: the search took less than {KERNELS_AFTER:.0f} s"
     )
     if kernels == "always":
-        build = Build(res.program, sym.maps if sym is not None else [])
+        build = Build(res.program, maps)
         if build.wait() is not None:
             search.use_kernels(build.lib)
             used = True
@@ -248,7 +249,7 @@ def _run_c(
                 and build is None
                 and time.process_time() - started > KERNELS_AFTER
             ):
-                build = Build(res.program, sym.maps if sym is not None else [])
+                build = Build(res.program, maps)
             if build is not None and not used and build.poll() is not None:
                 search.use_kernels(build.lib)
                 used = True

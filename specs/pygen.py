@@ -107,19 +107,27 @@ def topo_order(g: Graph, nodes: set[int]) -> list[int]:
     return out
 
 
-def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
-    roots = [n for _slot, n in writes]
+def write_locals(em: Emitter, writes: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """The subexpressions an instance's writes read more than once and ``em`` does not name yet,
+    as (local, expression) in an order that computes each after those it reads; each is named
+    in ``em`` from then on, so the writes read the local."""
+    g = em.g
     shared = {
         n
-        for n, c in uses(g, roots).items()
-        if c > 1 and g.nodes[n][0] not in ("const", "var", "post")
+        for n, c in uses(g, [n for _slot, n in writes]).items()
+        if c > 1 and g.nodes[n][0] not in ("const", "var", "post") and n not in em.names
     }
-    names: dict[int, str] = {}
-    em = Emitter(g, names)
-    lines = [f"{indent}n = list(s)"]
+    out = []
     for n in topo_order(g, shared):
-        lines.append(f"{indent}w{n} = {em.expr(n)}")
-        names[n] = f"w{n}"
+        out.append((f"w{n}", em.expr(n)))
+        em.names[n] = f"w{n}"
+    return out
+
+
+def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
+    em = Emitter(g)
+    lines = [f"{indent}n = list(s)"]
+    lines += [f"{indent}{name} = {expr}" for name, expr in write_locals(em, writes)]
     for slot, n in writes:
         lines.append(f"{indent}n[{slot}] = {em.expr(n)}")
     return lines

@@ -392,6 +392,15 @@ def _holds(x: Any) -> bool:
 
 
 def frames(p: Program) -> Frames:
+    """``p``'s frames, computed once per program (the C step table, its kernels and generated
+    Python all read them)."""
+    got = p.__dict__.get("_frames")
+    if got is None:
+        got = p.__dict__["_frames"] = _frames(p)
+    return got
+
+
+def _frames(p: Program) -> Frames:
     g = p.graph
     pre, post = supports(g)
     inv = [(j, c) for j, (_name, n) in enumerate(p.invariants) for c in conjuncts(g, n)]

@@ -117,7 +117,8 @@ def test_the_kernels_are_cached_by_content(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(ckern, "_LOADED", {})
     _layout, _fm, prog = compiled._program("zk-multi", STANDARD["race"])
-    assert ckern.Build(prog).wait() is not None
+    first = ckern.Build(prog)
+    assert first.wait() is not None and first.how.startswith("compiled in"), first.how
     monkeypatch.setattr(ckern, "_LOADED", {})
     again = ckern.Build(prog)
     assert again.lib is not None and again.how == "cached"
