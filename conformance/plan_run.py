@@ -8,7 +8,8 @@ point then arms it and goes on waiting, on a thread of its own, for a process to
 (``hooks``), while the plan's next steps are taken (the death that opens the window it aims
 at, say); its fault is injected while the process is held (faults take turns), and the process
 is let go. A stall keeps its process held until the next claim commits (a claimer's, until the
-cleaner is held), or ``STALL_LIMIT`` seconds. A claimer stalled at its read while the cleaner
+cleaner is held), or ``STALL_LIMIT`` seconds; a cleaner's stall ends once its pass has deleted
+what it decided to (the next pass starts). A claimer stalled at its read while the cleaner
 waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has read the claimer and
 not yet the dead server; a crashed server's replacement is not started while the cleaner waits
 so (its join would send the cleaner round again). A trigger that does not come in time (the
@@ -266,6 +267,7 @@ class PlannedCluster(Cluster):
                 break
             time.sleep(0.05)
         passes = self.count("cleaner_finish", "master*")
+        starts = self.count("cleaner_start", "master*")
         self.arms.release(point)
         self.say(f"stall at {point} let go: {why}")
         scp_held = self.arms.armed("scp_finish") or self.arms.held("scp_finish")
@@ -278,6 +280,15 @@ class PlannedCluster(Cluster):
             )
             self.arms.release("scp_finish")
             self.say("scp_finish let go: the cleaner's pass ended")
+            # its deletions come after the pass's end (``cleaner_finish``) and before the next
+            # pass starts: the aimed step is over, and a peer the plan left disabled may be
+            # enabled for the drain, only then (else a source may finish the queue first)
+            self.wait_for(
+                "the cleaner's deletions",
+                lambda: self.count("cleaner_start", "master*") > starts,
+                STALL_LIMIT,
+            )
+            self.say("the cleaner's pass deleted what it decided to")
 
     def stop_all(self) -> None:
         for point in POINTS:

@@ -32,7 +32,7 @@ def test_the_shrunk_plan_passes_on_the_correct_design(tmp_path: Path) -> None:
 # server; the claim commits while the cleaner waits. Seed 3: the master sends the claim to a
 # server the cleaner reads before the dead one (server #0). The plan leaves the peer disabled:
 # the run enables it for the drain once every aimed step is over, the cleaner's pass included,
-# so no source ships the moved WAL before the mutant's cleaner deletes it.
+# so no source ships the moved WAL before the mutant's cleaner has deleted it.
 CLAIM_IN_CLEANER_PASS = Plan(
     servers=3,
     writes=tuple(tuple(Write("global", "put") for _ in range(10)) for _ in range(4)),
