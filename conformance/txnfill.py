@@ -10,7 +10,10 @@ event its process would have written, and puts it in the trace at its zxid:
 
 * a position written to a queue's WAL znode, or a group's offset to a table-era queue row (set,
   or the row created by its first offset): ``persist`` (a row's offset ``-1``, the WAL fully
-  replicated: ``advance``);
+  replicated: ``advance``); a WAL a source finished deleted from its queue: ``advance``, or
+  ``finish`` with the queue's znode. The source is the one the process's lines name with that
+  queue; a source no line names (a claimer killed just after its claim) gets a number the
+  process never used;
 * a server's queue for a peer created (``/rs/<server>/<peer id>`` with its first WAL, the
   transaction a region server makes when it starts a source for a peer, killed just after it
   started, say): ``peer_sync``;
@@ -151,8 +154,26 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
         if e["name"] == "lock" and isinstance((e.get("args") or {}).get("dead"), int)
     }
     """Per dead server, the ``lock`` of the zk-lock claimer that took it last."""
+    numbers: dict[str, int] = {}
+    """process -> the next source number none of its events uses."""
+    for e in events:
+        n = (e.get("args") or {}).get("shipper")
+        if isinstance(n, int):
+            numbers[e["proc"]] = max(numbers.get(e["proc"], 0), n + 1)
     seen: set[int] = set()
     out = []
+
+    def source_of(server: str, queue: str) -> Event | None:
+        """The event that names the source of ``server``'s ``queue``; for a source no line
+        names (a claimer killed after its claim and its source's first write, before either
+        line), a number of the process's own that no event of it uses."""
+        proc = f"rs-{server}"
+        if (proc, queue) not in source and proc in proc_event:
+            n = numbers.get(proc, 0)
+            numbers[proc] = n + 1
+            like = proc_event[proc]
+            source[(proc, queue)] = {**like, "args": {"shipper": n}}
+        return source.get((proc, queue))
 
     def event(like: Event, txn: Any, name: str, args: dict, detail: dict) -> Event:
         seen.add(txn.zxid)
@@ -208,15 +229,15 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             out.append(event(like, txn, "roll", args, {"wal": rolled[1]}))
             continue
         done = txnread.wal_done(txn) if era == "zk" else None
-        if done is not None and (f"rs-{done[0]}", done[1]) in source:
+        like = source_of(done[0], done[1]) if done is not None else None
+        if done is not None and like is not None:
             server, queue, wal, gone = done
-            like = source[(f"rs-{server}", queue)]
             args = {"server": server_index(server), "shipper": like["args"]["shipper"]}
             name = "finish" if gone else "advance"
             out.append(event(like, txn, name, args, {"wal": wal, "queue": queue}))
             continue
         for server, queue, wal, position in txnread.positions(txn, era):
-            like = source.get((f"rs-{server}", queue))
+            like = source_of(server, queue)
             if like is None:
                 continue
             args = {"server": server_index(server), "shipper": like["args"]["shipper"]}

@@ -183,3 +183,29 @@ def test_a_lost_zk_era_advance_is_read_back(tmp_path: Path) -> None:
     alone.write_bytes((run / "trace.jsonl").read_bytes())
     v = validate_path(alone)
     assert (v.status, v.event) == ("rejected", 168), v.headline()
+
+
+def test_a_lost_finish_of_a_claimed_queue_is_read_back(tmp_path: Path) -> None:
+    """zk-multi: server 1 claimed server 2's queue, whose WAL was already shipped to its end,
+    and its recovered source deleted the queue (its ``finish``) before the server was killed;
+    no line of it names that source. The deletion is read back as the ``finish`` of a source
+    numbered past every number the process used, and the run is accepted; without the logs the
+    model still has the claimed queue where the cleaner's read found none."""
+    run = DATA / "zk-multi-lost-finish-of-claim"
+    events = read_trace(run).events
+    used = {
+        e["args"]["shipper"]
+        for e in events
+        if e["proc"] == "rs-1.1.1.2,60020,123456790"
+        and isinstance((e.get("args") or {}).get("shipper"), int)
+    }
+    lost = txnfill.lost_steps(events, run)
+    assert [(e["name"], e["proc"], e["detail"]["queue"], e["zxid"]) for e in lost] == [
+        ("finish", "rs-1.1.1.2,60020,123456790", "2-1.1.1.3,60020,123456800", 0x3B)
+    ]
+    assert lost[0]["args"] == {"server": 1, "shipper": max(used) + 1}
+    assert validate_path(run).status == "accepted"
+    alone = tmp_path / "trace.jsonl"
+    alone.write_bytes((run / "trace.jsonl").read_bytes())
+    v = validate_path(alone)
+    assert (v.status, v.event) == ("rejected", 76), v.headline()
