@@ -34,7 +34,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from . import endstate, schema, trace, wire
 from . import wal as walfile
 from .common import ADMIN, LIVE, PEERS, trace_dir, wal_dir
-from .lifeline import tethered
+from .lifeline import popen
 from .steps import Steps, peer_id, server_index, server_name
 
 logging.getLogger("kazoo").setLevel(logging.ERROR)  # reconnects during faults are expected
@@ -129,8 +129,8 @@ class Proc:
         self.name = name
         self.log = open(log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed in stop()
         # Tethered: the process dies with the driver, even a SIGKILLed one (``lifeline``).
-        self.popen = subprocess.Popen(
-            tethered([sys.executable, "-m", f"replcheck.conformance.{module}", *args]),
+        self.popen = popen(
+            [sys.executable, "-m", f"replcheck.conformance.{module}", *args],
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
-from .lifeline import tethered
+from .lifeline import popen
 
 __all__ = [
     "MAIN_CLASS",
@@ -542,8 +542,9 @@ class Ensemble:
             log.flush()
             # An attached server dies with the process that started it (a SIGKILLed driver
             # leaves no ZooKeeper behind); a detached one is meant to outlive it.
-            proc = subprocess.Popen(
-                command if self.detached else tethered(command),
+            start = subprocess.Popen if self.detached else popen
+            proc = start(
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
