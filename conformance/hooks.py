@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,12 +97,16 @@ class Arms:
         self.dir = hooks_dir(run_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
 
-    def arm(self, name: str, **want: Any) -> None:
+    def arm(self, name: str, **want: Any) -> int:
+        """Arm ``name`` for a visit that meets ``want``; returns the arm's identity (the file's
+        inode, which the rename to ``held`` keeps), for ``held`` and ``disarm``."""
         if name not in POINTS:
             raise ValueError(f"unknown hook point {name!r}; known: {', '.join(POINTS)}")
         tmp = self.dir / f".{name}.arming"
         tmp.write_text(json.dumps(want))
+        ident = tmp.stat().st_ino
         os.replace(tmp, self.dir / f"{name}.armed")
+        return ident
 
     def armed(self, name: str) -> dict[str, Any] | None:
         """The conditions ``name`` is armed with now, if it is."""
@@ -110,12 +115,24 @@ class Arms:
         except (FileNotFoundError, ValueError):
             return None
 
-    def disarm(self, name: str) -> None:
-        (self.dir / f"{name}.armed").unlink(missing_ok=True)
+    def disarm(self, name: str, arm: int | None = None) -> None:
+        """Take the arm back (only the arm ``arm``, when given: not one armed since)."""
+        path = self.dir / f"{name}.armed"
+        try:
+            if arm is None or path.stat().st_ino == arm:
+                path.unlink()
+        except FileNotFoundError:
+            pass
 
-    def held(self, name: str) -> tuple[str, dict[str, Any]] | None:
-        """(process, what its visit told) of the process held at ``name``, if one is."""
+    def held(self, name: str, arm: int | None = None) -> tuple[str, dict[str, Any]] | None:
+        """(process, what its visit told) of the process held at ``name`` (having taken the
+        arm ``arm``, when given), if one is."""
         for path in self.dir.glob(f"{name}.held.*"):
+            try:
+                if arm is not None and path.stat().st_ino != arm:
+                    continue
+            except FileNotFoundError:
+                continue
             proc = path.name.split(".held.", 1)[1]
             visit = self.dir / f"{name}.visit.{proc}"
             try:
@@ -124,16 +141,25 @@ class Arms:
                 return proc, {}
         return None
 
-    def wait_held(self, name: str, timeout: float) -> tuple[str, dict[str, Any]] | None:
+    def wait_held(
+        self, name: str, timeout: float, arm: int | Callable[[], int] | None = None
+    ) -> tuple[str, dict[str, Any]] | None:
+        """Wait for a process to be held at ``name`` (having taken the arm ``arm``, or the one
+        ``arm()`` names now, when given)."""
         until = time.monotonic() + timeout
         while time.monotonic() < until:
-            got = self.held(name)
+            got = self.held(name, arm() if callable(arm) else arm)
             if got is not None:
                 return got
             time.sleep(0.02)
         return None
 
-    def release(self, name: str) -> None:
+    def release(self, name: str, proc: str | None = None) -> None:
+        """Let go the process ``proc`` held at ``name``; without ``proc``, take the arm back
+        and let go every process held there."""
+        if proc is not None:
+            (self.dir / f"{name}.held.{proc}").unlink(missing_ok=True)
+            return
         self.disarm(name)
         for path in self.dir.glob(f"{name}.held.*"):
             path.unlink(missing_ok=True)

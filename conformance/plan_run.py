@@ -5,17 +5,18 @@ each incarnation given its writes), then the plan's steps are taken in order. A 
 the servers have written its ``after`` edits (counted in their traces); a peer operation is done
 once every live server has seen the peer's new state (``peer_seen``). A step aimed at a hook
 point then arms it and goes on waiting, on a thread of its own, for a process to be held there
-(``hooks``), while the plan's next steps are taken (the death that opens the window it aims
-at, say); its fault is injected while the process is held (faults take turns), and the process
-is let go. A stall keeps its process held until the next claim commits (a claimer's, until the
-cleaner is held), or ``STALL_LIMIT`` seconds; a cleaner's stall ends once its pass has deleted
-what it decided to (the next pass starts). A claimer stalled at its read while the cleaner
-waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has read the claimer and
-not yet the dead server; a crashed server's replacement is not started while the cleaner waits
-so (its join would send the cleaner round again). A trigger that does not come in time (the
-servers that would write are gone; no process visits the point) skips its step, and the run's
-``plan.log`` says so: the run is still judged. A peer the plan leaves disabled is enabled
-before the drain.
+(``hooks``), while the plan's next steps are taken (the death that opens the window it aims at,
+say; a later step aimed at the same point arms it once the earlier one has its visit, and waits
+for a process to take its own arm); its fault is injected while the process is held (faults take
+turns), and the process is let go. A stall keeps its process held until the next claim commits
+(a claimer's, until the cleaner is held), or ``STALL_LIMIT`` seconds; a cleaner's stall ends
+once its pass has deleted what it decided to (the next pass starts). A claimer stalled at its
+read while the cleaner waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has
+read the claimer and not yet the dead server; a crashed server's replacement is not started
+while the cleaner waits so (its join would send the cleaner round again). A trigger that does
+not come in time (the servers that would write are gone; no process visits the point) skips its
+step, and the run's ``plan.log`` says so: the run is still judged. A peer the plan leaves
+disabled is enabled before the drain.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ class PlannedCluster(Cluster):
         self.log = open(run_dir / "plan.log", "a", encoding="utf-8")  # noqa: SIM115
         self.waiting: list[threading.Thread] = []
         """The aimed steps' threads."""
+        self.taken: dict[str, threading.Event] = {}
+        """Per hook point, set once the last step aimed at it has its visit (or gave up)."""
+        self.arm_of: dict[str, list[int]] = {}
+        """Per hook point, the arm the step waiting there waits for (re-armed in place by a
+        step that narrows it: HBASE-12865's window)."""
         self.fault_lock = threading.Lock()
         self.cleaner_counting = threading.Event()
         """The cleaner is held at ``cleaner_read`` and its stall has counted the claims so far
@@ -164,8 +170,14 @@ class PlannedCluster(Cluster):
                 self.fault(step.fault, pick=step.victim)
                 self.say(f"{label}: done")
             else:
-                self.arms.arm(step.at, **aim_conditions(step))
-                t = threading.Thread(target=self.aimed, args=(label, step), daemon=True)
+                # one arm at a point at a time: a later step arms it once the earlier one has
+                # its visit, and waits for a process to take its own arm (not the process the
+                # earlier step still holds there)
+                prev = self.taken.get(step.at)
+                arm = [self.arms.arm(step.at, **aim_conditions(step))] if not prev else None
+                taken = self.taken[step.at] = threading.Event()
+                args = (label, step, arm, prev, taken)
+                t = threading.Thread(target=self.aimed, args=args, daemon=True)
                 t.start()
                 self.waiting.append(t)
         for t in self.waiting:
@@ -214,14 +226,32 @@ class PlannedCluster(Cluster):
             return True
         return bool({"unchanged", "rest_dead"} & (self.arms.armed("cleaner_read") or {}).keys())
 
-    def aimed(self, label: str, step: Any) -> None:
-        """An aimed step, on a thread of its own from when its point was armed: the steps after
-        it (the death that opens its window, say) go on meanwhile."""
-        got = self.arms.wait_held(step.at, AIM_LIMIT)
+    def aimed(
+        self,
+        label: str,
+        step: Any,
+        arm: list[int] | None,
+        prev: threading.Event | None,
+        taken: threading.Event,
+    ) -> None:
+        """An aimed step, on a thread of its own from when its point was armed (``arm``), or,
+        after an earlier step aimed at the same point, from when that one has its visit
+        (``prev``): the steps after it (the death that opens its window, say) go on meanwhile."""
+        try:
+            if arm is None:
+                assert prev is not None
+                prev.wait()
+                arm = [self.arms.arm(step.at, **aim_conditions(step))]
+            self.arm_of[step.at] = arm
+            got = self.arms.wait_held(step.at, AIM_LIMIT, lambda: arm[0])
+        finally:
+            taken.set()
         if got is None:
-            self.arms.disarm(step.at)
+            self.arms.disarm(step.at, arm[0])
             # a process may have taken the arm just now: let it go
-            self.arms.release(step.at)
+            late = self.arms.held(step.at, arm[0])
+            if late is not None:
+                self.arms.release(step.at, late[0])
             self.say(f"{label}: skipped, no process came to {step.at}")
             self.skipped[step.fault] += 1
             return
@@ -235,24 +265,26 @@ class PlannedCluster(Cluster):
             if step.at == "claim_read" and self.arms.armed("cleaner_read") == {"rest_dead": True}:
                 # HBASE-12865's window, exactly: the claimer read, the dead server not yet
                 dead, claimer = visit.get("dead"), server_index(proc[3:])
-                self.arms.arm(
+                narrowed = self.arms.arm(
                     "cleaner_read",
                     read={"has": [claimer]},
                     unread={"has": [dead]},
                     candidates={"has": [dead]},
                     unchanged=True,
                 )
+                if "cleaner_read" in self.arm_of:  # the cleaner's step waits for this arm now
+                    self.arm_of["cleaner_read"][0] = narrowed
                 # the SCP's deletion of the dead server's node would move the cversion too
                 self.arms.arm("scp_finish", dead=dead)
                 self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")
-            self.stall(step.at, claims)
+            self.stall(step.at, proc, claims)
             return
         held = server_index(proc[3:]) if proc.startswith("rs-") else None
         self.fault(step.fault, pick=step.victim, held=held)
-        self.arms.release(step.at)
+        self.arms.release(step.at, proc)
         self.say(f"{label}: done, {proc} let go")
 
-    def stall(self, point: str, claims: int) -> None:
+    def stall(self, point: str, proc: str, claims: int) -> None:
         """Hold until a claim commits; a claimer held at its read is also let go once the
         cleaner is held, before it or after (where that claim hurts, when the arm asked)."""
         until = time.monotonic() + STALL_LIMIT
@@ -268,7 +300,7 @@ class PlannedCluster(Cluster):
             time.sleep(0.05)
         passes = self.count("cleaner_finish", "master*")
         starts = self.count("cleaner_start", "master*")
-        self.arms.release(point)
+        self.arms.release(point, proc)
         self.say(f"stall at {point} let go: {why}")
         scp_held = self.arms.armed("scp_finish") or self.arms.held("scp_finish")
         if point == "cleaner_read" and scp_held:

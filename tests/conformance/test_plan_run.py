@@ -60,3 +60,27 @@ def test_the_claim_in_cleaner_pass_window(design: str, tmp_path: Path) -> None:
     else:  # the WAL the claim moved is deleted while the claimer's queue still holds it
         assert not out.passed and out.labels & {"no_wal_deleted_while_queued", "no_lost_edit"}
         assert "premature_deletions" in out.labels, out.why
+
+
+# Two steps aimed at one point, triggered together: the first kills the claimer held at its
+# read; the master sends the claim again, and the second takes that visit, not the process the
+# first still holds (before, both took the first's, and a third fault hit it too).
+TWO_AT_CLAIM_READ = Plan(
+    servers=3,
+    writes=tuple(tuple(Write("global", "put") for _ in range(4)) for _ in range(3)),
+    steps=(
+        Step(after=2, fault="kill", victim=-1, at="claim_read"),
+        Step(after=2, fault="kill", victim=-1, at="claim_read"),
+        Step(after=2, fault="kill", victim=2),
+    ),
+)
+
+
+def test_each_step_aimed_at_a_point_takes_a_visit_of_its_own(tmp_path: Path) -> None:
+    out = judge("zk-multi", TWO_AT_CLAIM_READ, tmp_path / "run", seed=1)
+    log = (tmp_path / "run" / "plan.log").read_text()
+    held = re.findall(r"^step (\d)/3 .*: (rs-\S+) held at claim_read", log, re.M)
+    # the second takes a visit of its own: another claimer (the claim sent again), not the one
+    # the first still holds while it kills it
+    assert [n for n, _ in held] == ["1", "2"] and held[0][1] != held[1][1], log
+    assert out.passed, out.why
