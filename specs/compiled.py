@@ -311,8 +311,8 @@ def _run_python(
     def canon(s: tuple[int, ...]) -> tuple[int, ...]:
         best = s
         for r in renamings:
-            t = r(s)
-            if t < best:
+            t = r(s, best)
+            if t is not None:
                 best = t
         return best
 

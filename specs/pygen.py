@@ -270,14 +270,22 @@ def renamed(
 
 
 def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int]]]) -> str:
-    """``renamings``: one function per renaming of servers (``specs/packsym.py``), building the
-    renamed state as one tuple."""
+    """``renamings``: one function per renaming of servers (``specs/packsym.py``), ``r(s, b)``:
+    the renamed state if it is less than ``b``, else None. It is built slot by slot only as far
+    as it agrees with ``b`` (as ``cvm.c`` builds it): at the first slot that differs, a larger
+    image is given up there, and a smaller one is built whole, as one tuple (``f``)."""
     lines = []
     tables: dict[tuple[int, ...], str] = {}
     for q, one in enumerate(maps):
         items = renamed(one, tables)
-        lines.append(f"def r{q}(s):")
+        lines.append(f"def f{q}(s):")
         lines.append("    return (" + ", ".join(items) + ",)")
+        lines.append(f"def r{q}(s, b):")
+        for i, item in enumerate(items):
+            lines.append(f"    x = {item}")
+            lines.append(f"    if x != b[{i}]:")
+            lines.append(f"        return f{q}(s) if x < b[{i}] else None")
+        lines.append("    return None")
     head = [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
     tail = [f"renamings = [{', '.join(f'r{q}' for q in range(len(maps)))}]"]
     return "\n".join(head + lines + tail) + "\n"
