@@ -10,7 +10,7 @@ and imports nothing of replcheck.
 The kernel sends that signal when the *thread* that started the child ends, not the process
 (prctl(2)): a child started from a thread that returns (a plan's aimed step, which starts the
 replacement of the server it killed) would be killed with it. ``popen`` starts every tethered
-child from one thread that lives as long as the process (``_SPAWNER``).
+child from one thread that lives as long as the process (``_spawner``).
 
 ``leftovers(folder)`` finds processes a dead run left behind: live processes of the reference
 cluster or ZooKeeper whose command line names a path under ``folder`` (every child is started
@@ -25,9 +25,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -44,20 +44,17 @@ def tethered(command: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", __file__, str(os.getpid()), "--", *command]
 
 
-_SPAWNER: ThreadPoolExecutor | None = None
-"""The thread every tethered child is started from (its one worker lives as long as the
-process)."""
-_SPAWNER_LOCK = threading.Lock()
+@cache
+def _spawner() -> ThreadPoolExecutor:
+    """The thread every tethered child is started from (its one worker lives as long as the
+    process)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="replcheck-spawner")
 
 
 def popen(command: list[str], **kwargs: Any) -> subprocess.Popen:
-    """``subprocess.Popen`` of ``tethered(command)``, started from ``_SPAWNER``'s thread, so
+    """``subprocess.Popen`` of ``tethered(command)``, started from ``_spawner``'s thread, so
     that the child dies with this process and not with the thread that asked for it."""
-    global _SPAWNER
-    with _SPAWNER_LOCK:
-        if _SPAWNER is None:
-            _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replcheck-spawner")
-    return _SPAWNER.submit(subprocess.Popen, tethered(command), **kwargs).result()
+    return _spawner().submit(subprocess.Popen, tethered(command), **kwargs).result()
 
 
 def leftovers(folder: Path, *, include_live: bool = False) -> list[int]:

@@ -99,9 +99,9 @@ class PlannedCluster(Cluster):
         """The aimed steps' threads."""
         self.taken: dict[str, threading.Event] = {}
         """Per hook point, set once the last step aimed at it has its visit (or gave up)."""
-        self.arm_of: dict[str, list[int]] = {}
-        """Per hook point, the arm the step waiting there waits for (re-armed in place by a
-        step that narrows it: HBASE-12865's window)."""
+        self.arm_of: dict[str, int] = {}
+        """Per hook point, the arm (``Arms.arm``) the step waiting there waits for (a step that
+        narrows it arms it again: HBASE-12865's window)."""
         self.fault_lock = threading.Lock()
         self.cleaner_counting = threading.Event()
         """The cleaner is held at ``cleaner_read`` and its stall has counted the claims so far
@@ -174,9 +174,11 @@ class PlannedCluster(Cluster):
                 # its visit, and waits for a process to take its own arm (not the process the
                 # earlier step still holds there)
                 prev = self.taken.get(step.at)
-                arm = [self.arms.arm(step.at, **aim_conditions(step))] if not prev else None
+                if prev is None or prev.is_set():
+                    self.arm_of[step.at] = self.arms.arm(step.at, **aim_conditions(step))
+                    prev = None
                 taken = self.taken[step.at] = threading.Event()
-                args = (label, step, arm, prev, taken)
+                args = (label, step, prev, taken)
                 t = threading.Thread(target=self.aimed, args=args, daemon=True)
                 t.start()
                 self.waiting.append(t)
@@ -227,29 +229,23 @@ class PlannedCluster(Cluster):
         return bool({"unchanged", "rest_dead"} & (self.arms.armed("cleaner_read") or {}).keys())
 
     def aimed(
-        self,
-        label: str,
-        step: Any,
-        arm: list[int] | None,
-        prev: threading.Event | None,
-        taken: threading.Event,
+        self, label: str, step: Any, prev: threading.Event | None, taken: threading.Event
     ) -> None:
-        """An aimed step, on a thread of its own from when its point was armed (``arm``), or,
-        after an earlier step aimed at the same point, from when that one has its visit
-        (``prev``): the steps after it (the death that opens its window, say) go on meanwhile."""
+        """An aimed step, on a thread of its own from when its point was armed, or, after an
+        earlier step aimed at the same point (``prev``), from when that one has its visit: the
+        steps after it (the death that opens its window, say) go on meanwhile."""
         try:
-            if arm is None:
-                assert prev is not None
+            if prev is not None:
                 prev.wait()
-                arm = [self.arms.arm(step.at, **aim_conditions(step))]
-            self.arm_of[step.at] = arm
-            got = self.arms.wait_held(step.at, AIM_LIMIT, lambda: arm[0])
+                self.arm_of[step.at] = self.arms.arm(step.at, **aim_conditions(step))
+            got = self.arms.wait_held(step.at, AIM_LIMIT, lambda: self.arm_of[step.at])
+            arm = self.arm_of[step.at]  # ours: a later step arms only once ``taken`` is set
         finally:
             taken.set()
         if got is None:
-            self.arms.disarm(step.at, arm[0])
+            self.arms.disarm(step.at, arm)
             # a process may have taken the arm just now: let it go
-            late = self.arms.held(step.at, arm[0])
+            late = self.arms.held(step.at, arm)
             if late is not None:
                 self.arms.release(step.at, late[0])
             self.say(f"{label}: skipped, no process came to {step.at}")
@@ -265,15 +261,14 @@ class PlannedCluster(Cluster):
             if step.at == "claim_read" and self.arms.armed("cleaner_read") == {"rest_dead": True}:
                 # HBASE-12865's window, exactly: the claimer read, the dead server not yet
                 dead, claimer = visit.get("dead"), server_index(proc[3:])
-                narrowed = self.arms.arm(
+                # armed again: the cleaner's step waits for this arm now
+                self.arm_of["cleaner_read"] = self.arms.arm(
                     "cleaner_read",
                     read={"has": [claimer]},
                     unread={"has": [dead]},
                     candidates={"has": [dead]},
                     unchanged=True,
                 )
-                if "cleaner_read" in self.arm_of:  # the cleaner's step waits for this arm now
-                    self.arm_of["cleaner_read"][0] = narrowed
                 # the SCP's deletion of the dead server's node would move the cversion too
                 self.arms.arm("scp_finish", dead=dead)
                 self.say(f"{label}: cleaner_read now waits for #{claimer} read, #{dead} not")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import IO, cast
 
 import pytest
 from replcheck.conformance import lifeline
@@ -69,8 +70,7 @@ def test_a_child_dies_with_its_driver_killed() -> None:
         [sys.executable, "-c", DRIVER], stdout=subprocess.PIPE, text=True, env=os.environ.copy()
     )
     try:
-        assert driver.stdout is not None
-        child = int(driver.stdout.readline())
+        child = int(cast(IO[str], driver.stdout).readline())
         assert _alive(child)
         driver.send_signal(signal.SIGKILL)
         driver.wait(5)
