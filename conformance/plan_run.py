@@ -258,6 +258,10 @@ class PlannedCluster(Cluster):
             if step.at == "cleaner_read":
                 # the claimer held at its read goes once the cleaner counts claims from here
                 self.cleaner_counting.set()
+                if visit.get("rest_dead") and len(visit.get("unread") or []) == 1:
+                    # held in HBASE-12865's window before the claimer: the SCP's deletion of
+                    # the dead server's node would move the cversion and send the pass round
+                    self.arms.arm("scp_finish", dead=visit["unread"][0])
             if step.at == "claim_read" and self.arms.armed("cleaner_read") == {"rest_dead": True}:
                 # HBASE-12865's window, exactly: the claimer read, the dead server not yet
                 dead, claimer = visit.get("dead"), server_index(proc[3:])
