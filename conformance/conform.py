@@ -24,6 +24,7 @@ favoured.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -78,8 +79,15 @@ def steps(draw: Any, max_after: int) -> Step:
     return Step(after=after, fault=fault, victim=victim, at=at, i=i)
 
 
+DISABLE_LANDS = 0.6
+"""Seconds, about, from a plan's disable of a peer to every live server seeing it (the step
+waits for that): the edits written meanwhile may still be shipped."""
+
+
 @st.composite
-def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = True) -> list[Step]:
+def windows(
+    draw: Any, ws: list[list[Write]], rate: float = 10.0, server_reads: bool = True
+) -> list[Step]:
     """A race the seeds and the reference name, set up step by step: a backlog (the peer
     disabled, so that WALs wait in their queues, until some edits after the death; for
     ``claim-in-cleaner-pass``, always, and until the aimed steps are over), a server's death, and
@@ -94,23 +102,39 @@ def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = Tr
     * ``claimer-dies``: the server that read a claim dies before its ``multi`` (HBASE-8099's);
     * ``death-before-scp``: a second failure (a server, or the master) between the first
       death and its ServerCrashProcedure.
+
+    ``ws``: each first incarnation's writes, written at ``rate`` edits a second each. A backlog
+    needs edits to lose: its death comes once each server has written ``t`` of its edits, ``t``
+    past those written before the disable lands (``DISABLE_LANDS``), and the victim's writes
+    are lengthened, if need be, to owe the peer one edit written in between (a GLOBAL put).
     """
+    servers = len(ws)
     kind = draw(st.sampled_from(("claim-in-cleaner-pass", "claimer-dies", "death-before-scp")))
     backlog = kind == "claim-in-cleaner-pass"
-    # HBASE-12865's loss needs edits the claimed queue still owes when the cleaner deletes its
-    # WAL: the peer stays disabled from before the death to the last write
-    after = draw(st.integers(0, max_after // 2 if backlog else max_after))
     out = []
     if backlog or draw(st.booleans()):
         out.append(Step(after=0, op="disable_peer", peer=0))
-    death = Step(after=after, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
-    # the aimed step first: its point is armed before the death that opens the window
-    if kind == "claim-in-cleaner-pass":
+    death = Step(after=0, fault=draw(st.sampled_from(SERVER_FAULTS)), victim=draw(VICTIMS))
+    i = 0
+    if backlog:
         i = draw(st.sampled_from((REST_DEAD, 1))) if server_reads else 1
         if i == REST_DEAD:
-            # the claimer waits at its read until the cleaner is held, so the pass cannot miss
-            out.append(Step(after=after, fault="stall", at="claim_read"))
             death = replace(death, victim=servers - 1)  # the last the cleaner reads
+        lands = math.ceil(DISABLE_LANDS * rate)
+        t = draw(st.integers(lands + 1, lands + 3))
+        mine = ws[death.victim % servers]
+        mine += [Write("global", "put")] * (t - len(mine))
+        if not any(w.kind == "global" for w in mine[lands:t]):
+            mine[t - 1] = Write("global", "put")
+        after = sum(min(len(w), t) for w in ws)
+    else:
+        after = draw(st.integers(0, sum(len(w) for w in ws)))
+    death = replace(death, after=after)
+    # the aimed step first: its point is armed before the death that opens the window
+    if i == REST_DEAD:
+        # the claimer waits at its read until the cleaner is held, so the pass cannot miss
+        out.append(Step(after=after, fault="stall", at="claim_read"))
+    if backlog:
         out += [Step(after=after, fault="stall", at="cleaner_read", i=i), death]
     elif kind == "claimer-dies":
         second = draw(st.sampled_from(SERVER_FAULTS))
@@ -119,7 +143,8 @@ def windows(draw: Any, max_after: int, servers: int = 3, server_reads: bool = Tr
         second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart")))
         out += [Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start"), death]
     if out[0].op and not backlog:
-        out.append(Step(after=draw(st.integers(after, max(after, max_after))), op="enable_peer"))
+        total = sum(len(w) for w in ws)
+        out.append(Step(after=draw(st.integers(after, max(after, total))), op="enable_peer"))
     # a backlog stays: the run enables a peer the plan leaves disabled once every aimed step is
     # over, the cleaner's pass included (``plan_run``), so that no source ships the moved WAL
     # before the cleaner's decision (an enable at the last write came before it under load)
@@ -134,9 +159,10 @@ def plans(draw: Any, profile: Profile, server_reads: bool = True) -> Plan:
     each = st.lists(writes(), min_size=1, max_size=profile.max_writes)
     ws = draw(st.lists(each, min_size=servers, max_size=servers))
     total = sum(len(w) for w in ws)
+    # a window may lengthen a server's writes (its backlog): drawn steps' triggers stay reachable
     groups = draw(
         st.lists(
-            st.one_of(steps(total).map(lambda s: [s]), windows(total, servers, server_reads)),
+            st.one_of(steps(total).map(lambda s: [s]), windows(ws, profile.rate, server_reads)),
             max_size=profile.max_steps,
         )
     )

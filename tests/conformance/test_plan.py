@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from replcheck.conformance.conform import as_pytest, plans, windows
+from replcheck.conformance.conform import DISABLE_LANDS, as_pytest, plans, windows, writes
 from replcheck.conformance.plan import (
     HELD,
     PROFILES,
@@ -110,9 +111,15 @@ def test_drawn_plans_are_valid_and_ordered(plan: Plan) -> None:
     assert Plan.from_json(json.loads(plan.dumps())) == plan
 
 
-@settings(max_examples=40, deadline=None)
-@given(windows(20))
-def test_windows_arm_a_point_then_open_it_with_a_death(steps: list[Step]) -> None:
+FIRST_WRITES = st.lists(st.lists(writes(), min_size=1, max_size=10), min_size=2, max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(FIRST_WRITES.flatmap(lambda ws: st.tuples(st.just(ws), windows(ws, rate=10.0))))
+def test_windows_arm_a_point_then_open_it_with_a_death(
+    drawn: tuple[list[list[Write]], list[Step]],
+) -> None:
+    ws, steps = drawn
     faults = [s for s in steps if s.fault]
     *aimed, death = faults
     assert len(aimed) in (1, 2) and not death.at and death.fault in SERVER_FAULTS
@@ -122,16 +129,25 @@ def test_windows_arm_a_point_then_open_it_with_a_death(steps: list[Step]) -> Non
             ("claim_read", "stall"),
             ("cleaner_read", "stall"),
         ]
-        assert aimed[1].i == REST_DEAD
+        assert aimed[1].i == REST_DEAD and death.victim == len(ws) - 1
     elif aimed[0].at == "cleaner_read":
         assert aimed[0].fault == "stall" and aimed[0].i >= 1
     elif aimed[0].at == "claim_read":
         assert aimed[0].victim == HELD
     ops = [s.op for s in steps if s.op]
     if any(s.at == "cleaner_read" for s in aimed):  # a backlog across the cleaner's pass
-        assert ops == ["disable_peer"] and steps[0].after == 0 and death.after <= 10
+        assert ops == ["disable_peer"] and steps[0].after == 0
+        # the death comes once each server has written t edits, t past the disable's landing,
+        # and the victim owes the peer an edit it wrote in between
+        lands = math.ceil(DISABLE_LANDS * 10.0)
+        ts = [
+            t for t in range(lands + 1, lands + 4) if death.after == sum(min(len(w), t) for w in ws)
+        ]
+        mine = ws[death.victim % len(ws)]
+        assert any(len(mine) >= t and any(w.kind == "global" for w in mine[lands:t]) for t in ts)
     else:
         assert ops in ([], ["disable_peer", "enable_peer"])
+        assert death.after <= sum(len(w) for w in ws)
 
 
 def test_the_structural_shrink_keeps_a_cut_only_while_the_plan_still_fails() -> None:
