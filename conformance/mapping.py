@@ -802,6 +802,7 @@ ZOMBIE: dict[str, Callable[[Mapping, int, Event, Any], Iterator[Candidate]]] = {
     "advance": _zombie_persist,
     "roll": _zombie_step("zombie_roll", "server", "group"),
     "archive": _zombie_step("zombie_archive", "server", "group", "seq"),
+    "refresh": _zombie_step("zombie_refresh", "peer", "server"),
 }
 """Steps a region server takes after the model has it dead (HBase's zombie: until the split
 takes its WALs' leases its writer can append, and a batch in flight still lands)."""
@@ -988,9 +989,18 @@ ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "claim_read": _claimed_already,
     "peer_proc": _refresh_sent,
+    "crash": lambda m, e, st: _zombie_killed(e, st),
 }
 """Events whose step the model takes as part of another one: matched by no model step when the
 state shows it done, or when the model does it with the event that follows (each says which)."""
+
+
+def _zombie_killed(e: Event, st: Any) -> bool:
+    """A crash of a server the model already has dead: the driver killed the process of a
+    server whose session had expired (a zombie, still writing what nothing fences); its death
+    was the expiry."""
+    s = e["args"].get("server")
+    return isinstance(s, int) and 0 <= s < len(st.servers) and not st.servers[s].alive
 
 
 def _unrecorded_join(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:

@@ -139,6 +139,12 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
         False,
         "a dead server's source writes an offset it had reached (a table client needs no session)",
     ),
+    K(
+        "zombie_refresh",
+        ("peer", "server"),
+        False,
+        "a dead server runs a refresh the master sent it before its session expired",
+    ),
     *RELAY_KINDS,
     *ZOMBIE_KINDS,
 )
@@ -576,6 +582,31 @@ class TableCommon(SinkOutages, Relays, Zombies, Design):
         old row again."""
         st = self.set_offset(st, p, s, source, g, (seq, pos))
         return st._replace(sid=set_at(st.sid, p, st.sid[p] | SID))
+
+    def en_zombie_refresh(self, cfg: Config, st: TState) -> Iterator[tuple]:
+        """With the configuration's ``zombies``: a dead server's refresh of a peer in storage it
+        did not know, or of a peer removed from storage."""
+        if not cfg.zombies:
+            return
+        for s, srv in enumerate(st.servers):
+            if srv.alive or not srv.started:
+                continue
+            for p, status in enumerate(st.peers):
+                if (status == REMOVED) == bool(srv.known >> p & 1):
+                    yield (p, s)
+
+    def do_zombie_refresh(self, cfg: Config, st: TState, p: int, s: int) -> TState:
+        """The region server's control thread is not stopped by its session's end, and nothing
+        fences its writes to ``hbase:replication``: a RefreshPeerProcedure it received before the
+        master found it dead writes a new peer's first offsets (``rs_add_peer``) or deletes a
+        removed peer's queues (``rs_remove_peer``). It starts no source and stops none: the
+        server is dead to the model (a batch in flight is ``zombie_ship``'s)."""
+        srv = st.servers[s]
+        if st.peers[p] == REMOVED:
+            st = self.rs_remove_peer(cfg, st, p, s)
+        else:
+            st = self.rs_add_peer(cfg, st, p, s)
+        return self.with_server(st, s, srv)
 
     def en_advance(self, cfg: Config, st: TState) -> Iterator[tuple]:
         for s, srv in enumerate(st.servers):
