@@ -100,8 +100,11 @@ def windows(
       is held having read the claimer and not the dead server, while the dead server's queues
       are claimed (HBASE-12865's race);
     * ``claimer-dies``: the server that read a claim dies before its ``multi`` (HBASE-8099's);
-    * ``death-before-scp``: a second failure (a server, or the master) between the first
-      death and its ServerCrashProcedure.
+    * ``death-before-scp``: before the dead server's queues are claimed, at the start of its
+      ServerCrashProcedure or just after its split, a second failure (a server, or the
+      master), or the procedure held while the cleaner runs a whole pass (the dead server's
+      WALs, split or not, with queues not yet claimed nor, in the table era, added where
+      missing).
 
     ``ws``: each first incarnation's writes, written at ``rate`` edits a second each. A backlog
     needs edits to lose: its death comes once each server has written ``t`` of its edits, ``t``
@@ -140,8 +143,9 @@ def windows(
         second = draw(st.sampled_from(SERVER_FAULTS))
         out += [Step(after=after, fault=second, victim=HELD, at="claim_read"), death]
     else:
-        second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart")))
-        out += [Step(after=after, fault=second, victim=draw(VICTIMS), at="scp_start"), death]
+        second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart", "stall")))
+        at = draw(st.sampled_from(("scp_start", "scp_split")))
+        out += [Step(after=after, fault=second, victim=draw(VICTIMS), at=at), death]
     if out[0].op and not backlog:
         total = sum(len(w) for w in ws)
         out.append(Step(after=draw(st.integers(after, max(after, total))), op="enable_peer"))

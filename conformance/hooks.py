@@ -24,11 +24,16 @@ Points (``POINTS``), and what a visit tells the driver:
   claim now may move a dead server's queue to a server already read, and its WALs be deleted:
   HBASE-12865's window);
 * ``scp_start``: the master has seen a server dead and not yet started its SCP (``dead``);
+* ``scp_split``: the dead server's SCP has split its WALs (they are in oldWALs) and not yet
+  claimed its queues, nor (table era) added the queues missing for a peer (``dead``);
 * ``scp_finish``: zk-multi's SCP has seen every queue of the dead server claimed and not yet
   deleted its node under ``/rs`` (``dead``): that deletion moves the cversion of ``/rs``, so the
-  driver holds it while a cleaner let go in HBASE-12865's window ends its pass.
+  driver holds it while a cleaner let go in HBASE-12865's window ends its pass;
+* ``cleaner_pass``: the master's cleaner chore has ended a pass, its deletions included (with
+  nothing to consider, too): the driver counts passes by it while it holds a crash procedure.
 
-A strategy aims faults at ``AIMED`` points; ``scp_finish`` is held only by the driver.
+A strategy aims faults at ``AIMED`` points; ``scp_finish`` and ``cleaner_pass`` are held only by
+the driver.
 """
 
 from __future__ import annotations
@@ -40,8 +45,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-AIMED = ("claim_read", "cleaner_read", "scp_start")
-POINTS = (*AIMED, "scp_finish")
+AIMED = ("claim_read", "cleaner_read", "scp_start", "scp_split")
+POINTS = (*AIMED, "scp_finish", "cleaner_pass")
 HOLD_LIMIT = 60.0
 """Seconds a process waits at a point before it goes on by itself."""
 

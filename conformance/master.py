@@ -174,6 +174,7 @@ class Master(ZkProcess):
                 continue
             if self.steps.base == "zk-lock":
                 self.split_logs(server)
+                self.hooks.point("scp_split", dead=server_index(server))
                 self.set_scp(server, {"stage": "done"})
             elif self.steps.base == "zk-multi":
                 self.scp_zk(server, state)
@@ -227,6 +228,7 @@ class Master(ZkProcess):
         if state["stage"] == "split":
             self.split_logs(dead)
             self.set_scp(dead, {"stage": "claim"})
+            self.hooks.point("scp_split", dead=server_index(dead))
             return
         live = self.live()
         queues = [q for q in self.children(f"{QUEUES}/{dead}") if q != "lock"]
@@ -285,6 +287,7 @@ class Master(ZkProcess):
             self.split_logs(dead)
             zxid = self.set_scp(dead, {"stage": "claim_stage"})
             self.trace.emit("scp_split", {"dead": d}, zxid=zxid)
+            self.hooks.point("scp_split", dead=d)
         elif stage == "claim_stage":
             zxid = self.set_scp(dead, {"stage": "add_missing"})
             self.trace.emit("scp_claim_stage", {"dead": d}, zxid=zxid)
@@ -738,6 +741,7 @@ class Master(ZkProcess):
         while not self.stopping.is_set() and not orphaned():
             time.sleep(self.args.cleaner_interval)
             self.guarded("log cleaner", self.cleaner)
+            self.hooks.point("cleaner_pass")
 
 
 def main(argv: list[str] | None = None) -> int:

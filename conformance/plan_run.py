@@ -9,7 +9,8 @@ point then arms it and goes on waiting, on a thread of its own, for a process to
 say; a later step aimed at the same point arms it once the earlier one has its visit, and waits
 for a process to take its own arm); its fault is injected while the process is held (faults take
 turns), and the process is let go. A stall keeps its process held until the next claim commits
-(a claimer's, until the cleaner is held), or ``STALL_LIMIT`` seconds; a cleaner's stall ends
+(a claimer's, until the cleaner is held; a crash procedure's, at its start or after its split,
+until the cleaner has run a whole pass), or ``STALL_LIMIT`` seconds; a cleaner's stall ends
 once its pass has deleted what it decided to (the next pass starts). A claimer stalled at its
 read while the cleaner waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has
 read the claimer and not yet the dead server; a crashed server's replacement is not started
@@ -285,18 +286,25 @@ class PlannedCluster(Cluster):
 
     def stall(self, point: str, proc: str, claims: int) -> None:
         """Hold until a claim commits; a claimer held at its read is also let go once the
-        cleaner is held, before it or after (where that claim hurts, when the arm asked)."""
+        cleaner is held, before it or after (where that claim hurts, when the arm asked); a
+        crash procedure held at its start or after its split (it claims nothing while held)
+        once the cleaner has run a whole pass meanwhile, its deletions included."""
         until = time.monotonic() + STALL_LIMIT
-        why = "no claim"
-        while time.monotonic() < until:
-            if self.claims() > claims:
-                why = "a claim committed"
-                break
-            # only a claimer waits for the cleaner (HBASE-12865's window)
-            if point == "claim_read" and self.cleaner_counting.is_set():
-                why = "the cleaner is held"
-                break
-            time.sleep(0.05)
+        if point in ("scp_start", "scp_split"):
+            # the pass that ends first may have begun before the hold; the next one did not
+            ended = self.cleaner_passes(2, until)
+            why = "the cleaner ran a whole pass" if ended == 2 else f"{ended} cleaner pass ends"
+        else:
+            why = "no claim"
+            while time.monotonic() < until:
+                if self.claims() > claims:
+                    why = "a claim committed"
+                    break
+                # only a claimer waits for the cleaner (HBASE-12865's window)
+                if point == "claim_read" and self.cleaner_counting.is_set():
+                    why = "the cleaner is held"
+                    break
+                time.sleep(0.05)
         passes = self.count("cleaner_finish", "master*")
         starts = self.count("cleaner_start", "master*")
         self.arms.release(point, proc)
@@ -320,6 +328,21 @@ class PlannedCluster(Cluster):
                 STALL_LIMIT,
             )
             self.say("the cleaner's pass deleted what it decided to")
+
+    def cleaner_passes(self, n: int, until: float) -> int:
+        """Wait for the cleaner chore to end ``n`` passes (``cleaner_pass``), by ``until``;
+        returns how many ended."""
+        for done in range(n):
+            arm = self.arms.arm("cleaner_pass")
+            got = self.arms.wait_held("cleaner_pass", max(0.0, until - time.monotonic()), arm)
+            if got is None:
+                self.arms.disarm("cleaner_pass", arm)
+                late = self.arms.held("cleaner_pass", arm)
+                if late is not None:
+                    self.arms.release("cleaner_pass", late[0])
+                return done
+            self.arms.release("cleaner_pass", got[0])
+        return n
 
     def stop_all(self) -> None:
         for point in POINTS:

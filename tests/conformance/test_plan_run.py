@@ -84,3 +84,35 @@ def test_each_step_aimed_at_a_point_takes_a_visit_of_its_own(tmp_path: Path) -> 
     # the first still holds while it kills it
     assert [n for n, _ in held] == ["1", "2"] and held[0][1] != held[1][1], log
     assert out.passed, out.why
+
+
+# A cleaner pass while a crash procedure is held just after its split: the peer disabled, so no
+# queue row was written for it (a table-era row is written at a source's first offset); server
+# #1 killed; its WALs split into oldWALs, and its queues neither claimed nor added where missing
+# while the cleaner runs a whole pass. The correct cleaner keeps an SCP-unfinished server's WALs
+# when a queue of it is missing (seed 004); the mutant deletes them, and the enable loses them.
+CLEANER_AFTER_SPLIT = Plan(
+    servers=2,
+    writes=tuple(tuple(Write("global", "put") for _ in range(10)) for _ in range(3)),
+    steps=(
+        Step(after=0, op="disable_peer", peer=0),
+        Step(after=8, fault="stall", at="scp_split"),
+        Step(after=8, fault="kill", victim=1),
+        Step(after=12, op="enable_peer", peer=0),
+    ),
+)
+
+
+@pytest.mark.parametrize("design", ["table/cleaner-missing-queue-deletes", "table", "zk-lock"])
+def test_a_cleaner_pass_while_the_crash_procedure_is_held_after_its_split(
+    design: str, tmp_path: Path
+) -> None:
+    out = judge(design, CLEANER_AFTER_SPLIT, tmp_path / "run", seed=2)
+    log = (tmp_path / "run" / "plan.log").read_text()
+    assert "master held at scp_split" in log, log
+    assert "stall at scp_split let go: the cleaner ran a whole pass" in log, log
+    if design == "table/cleaner-missing-queue-deletes":
+        assert not out.passed and "no_lost_edit" in out.labels, out.why
+        assert "premature_deletions" in out.labels, out.why
+    else:
+        assert out.passed, out.why
