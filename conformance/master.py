@@ -633,8 +633,12 @@ class Master(ZkProcess):
             for f in files:
                 if f.name in self.clean_cache:
                     continue  # seed 003: "it will first use its cache": kept without a lookup
-                queued, read = self.served(self.zk_queued)
-                self.clean_cache = set(queued)
+                if self.steps.flag("cleaner_skips_lookup"):
+                    # the mutant deletes by TTL alone: no lookup, its cache left as it was
+                    queued, read = sorted(self.clean_cache), None
+                else:
+                    queued, read = self.served(self.zk_queued)
+                    self.clean_cache = set(queued)
                 key = self.steps.parse_wal(f.name)
                 keys = tuple(self.steps.parse_wal(w) for w in queued)
                 delete = self.steps.zk_may_delete(key, keys)
