@@ -11,6 +11,7 @@ its own pid.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kazoo.client import KazooClient
-from kazoo.exceptions import ConnectionLoss, OperationTimeoutError
+from kazoo.exceptions import ConnectionLoss, NodeExistsError, OperationTimeoutError
 from kazoo.handlers.threading import KazooTimeoutError
 
 from . import endstate, schema, trace, wire
@@ -212,6 +213,8 @@ class Cluster:
         self.next_index = 0
         self.sinks: dict[int, Proc] = {}
         self.sink_ports = {1: wire.free_port(), 2: wire.free_port()}
+        self.admin_requests = 0
+        """Admin commands sent so far (each request is named by its number)."""
         self.master: Proc | None = None
         self.faults: Counter[str] = Counter()
         self.faulted: set[int] = set()
@@ -318,9 +321,17 @@ class Cluster:
     def admin(self, op: str, peer: int) -> None:
         data = {"op": op, "peer": peer, "sinks": [f"127.0.0.1:{self.sink_ports[peer + 1]}"]}
         self.zk_retry(lambda: self.zk.ensure_path(ADMIN))
-        self.zk_retry(
-            lambda: self.zk.create(f"{ADMIN}/req-", json.dumps(data).encode(), sequence=True)
-        )
+        # named by the driver, not by a sequence: a create retried after its reply was lost in a
+        # leader election finds its own request there instead of making a second one (which
+        # the master would run twice: an enable of an enabled peer)
+        self.admin_requests += 1
+        path = f"{ADMIN}/req-{self.admin_requests:010d}"
+
+        def create() -> None:
+            with contextlib.suppress(NodeExistsError):
+                self.zk.create(path, json.dumps(data).encode())
+
+        self.zk_retry(create)
         self.trace.meta("note", what=f"admin {op}", peer=peer)
 
     def admin_idle(self) -> bool:

@@ -51,6 +51,7 @@ from .common import (
     row_znode,
     wal_dir,
 )
+from .inspect_values import decode_peer_state
 from .steps import CFG, Steps, peer_id, peer_index, server_index
 
 PLACEHOLDER_GROUP = -1
@@ -378,11 +379,37 @@ class Master(ZkProcess):
             data = self.get_json(path)
             if data is None:
                 continue
+            why = None if "stage" in data else self.refused(data["op"], data["peer"])
+            if why:
+                with contextlib.suppress(TxnFailed):
+                    self.txn(lambda t, path=path: t.delete(path))
+                self.trace.meta(
+                    "note", what=f"admin {data['op']} refused: {why}", peer=data["peer"]
+                )
+                return
             if self.steps.era == "table" and data["op"] in ("add_peer", "remove_peer"):
                 self.peer_procedure(path, data)
             else:
                 self.admin_zk(path, data)
             return  # one command at a time, in order
+
+    def refused(self, op: str, p: int) -> str | None:
+        """Why a new peer command is refused before anything is written, as HBase's
+        ``ReplicationPeerManager`` checks it (``preAddPeer``, ``preRemovePeer``,
+        ``preEnablePeer``, ``preDisablePeer``): a peer added twice, a command for a peer that
+        does not exist, a peer enabled or disabled that already is."""
+        pz = f"{PEERS}/{peer_id(p)}"
+        exists = self.get(pz) is not None
+        if op == "add_peer":
+            return "the peer exists" if exists else None
+        if not exists:
+            return "no such peer"
+        if op in ("enable_peer", "disable_peer"):
+            raw = self.get(f"{pz}/peer-state")
+            want = ENABLED if op == "enable_peer" else DISABLED
+            if raw is not None and decode_peer_state(raw[0]) == want:
+                return f"the peer is {want} already"
+        return None
 
     def admin_zk(self, path: str, data: dict[str, Any]) -> None:
         """The shell's peer commands write the peers znode (seed 002, 'The Peers znode')."""

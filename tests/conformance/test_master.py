@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 import uuid
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.common import LIVE, PEERS, SERVERS, old_wal_dir
+from replcheck.conformance.common import ADMIN, ENABLED, LIVE, PEERS, SERVERS, old_wal_dir
 from replcheck.conformance.master import Master
 from replcheck.conformance.steps import Steps, peer_id, server_name
 
@@ -72,3 +73,34 @@ def test_cleaner_keeps_the_wals_of_a_dead_server_whose_scp_is_not_created_yet(
     assert master.live_or_scp_unfinished() == {alive}
     master.cleaner()
     assert not wal.exists()
+
+
+@pytest.mark.zookeeper
+def test_a_peer_command_that_does_not_apply_is_refused_and_writes_nothing(
+    master: Master,
+) -> None:
+    """HBase's ``ReplicationPeerManager`` checks a command against the peers before it writes:
+    a request the driver sent twice (its create retried through a leader election) must not
+    enable an enabled peer again, nor add a peer twice."""
+    master.ensure(ADMIN)
+    pz = f"{PEERS}/{peer_id(0)}"
+
+    def send(n: int, op: str) -> None:
+        data = {"op": op, "peer": 0, "sinks": ["127.0.0.1:1"]}
+        master.zk.create(f"{ADMIN}/req-{n:010d}", json.dumps(data).encode())
+
+    send(1, "enable_peer")
+    master.admin()  # no such peer
+    assert master.children(ADMIN) == [] and master.zk.exists(pz) is None
+    master.zk.create(pz, master.steps.peer_value(1, ["127.0.0.1:1"], master.ident), makepath=True)
+    master.zk.create(f"{pz}/peer-state", master.steps.peer_state_value(ENABLED, master.ident))
+    for n, op in enumerate(("add_peer", "enable_peer", "disable_peer", "disable_peer"), 2):
+        send(n, op)
+    versions = []
+    for _ in range(4):  # one command a pass
+        master.admin()
+        versions.append(master.zk.exists(f"{pz}/peer-state").version)
+    # the add (the peer exists) and the enable (enabled) are refused; the first disable writes,
+    # the second is refused
+    assert versions == [0, 0, 1, 1]
+    assert master.children(ADMIN) == []
