@@ -197,12 +197,23 @@ class Resolver:
         """Per server, the events of its ``join``s."""
         self.adds: dict[int, list[int]] = {}
         """Per peer, the events of its ``add_peer``s (an AddPeerProcedure's first stage)."""
+        self.crashed_again: set[int] = set()
+        """The ``id`` of each ``crash`` of a server whose incarnation has crashed before (no
+        ``join`` or ``process_start`` of it between): the driver killed a zombie."""
+        down: set[int] = set()
         for n, e in enumerate(events):
             a = e.get("args") or {}
             if e["name"] == "join" and isinstance(a.get("server"), int):
                 self.joins.setdefault(a["server"], []).append(n)
+                down.discard(a["server"])
             elif e["name"] == "add_peer" and isinstance(a.get("peer"), int):
                 self.adds.setdefault(a["peer"], []).append(n)
+            elif e["name"] == "process_start" and e["proc"].startswith("rs-"):
+                down.discard((e.get("detail") or {}).get("index"))
+            elif e["name"] == "crash" and isinstance(a.get("server"), int):
+                if a["server"] in down:
+                    self.crashed_again.add(id(e))
+                down.add(a["server"])
         self.unanswered, self.unpersisted = relay_answers(events)
         """Per other cluster, its GLOBAL client edits so far: the model numbers only those."""
         for n, e in enumerate(events):
@@ -989,18 +1000,18 @@ ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "claim_read": _claimed_already,
     "peer_proc": _refresh_sent,
-    "crash": lambda m, e, st: _zombie_killed(e, st),
+    "crash": lambda m, e, st: _zombie_killed(m, e, st),
 }
 """Events whose step the model takes as part of another one: matched by no model step when the
 state shows it done, or when the model does it with the event that follows (each says which)."""
 
 
-def _zombie_killed(e: Event, st: Any) -> bool:
-    """A crash of a server the model already has dead: the driver killed the process of a
-    server whose session had expired (a zombie, still writing what nothing fences); its death
-    was the expiry."""
+def _zombie_killed(m: Mapping, e: Event, st: Any) -> bool:
+    """A second crash line of one incarnation, the model having it dead: the driver killed the
+    process of a server whose session had expired (a zombie, still writing what nothing
+    fences); its death was the expiry, the first line."""
     s = e["args"].get("server")
-    return isinstance(s, int) and 0 <= s < len(st.servers) and not st.servers[s].alive
+    return id(e) in m.resolver.crashed_again and not st.servers[s].alive
 
 
 def _unrecorded_join(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
