@@ -111,7 +111,7 @@ def windows(
     past those written before the disable lands (``DISABLE_LANDS``), and the victim's writes
     are lengthened, if need be, to owe the peer one edit written in between (a GLOBAL put).
     """
-    servers = len(ws)
+    servers, total = len(ws), sum(len(w) for w in ws)
     kind = draw(st.sampled_from(("claim-in-cleaner-pass", "claimer-dies", "death-before-scp")))
     backlog = kind == "claim-in-cleaner-pass"
     out = []
@@ -131,7 +131,7 @@ def windows(
             mine[t - 1] = Write("global", "put")
         after = sum(min(len(w), t) for w in ws)
     else:
-        after = draw(st.integers(0, sum(len(w) for w in ws)))
+        after = draw(st.integers(0, total))
     death = replace(death, after=after)
     # the aimed step first: its point is armed before the death that opens the window
     if i == REST_DEAD:
@@ -146,8 +146,7 @@ def windows(
         second = draw(st.sampled_from((*SERVER_FAULTS, "master-restart", "stall")))
         at = draw(st.sampled_from(("scp_start", "scp_split")))
         out += [Step(after=after, fault=second, victim=draw(VICTIMS), at=at), death]
-    if out[0].op and not backlog:
-        total = sum(len(w) for w in ws)
+    if out[0].op and not backlog:  # no backlog: no writes were added, ``total`` holds
         out.append(Step(after=draw(st.integers(after, max(after, total))), op="enable_peer"))
     # a backlog stays: the run enables a peer the plan leaves disabled once every aimed step is
     # over, the cleaner's pass included (``plan_run``), so that no source ships the moved WAL

@@ -129,6 +129,14 @@ class Arms:
         except FileNotFoundError:
             pass
 
+    def give_up(self, name: str, arm: int) -> None:
+        """Take the arm ``arm`` back, and let go a process that took it just now (between a
+        wait that gave up and this call)."""
+        self.disarm(name, arm)
+        late = self.held(name, arm)
+        if late is not None:
+            self.release(name, late[0])
+
     def held(self, name: str, arm: int | None = None) -> tuple[str, dict[str, Any]] | None:
         """(process, what its visit told) of the process held at ``name`` (having taken the
         arm ``arm``, when given), if one is."""

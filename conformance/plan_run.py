@@ -244,11 +244,7 @@ class PlannedCluster(Cluster):
         finally:
             taken.set()
         if got is None:
-            self.arms.disarm(step.at, arm)
-            # a process may have taken the arm just now: let it go
-            late = self.arms.held(step.at, arm)
-            if late is not None:
-                self.arms.release(step.at, late[0])
+            self.arms.give_up(step.at, arm)
             self.say(f"{label}: skipped, no process came to {step.at}")
             self.skipped[step.fault] += 1
             return
@@ -336,10 +332,7 @@ class PlannedCluster(Cluster):
             arm = self.arms.arm("cleaner_pass")
             got = self.arms.wait_held("cleaner_pass", max(0.0, until - time.monotonic()), arm)
             if got is None:
-                self.arms.disarm("cleaner_pass", arm)
-                late = self.arms.held("cleaner_pass", arm)
-                if late is not None:
-                    self.arms.release("cleaner_pass", late[0])
+                self.arms.give_up("cleaner_pass", arm)
                 return done
             self.arms.release("cleaner_pass", got[0])
         return n
