@@ -37,17 +37,16 @@ from replcheck.model.state import ARCHIVED, DELETED, DELETING, LOCAL, REMOVED, W
 from replcheck.model.table_state import (
     ADD,
     AP_REFRESH,
-    AP_STORAGE,
     C_READY,
     FULL,
     NO_SOURCE,
     RP_REFRESH,
-    RP_REMOVE_ALL,
     SCP_SPLIT,
 )
 
 from .events import TraceFault
 from .steps import Steps, server_index
+from .txnprocs import PHASE_OF_STAGE, peer_phase
 
 Event = dict[str, Any]
 
@@ -833,19 +832,17 @@ PEER_PROC_NEXT: dict[tuple[str, str], str] = {
 
 
 def _peer_proc_reached(proc: Any, stage: str) -> bool:
-    """Has the model's procedure reached the point the master's ``stage`` stands for? The master
-    sends the refreshes in a stage of its own, which the model does with the storage update;
-    it runs a whole ``removeAllQueues`` pass in one ``multi``, which the model does row by row
-    (a pass ends when the next one has read its rows)."""
+    """Has the model's procedure reached the point the master's ``stage`` stands for? The
+    classes of ``txnprocs.peer_phase``, save that the master's refresh and wait stand for the
+    model's REFRESH itself (the procedure steps on to POST only when the master has done
+    waiting)."""
     if stage == "done":
         return not proc
     if not proc:
         return False
-    if proc.kind == ADD:
-        return proc.stage == {"storage": AP_STORAGE}.get(stage, AP_REFRESH)
     if stage in ("refresh", "wait"):
-        return proc.stage == RP_REFRESH
-    return proc.stage == RP_REMOVE_ALL and bool(proc.cursor) and proc.cursor[0] >= 1
+        return proc.stage == (AP_REFRESH if proc.kind == ADD else RP_REFRESH)
+    return peer_phase(proc) == PHASE_OF_STAGE[stage]
 
 
 def _peer_proc_steps(m: Mapping, e: Event, st: Any) -> int:

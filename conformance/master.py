@@ -53,6 +53,7 @@ from .common import (
 )
 from .inspect_values import decode_peer_state
 from .steps import CFG, Steps, peer_id, peer_index, server_index
+from .txnprocs import ADD_PAST_PRE
 
 PLACEHOLDER_GROUP = -1
 
@@ -66,9 +67,8 @@ class Master(ZkProcess):
         self.trace.meta("process_start")
         self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, SCP, CLAIMS, REFRESH, ADMIN)
         self.create_fence(MASTER, wait=True)  # a restarted master waits for the old session
-        if self.get(BARRIER) is None:
-            with contextlib.suppress(NodeExistsError):
-                self.zk.create(BARRIER, dumps({"state": "NOT_RUNNING", "n": 0}))
+        if self.steps.era == "table":
+            self.replay_barrier()
         self.clean_cache: set[str] = set()
         """zk-lock's cleaner: the WALs its last lookup found queued (kept in memory)."""
         self.scp_lock = threading.RLock()
@@ -436,6 +436,25 @@ class Master(ZkProcess):
                 self.txn(lambda t: t.delete(path))
             return
         self.trace.emit(op, {"peer": p}, zxid=zxid)
+
+    def replay_barrier(self) -> None:
+        """HBase's ReplicationLogCleanerBarrier lives in the master's memory: a new master's is
+        NOT_RUNNING, and each AddPeerProcedure replayed past PRE disables it again
+        (``afterReplay``). The cluster keeps it in a znode, so a starting master writes it so,
+        marked ``replayed`` (the log reads that write as part of the restart, no step); a run
+        of the last master's cleaner left RUNNING is over with that master."""
+        adds = 0
+        for req in self.children(ADMIN):
+            data = self.get_json(f"{ADMIN}/{req}") or {}
+            if data.get("op") == "add_peer" and data.get("stage") in ADD_PAST_PRE:
+                adds += 1
+        state = {"state": "DISABLED", "n": adds} if adds else {"state": "NOT_RUNNING", "n": 0}
+        value = dumps({**state, "replayed": True})
+        if self.get(BARRIER) is None:
+            with contextlib.suppress(NodeExistsError):
+                self.zk.create(BARRIER, value)
+                return
+        self.txn(lambda t: t.set_data(BARRIER, value))
 
     def barrier(self) -> tuple[dict[str, Any], int]:
         raw, stat = self.get(BARRIER)

@@ -40,9 +40,10 @@ from typing import Any
 
 from replcheck.model.state import DISABLED, ENABLED, GLOBAL
 
-from . import txnnames, txnread, txntrace_table
+from . import txnnames, txnprocs, txnread, txntrace_table
 from .common import CVERSION_PREFIX, LIVE, MASTER, PEERS, QUEUES, REPL
 from .inspect_values import decode_peer_state, decode_position
+from .mapping import at_reads
 from .steps import peer_index, server_index, server_name
 from .zklog import OpCode
 
@@ -329,10 +330,11 @@ def _peers(tree: dict[str, Any]) -> tuple[int, ...]:
 def model_storage(st: Any) -> tuple[tuple[int, ...], Any]:
     """The model's storage in the terms the log's is read in: the peers in storage (present or
     not: a disable is deferred to the peer's next admin event, ``mapping.DEFERRED``), and the
-    queues as ``_storage`` reads them (table era: its rows, as ``txntrace_table.storage``)."""
+    queues as ``_storage`` reads them (table era: its rows, as ``txntrace_table.storage``, and
+    the master's procedures, as ``txnprocs`` reads them)."""
     peers = tuple(p for p, status in enumerate(st.peers) if status in (ENABLED, DISABLED))
     if hasattr(st, "rows"):
-        return peers, txntrace_table.model_storage(st)
+        return peers, txntrace_table.model_storage(st), txnprocs.model_procedures(st)
     return peers, _model_queues(st)
 
 
@@ -350,6 +352,13 @@ def _model_queues(st: Any) -> Storage:
         )
         out.append((s, node.lock, queues))
     return tuple(out)
+
+
+def storage_fits(model: Any, real: Any) -> bool:
+    """Does the model's storage (``model_storage``) fit the log's at a storage event?"""
+    if model == real:
+        return True
+    return len(real) > 2 and model[:2] == real[:2] and txnprocs.fits(model[2], real[2])
 
 
 def storage_diff(model: Any, real: Any) -> list[str]:
@@ -377,6 +386,10 @@ def storage_diff(model: Any, real: Any) -> list[str]:
         return out
 
     m, r = facts(model[1]), facts(real[1])
+    if len(model) > 2:
+        m.update(txnprocs.facts(model[2]))
+        procs = real[2][0] if isinstance(real[2], txnprocs.Either) else real[2]
+        r.update(txnprocs.facts(procs))
     m.update(f"peer {p} in storage" for p in model[0])
     r.update(f"peer {p} in storage" for p in real[0])
     lines = [f"the log has, the model not: {f}" for f in sorted(r - m)]
@@ -426,6 +439,7 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
     out = LogTrace([], transactions=len(committed), names=names.as_dict())
     tree: dict[str, bytes | None] = {}
     numbers: dict[tuple[str, str], int] = {}
+    procedures = txnprocs.LogProcedures(steps)
     for slot in slots:
         found: list[tuple[Any, str, str, dict, dict]] = []
         for txn in slot:
@@ -437,8 +451,10 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
                         found.append(
                             (txn, f"rs-{name}", "crash", {"server": server_index(name)}, {})
                         )
+                        procedures.crash(server_index(name))
                     elif txnread.relative(p) == MASTER:
                         found.append((txn, proc, "fault", {}, {"fault": "master-restart"}))
+                        procedures.master_died(tree)
                     tree.pop(txnread.relative(p), None)
             else:
                 read = (
@@ -447,11 +463,15 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
                     else _steps(txn, proc, tree, steps)
                 )
                 found.extend((txn, proc, *step) for step in read)
-            for kind, path_, data in txnread.ops(txn):
+            written = txnread.ops(txn)
+            for kind, path_, data in written:
                 if kind == "delete":
                     tree.pop(path_, None)
                 else:
                     tree[path_] = data
+                if kind == "create" and path_.rpartition("/")[0] == LIVE:
+                    procedures.join(server_index(path_.rsplit("/", 1)[1]))
+            procedures.seen(written)
         # the storage after the slot: a roll's WAL added to every queue (``_atomic_adds``)
         for txn, proc, name, args, detail in found:
             detail = {**detail, "from": LOG_ONLY}
@@ -462,8 +482,11 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
                 args = {**args, "shipper": numbers.setdefault(key, len(numbers))}
             kind = "meta" if name in ("fault", "unmodelled", "claim_failed") else "action"
             e = _event(proc, txn, kind, name, args, detail, design)
-            read = txntrace_table.storage if table else _storage
-            e["_storage"] = (_peers(tree), read(tree, bounds, steps))
+            if table:
+                rows = txntrace_table.storage(tree, bounds, steps)
+                e["_storage"] = (_peers(tree), rows, procedures.now(tree))
+            else:
+                e["_storage"] = (_peers(tree), _storage(tree, bounds, steps))
             out.events.append(e)
     events = out.events
     if table:
@@ -471,6 +494,8 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
     events = _with_puts(events, bounds, steps)
     out.storage = {n: e.pop("_storage") for n, e in enumerate(events) if "_storage" in e}
     out.events = events
+    if table:
+        txnprocs.window(events, out.storage, at_reads(events))
     return out
 
 

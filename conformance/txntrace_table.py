@@ -136,6 +136,8 @@ def steps_of(
             yield "claim_lost", args, {"row": data.get("row"), "target": target}
         return
     if BARRIER in by and proc == "master":
+        if txnread.json_object(by[BARRIER][1]).get("replayed"):
+            return  # a new master's barrier (``Master.replay_barrier``): the restart's, no step
         state = txnread.json_object(by[BARRIER][1]).get("state")
         was = txnread.json_object(tree.get(BARRIER)).get("state")
         if state == "RUNNING":

@@ -554,7 +554,7 @@ class Validator:
             return None
         if n in self.storage_at:
             got = txntrace.model_storage(st)
-            if got != self.storage_at[n]:
+            if not txntrace.storage_fits(got, self.storage_at[n]):
                 self.storage_misfits.setdefault(n, (got, self.storage_at[n]))
                 return None
         return st

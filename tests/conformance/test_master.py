@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.common import ADMIN, ENABLED, LIVE, PEERS, SERVERS, old_wal_dir
+from replcheck.conformance.common import (
+    ADMIN,
+    BARRIER,
+    ENABLED,
+    LIVE,
+    PEERS,
+    SERVERS,
+    old_wal_dir,
+)
 from replcheck.conformance.master import Master
 from replcheck.conformance.steps import Steps, peer_id, server_name
 
@@ -104,3 +112,24 @@ def test_a_peer_command_that_does_not_apply_is_refused_and_writes_nothing(
     # the second is refused
     assert versions == [0, 0, 1, 1]
     assert master.children(ADMIN) == []
+
+
+@pytest.mark.zookeeper
+def test_a_new_master_starts_the_cleaner_barrier_as_hbases_after_replay(
+    master: Master,
+) -> None:
+    """HBase's ReplicationLogCleanerBarrier lives in the master's memory: a master that starts
+    after one died while its cleaner ran finds it NOT_RUNNING, and disabled once for each
+    AddPeerProcedure replayed past PRE. The reference cluster keeps it in a znode, so a new
+    master writes it so; before, a RUNNING left by the dead master's cleaner held every later
+    AddPeerProcedure at PRE."""
+    master.txn(lambda t: t.set_data(BARRIER, json.dumps({"state": "RUNNING", "n": 0}).encode()))
+    master.replay_barrier()
+    assert master.barrier()[0] == {"state": "NOT_RUNNING", "n": 0, "replayed": True}
+    master.ensure(ADMIN)
+    for n, stage in enumerate(("pre", "storage", "wait")):
+        data = {"op": "add_peer", "peer": n, "sinks": [], "stage": stage}
+        master.zk.create(f"{ADMIN}/req-{n:010d}", json.dumps(data).encode())
+    master.zk.create(f"{ADMIN}/req-{9:010d}", json.dumps({"op": "add_peer", "peer": 5}).encode())
+    master.replay_barrier()
+    assert master.barrier()[0] == {"state": "DISABLED", "n": 2, "replayed": True}

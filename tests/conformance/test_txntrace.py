@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance import txntrace
+from replcheck.conformance import txnprocs, txntrace
 from replcheck.conformance.common import LIVE, MASTER, PEERS, QUEUES
 from replcheck.conformance.inspect_values import encode_peer_state, encode_position, hbase_value
 from replcheck.conformance.steps import Steps, server_name
@@ -17,10 +17,13 @@ from replcheck.conformance.txntrace import HFILE_REFS, REGIONS
 from replcheck.conformance.validate import validate_events, validate_log, validate_path
 from replcheck.conformance.zk import Ensemble
 from replcheck.model import get_design
+from replcheck.model.table_state import NOT_RUNNING
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
 ACCEPTED_FROM_BOTH = [
+    ("table-died-between-claim-reads-and-write", "table"),
+    ("table-joined-between-claim-reads-and-write", "table"),
     ("table-lost-advance", "table"),
     ("table-lost-join", "table"),
     ("table-removed-peer-source", "table"),
@@ -65,12 +68,54 @@ def test_the_storage_check_rejects_queues_the_model_does_not_hold(run: str, desi
     log = txntrace.log_trace(DATA / run, design, steps)
     n = next(i for i, e in enumerate(log.events) if e["name"] == "persist")
     storage = dict(log.storage)
-    peers, queues = storage[n]
-    storage[n] = (peers, _one_entry_further(queues, design))
+    peers, queues, *procedures = storage[n]
+    storage[n] = (peers, _one_entry_further(queues, design), *procedures)
     v = validate_events(log.events, design, storage=storage)
     assert (v.status, v.reason, v.event) == ("rejected", "divergence", n)
     assert any("the log has, the model not" in line for line in v.detail["storage_misfit"])
     assert validate_events(log.events, design, storage=log.storage).status == "accepted"
+
+
+def _log_of(run: str) -> tuple[list[dict], dict[int, tuple]]:
+    steps = Steps.for_model(get_design("table"))
+    log = txntrace.log_trace(DATA / run, "table", steps)
+    return log.events, dict(log.storage)
+
+
+@pytest.mark.parametrize("part", ["scp", "peer procedure", "barrier"])
+def test_the_storage_check_holds_the_masters_procedures_too(part: str) -> None:
+    """The table era's master procedures (an SCP's stage and the claims it sent, a peer
+    procedure's stage, the cleaner barrier) are storage too: a log whose procedures differ from
+    the model's after a step is rejected at that step, and the misfit names them."""
+    events, storage = _log_of("table-lost-join")
+    name = {"scp": "scp_split", "peer procedure": "add_peer", "barrier": "cleaner_start"}[part]
+    n = next(i for i, e in enumerate(events) if e["name"] == name)
+    peers, rows, (scps, procs, barrier) = storage[n]
+    if part == "scp":
+        scps = tuple((s, stage + 1, *rest) for s, stage, *rest in scps)
+    elif part == "peer procedure":
+        procs = tuple((p, kind, "storage") for p, kind, _phase in procs)
+    else:
+        barrier = (NOT_RUNNING, 0)
+    storage[n] = (peers, rows, (scps, procs, barrier))
+    v = validate_events(events, "table", storage=storage)
+    assert (v.status, v.reason, v.event) == ("rejected", "divergence", n)
+    word = {"scp": "SCP of server", "peer procedure": "AddPeerProcedure", "barrier": "barrier"}
+    assert any(word[part] in line for line in v.detail["storage_misfit"])
+
+
+def test_a_claim_round_taken_at_its_reads_may_come_before_writes_it_follows() -> None:
+    """A CLAIM round is decided by reads and written after them (``mapping.at_reads``): between
+    its reads and its write the log shows the SCP before the round, while a model that took the
+    round at its reads has it after. Those storage events accept either (``txnprocs.Either``);
+    held to the log as written, the run is rejected where the model took the round early."""
+    events, storage = _log_of("table-died-between-claim-reads-and-write")
+    widened = [n for n, s in storage.items() if isinstance(s[2], txnprocs.Either)]
+    assert widened
+    assert validate_events(events, "table", storage=storage).status == "accepted"
+    strict = {n: (*s[:2], s[2][0]) if n in widened else s for n, s in storage.items()}
+    v = validate_events(events, "table", storage=strict)
+    assert (v.status, v.reason) == ("rejected", "divergence") and v.event in widened
 
 
 def _one_entry_further(storage: tuple, design: str) -> tuple:
