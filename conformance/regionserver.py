@@ -327,6 +327,10 @@ class RegionServer(ZkProcess):
                 queue = peer_id(p)
 
                 def ops(t: Any) -> None:
+                    # the peer read with the write, as the model's peer_sync reads it: a peer
+                    # removed since this server listed the peers gets no queue (HBase 1.x adds
+                    # sources from its own copy of the peers, a view the model does not have)
+                    t.check(f"{PEERS}/{queue}", -1)
                     t.create(f"{QUEUES}/{self.name}/{queue}", b"")
                     t.create(f"{QUEUES}/{self.name}/{queue}/{wal}", self.steps.queued_value)
 
@@ -796,23 +800,34 @@ class RegionServer(ZkProcess):
             )
             copied.append((peer, new, (*chain, d), wals))
         all_wals = {q: self.children(f"{base}/{q}") for q in queues}
+        for attempt in range(3):
+            # HBASE-17077: a claimed queue whose peer is gone from storage is dropped; the peers
+            # are read with the deletion (a check of each in the same multi), as the model's
+            # finish_claim reads them. (HBase 1.x also asks its own copy of the peers,
+            # getConnectedPeer, a view the model does not have.)
+            present = {peer for peer, *_ in copied} & set(self.read_peers())
 
-        def delete_all(t: Any) -> None:
-            for q in queues:
-                for w in all_wals[q]:
-                    t.delete(f"{base}/{q}/{w}")
-                t.delete(f"{base}/{q}")
-            t.delete(f"{base}/lock")
-            t.delete(base)
+            def delete_all(t: Any, present: set[int] = present) -> None:
+                for p in sorted(present):
+                    t.check(f"{PEERS}/{peer_id(p)}", -1)
+                for q in queues:
+                    for w in all_wals[q]:
+                        t.delete(f"{base}/{q}/{w}")
+                    t.delete(f"{base}/{q}")
+                t.delete(f"{base}/lock")
+                t.delete(base)
 
-        try:
-            zxid = self.txn(delete_all)
-        except TxnFailed as exc:
-            self.trace.meta("claim_failed", dead=dead, error=str(exc))
-            return
+            try:
+                zxid = self.txn(delete_all)
+                break
+            except TxnFailed as exc:
+                gone = present - set(self.read_peers())
+                if not gone or attempt == 2:
+                    self.trace.meta("claim_failed", dead=dead, error=str(exc))
+                    return
         self.trace.emit("finish_claim", {"server": self.index, "dead": d}, zxid=zxid)
         for peer, new, chain, wals in copied:
-            if peer not in self.peers:
+            if peer not in present:
                 self.drop_queue_zk(new)
             else:
                 self.start_recovered_zk(peer, new, chain, wals)
