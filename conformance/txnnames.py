@@ -100,7 +100,13 @@ class Names:
         """(owner server name, timestamp) of an HBase WAL file name."""
         prefix, _, ts = wal.rpartition(".")
         owner = unquote(prefix)
-        if not ts.isdigit() or owner.count(",") != 2:
+        start = owner.rsplit(",", 1)[-1]
+        if ts.isdigit() and owner.count(",") == 2 and not start.isdigit() and "." in start:
+            raise NamesError(
+                f"{wal!r} is a WAL of a region-grouped provider (multiwal: <server>.<group>."
+                "<timestamp>); log-only validation takes one WAL group per server"
+            )
+        if not ts.isdigit() or owner.count(",") != 2 or not start.isdigit():
             raise NamesError(
                 f"{wal!r} is not a WAL name of one WAL group (<url-encoded server>.<timestamp>)"
             )

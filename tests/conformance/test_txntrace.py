@@ -368,3 +368,27 @@ def test_names_the_model_cannot_hold_are_bad_input(tmp_path: Path) -> None:
     v = validate_log(zk.server_dir(1))
     assert v.status == "bad-input"
     assert v.reason.startswith(str(zk.server_dir(1))) and "'not-a-server'" in v.reason
+
+
+@pytest.mark.zookeeper
+def test_a_multiwal_clusters_wals_are_refused_by_name(tmp_path: Path) -> None:
+    """A region-grouped provider (``multiwal``) names its WALs ``<server>.<group>.<timestamp>``:
+    log-only validation takes one WAL group per server, so such a log is bad input naming the
+    WAL, not a server of its own."""
+    zk = Ensemble(tmp_path, servers=1)
+    zk.start(timeout=90)
+    client = KazooClient(hosts=zk.connect_string, timeout=10.0)
+    wal = f"{A.replace(',', '%2C')}.regiongroup-0.1700000000100"
+    try:
+        client.start(timeout=30)
+        client.create(f"{PEERS}/1", _value(b"PBUF\n\x05peer"), makepath=True)
+        client.create(f"{LIVE}/{A}", b"", ephemeral=True, makepath=True)
+        client.create(f"{QUEUES}/{A}/1/{wal}", makepath=True)
+    finally:
+        client.stop()
+        client.close()
+        zk.stop()
+    v = validate_log(zk.server_dir(1))
+    assert v.status == "bad-input", v.headline()
+    assert v.reason.startswith(str(zk.server_dir(1))) and wal in v.reason
+    assert "multiwal" in v.reason
