@@ -410,7 +410,52 @@ def fill(
             i += 1
         out.append(e)
     out.extend(lost[i:])
-    return out, len(lost), len(windows)
+    return _before_death(out, {id(e) for e in lost}), len(lost), len(windows)
+
+
+DEATH_LINES = ("fenced", "process_exit")
+"""A process's lines that come after its session ended: every write it committed, read back
+or not, came before them."""
+
+
+def _before_death(events: list[Event], lost: set[int]) -> list[Event]:
+    """``events`` with each process's lines from its first ``DEATH_LINES`` line on moved after the
+    last write of that process read back from the log: a write committed before the session
+    ended (a server that committed, lost its session and wrote ``fenced`` before it could write
+    the write's own line) keeps its place in zxid order, and the lines it preceded follow it."""
+    last: dict[str, int] = {}
+    for n, e in enumerate(events):
+        if id(e) in lost:
+            last[e["proc"]] = n
+    moved: dict[int, list[Event]] = {}
+    skip: set[int] = set()
+    for proc, end in last.items():
+        start = next(
+            (
+                n
+                for n, e in enumerate(events[:end])
+                if e["proc"] == proc and e["name"] in DEATH_LINES and id(e) not in lost
+            ),
+            None,
+        )
+        if start is None:
+            continue
+        tail = [
+            n for n in range(start, end) if events[n]["proc"] == proc and id(events[n]) not in lost
+        ]
+        if any(
+            events[n].get("zxid") is not None or events[n]["name"] == "process_start" for n in tail
+        ):
+            continue  # a later incarnation's lines: not a write before this one's death
+        moved[end] = [events[n] for n in tail]
+        skip.update(tail)
+    out: list[Event] = []
+    for n, e in enumerate(events):
+        if n in skip:
+            continue
+        out.append(e)
+        out.extend(moved.get(n, ()))
+    return out
 
 
 def _at(e: Event) -> int:

@@ -209,3 +209,21 @@ def test_a_lost_finish_of_a_claimed_queue_is_read_back(tmp_path: Path) -> None:
     alone.write_bytes((run / "trace.jsonl").read_bytes())
     v = validate_path(alone)
     assert (v.status, v.event) == ("rejected", 76), v.headline()
+
+
+def test_a_write_read_back_goes_before_its_servers_fenced_line(tmp_path: Path) -> None:
+    """A server created its queue (zxid ``0x100000024``), its session expired at the next zxid
+    and it wrote ``fenced`` and exited before the write's own line. The write read back keeps its
+    place in zxid order, which the merge put after those two lines of its own lane; the lines
+    that came after the session ended follow it instead."""
+    run = DATA / "zk-multi-lost-write-before-fenced"
+    events = read_trace(run).events
+    filled, n, _windows = txnfill.fill(events, run)
+    assert n == 1
+    lane = [e["name"] for e in filled if e["proc"] == "rs-1.1.1.1,60020,123456780"]
+    assert lane[-3:] == ["peer_sync", "fenced", "process_exit"]
+    zxids = [e["zxid"] for e in filled if e["zxid"] is not None]
+    assert zxids == sorted(zxids)
+    v = validate_path(run)
+    assert v.status == "accepted" and v.detail["from_txn_log"] == 1, v.headline()
+    assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
