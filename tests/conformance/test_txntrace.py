@@ -354,20 +354,30 @@ def test_an_hbase_2_clusters_own_names_and_transactions(tmp_path: Path) -> None:
 def test_names_the_model_cannot_hold_are_bad_input(tmp_path: Path) -> None:
     """A log naming a region server the HBase way cannot (not ``host,port,startcode``) is bad
     input that names the directory and the name, not a traceback or a verdict."""
+
+    def write(client: KazooClient) -> None:
+        client.create(f"{LIVE}/not-a-server", b"", ephemeral=True, makepath=True)
+        client.create(f"{QUEUES}/not-a-server", makepath=True)
+
+    data = _data_dir(tmp_path, write)
+    v = validate_log(data)
+    assert v.status == "bad-input"
+    assert v.reason.startswith(str(data)) and "'not-a-server'" in v.reason
+
+
+def _data_dir(tmp_path: Path, write: Callable[[KazooClient], None]) -> Path:
+    """The data directory of a real ZooKeeper that one client's ``write`` wrote to."""
     zk = Ensemble(tmp_path, servers=1)
     zk.start(timeout=90)
     client = KazooClient(hosts=zk.connect_string, timeout=10.0)
     try:
         client.start(timeout=30)
-        client.create(f"{LIVE}/not-a-server", b"", ephemeral=True, makepath=True)
-        client.create(f"{QUEUES}/not-a-server", makepath=True)
+        write(client)
     finally:
         client.stop()
         client.close()
         zk.stop()
-    v = validate_log(zk.server_dir(1))
-    assert v.status == "bad-input"
-    assert v.reason.startswith(str(zk.server_dir(1))) and "'not-a-server'" in v.reason
+    return zk.server_dir(1)
 
 
 @pytest.mark.zookeeper
@@ -375,20 +385,15 @@ def test_a_multiwal_clusters_wals_are_refused_by_name(tmp_path: Path) -> None:
     """A region-grouped provider (``multiwal``) names its WALs ``<server>.<group>.<timestamp>``:
     log-only validation takes one WAL group per server, so such a log is bad input naming the
     WAL, not a server of its own."""
-    zk = Ensemble(tmp_path, servers=1)
-    zk.start(timeout=90)
-    client = KazooClient(hosts=zk.connect_string, timeout=10.0)
     wal = f"{A.replace(',', '%2C')}.regiongroup-0.1700000000100"
-    try:
-        client.start(timeout=30)
+
+    def write(client: KazooClient) -> None:
         client.create(f"{PEERS}/1", _value(b"PBUF\n\x05peer"), makepath=True)
         client.create(f"{LIVE}/{A}", b"", ephemeral=True, makepath=True)
         client.create(f"{QUEUES}/{A}/1/{wal}", makepath=True)
-    finally:
-        client.stop()
-        client.close()
-        zk.stop()
-    v = validate_log(zk.server_dir(1))
+
+    data = _data_dir(tmp_path, write)
+    v = validate_log(data)
     assert v.status == "bad-input", v.headline()
-    assert v.reason.startswith(str(zk.server_dir(1))) and wal in v.reason
+    assert v.reason.startswith(str(data)) and wal in v.reason
     assert "multiwal" in v.reason
