@@ -28,7 +28,12 @@ event its process would have written, and puts it in the trace at its zxid:
   join), created by a server killed or paused before it wrote the line: ``join``;
 * the master's answer to an admin request in the ZooKeeper era (the request's znode deleted with
   the peer's znode created or deleted, or its state set), made by a master killed (restarted)
-  before it wrote the line: ``add_peer``, ``remove_peer``, ``enable_peer``, ``disable_peer``.
+  before it wrote the line: ``add_peer``, ``remove_peer``, ``enable_peer``, ``disable_peer``;
+* the table era's master writes, made by a master killed before the line: each is the step
+  log-only validation reads it as (``txntrace_table.steps_of``): a peer procedure's first or
+  next stage, a peer enabled or disabled, an SCP's stage moved on (``scp_split`` to
+  ``arqp_claim``, the claims it sends), a claim to a dead target dropped, the cleaner's
+  barrier set or released.
 
 Nothing else is filled in: every other missing zxid stays missing (the validator reports what it
 cannot follow).
@@ -56,7 +61,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import txnread
+from . import txnread, txntrace_table
 from .common import LIVE
 from .steps import seq_of_timestamp, server_index, server_name
 from .zklog import OpCode
@@ -136,6 +141,11 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
     if not committed:
         return []
     traced = {e["zxid"] for e in events if e.get("zxid") is not None}
+    traced.update(
+        e["detail"]["write"]
+        for e in events
+        if isinstance((e.get("detail") or {}).get("write"), int)  # a step named at its reads
+    )
     source: dict[tuple[str, str], Event] = {}
     """(process, queue) -> the process's last event naming the queue (its source number)."""
     proc_event: dict[str, Event] = {}
@@ -191,8 +201,13 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
             "detail": {**detail, "from": "txn-log"},
         }
 
+    master = _master_steps(committed, traced) if era == "table" and "master" in proc_event else {}
     for txn in committed:
         if txn.zxid in traced or txn.zxid in seen:
+            continue
+        if txn.zxid in master:
+            for name, args, detail in master[txn.zxid]:
+                out.append(event(proc_event["master"], txn, name, args, detail))
             continue
         server = txnread.joined(txn, era)
         if server is not None and f"rs-{server}" in proc_event.keys() - joined:
@@ -247,6 +262,25 @@ def lost_steps(events: list[Event], run: Path, committed: list[Any] | None = Non
                 detail = {"position": position, "wal": wal, "queue": queue}
                 out.append(event(like, txn, "persist", args, detail))
             break
+    return out
+
+
+def _master_steps(committed: list[Any], traced: set[int]) -> dict[int, list[tuple]]:
+    """The table era's master writes no line names, as the steps log-only validation reads
+    them (``txntrace_table.steps_of``: an SCP's or a peer procedure's stage moved on, claims
+    sent or dropped, the cleaner's barrier), by zxid; each read against the znodes before it."""
+    out: dict[int, list[tuple]] = {}
+    tree: dict[str, bytes | None] = {}
+    for txn in committed:
+        if txn.zxid not in traced and txnread.writer(txn) == "master":
+            got = [s for s in txntrace_table.steps_of(txn, "master", tree) if s[0] != "unmodelled"]
+            if got:
+                out[txn.zxid] = got
+        for kind, path, data in txnread.ops(txn):
+            if kind == "delete":
+                tree.pop(path, None)
+            else:
+                tree[path] = data
     return out
 
 
@@ -418,43 +452,43 @@ DEATH_LINES = ("fenced", "process_exit")
 or not, came before them."""
 
 
+def _after_write(line: Event, write: Event) -> bool:
+    """Was ``line`` (a line of the process whose ``write`` was read back) written after the
+    write committed? Its process's session had ended (``DEATH_LINES``), or a read it records
+    was served after the write's zxid."""
+    if line["name"] in DEATH_LINES:
+        return True
+    read = (line.get("detail") or {}).get("read")
+    z = write.get("zxid")
+    return isinstance(read, list) and bool(read) and isinstance(z, int) and read[0] >= z
+
+
 def _before_death(events: list[Event], lost: set[int]) -> list[Event]:
-    """``events`` with each process's lines from its first ``DEATH_LINES`` line on moved after the
-    last write of that process read back from the log: a write committed before the session
-    ended (a server that committed, lost its session and wrote ``fenced`` before it could write
-    the write's own line) keeps its place in zxid order, and the lines it preceded follow it."""
-    last: dict[str, int] = {}
-    for n, e in enumerate(events):
-        if id(e) in lost:
-            last[e["proc"]] = n
-    moved: dict[int, list[Event]] = {}
-    skip: set[int] = set()
-    for proc, end in last.items():
+    """``events`` with each write read back from the log before the lines its process wrote
+    after it (``_after_write``), and every line of the process from the first of those on: the
+    write keeps its place in zxid order, and the lines it preceded follow it (a server that
+    committed, lost its session and wrote ``fenced`` before the write's own line)."""
+    out = list(events)
+    for write in [e for e in events if id(e) in lost]:
+        proc = write["proc"]
+        w = next(n for n, e in enumerate(out) if e is write)
         start = next(
             (
                 n
-                for n, e in enumerate(events[:end])
-                if e["proc"] == proc and e["name"] in DEATH_LINES and id(e) not in lost
+                for n, e in enumerate(out[:w])
+                if e["proc"] == proc and id(e) not in lost and _after_write(e, write)
             ),
             None,
         )
         if start is None:
             continue
-        tail = [
-            n for n in range(start, end) if events[n]["proc"] == proc and id(events[n]) not in lost
-        ]
-        if any(
-            events[n].get("zxid") is not None or events[n]["name"] == "process_start" for n in tail
-        ):
-            continue  # a later incarnation's lines: not a write before this one's death
-        moved[end] = [events[n] for n in tail]
-        skip.update(tail)
-    out: list[Event] = []
-    for n, e in enumerate(events):
-        if n in skip:
-            continue
-        out.append(e)
-        out.extend(moved.get(n, ()))
+        tail = [n for n in range(start, w) if out[n]["proc"] == proc and id(out[n]) not in lost]
+        if any(out[n].get("zxid") is not None or out[n]["name"] == "process_start" for n in tail):
+            continue  # a later incarnation's lines, or writes: not lines after this write
+        moved = [out[n] for n in tail]
+        keep = [e for n, e in enumerate(out) if n not in set(tail)]
+        at = next(n for n, e in enumerate(keep) if e is write)
+        out = [*keep[: at + 1], *moved, *keep[at + 1 :]]
     return out
 
 

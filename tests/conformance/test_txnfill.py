@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import pytest
 from replcheck.conformance import txnfill
 from replcheck.conformance.events import read_trace
 from replcheck.conformance.validate import validate_events, validate_path
@@ -227,3 +229,22 @@ def test_a_write_read_back_goes_before_its_servers_fenced_line(tmp_path: Path) -
     v = validate_path(run)
     assert v.status == "accepted" and v.detail["from_txn_log"] == 1, v.headline()
     assert validate_path(_without_logs(run, tmp_path)).status == "rejected"
+
+
+@pytest.mark.parametrize(
+    "step", ["add_peer", "peer_proc", "scp_split", "scp_claim_stage", "arqp_claim"]
+)
+def test_a_table_era_masters_lost_line_is_read_back(tmp_path: Path, step: str) -> None:
+    """A master killed (restarted) between a write and its line: the write is read back as the
+    step log-only validation reads it (an SCP's or a peer procedure's stage, the claims a round
+    sent, the cleaner's barrier), and the run is accepted; without the logs it is not."""
+    run = tmp_path / "copy" / "table-lost-join"
+    shutil.copytree(DATA / "table-lost-join", run)
+    lines = (run / "trace.jsonl").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if json.loads(line)["name"] == step)
+    (run / "trace.jsonl").write_text("".join(lines[:cut] + lines[cut + 1 :]))
+    lost = txnfill.lost_steps(read_trace(run).events, run)
+    assert [e["name"] for e in lost if e["proc"] == "master"] == [step]
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
+    assert validate_path(_without_logs(run, tmp_path)).status != "accepted"
