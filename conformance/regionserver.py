@@ -351,14 +351,21 @@ class RegionServer(ZkProcess):
     @serialized
     def remove_peer_sources(self, p: int, refresh: str | None = None) -> None:
         """Stop the peer's sources, normal and recovered, and delete its queues."""
+        had = bool(self.peers.get(p, {}).get("source"))
         for s in list(self.sources.values()):
             if s.peer == p:
+                had = True
                 s.stopped.set()
         if self.steps.era == "zk":
             doomed = []
             for q in self.children(f"{QUEUES}/{self.name}"):
                 if self.steps.parse_zk_queue_id(q)[0] == p:
                     doomed.append(q)
+            if not doomed and not had:
+                # a peer this server never added (removed before its queue's check-and-create):
+                # nothing to stop, nothing to delete, no step
+                self.peers.pop(p, None)
+                return
             wals = {q: self.children(f"{QUEUES}/{self.name}/{q}") for q in doomed}
 
             def ops(t: Any) -> None:

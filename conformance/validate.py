@@ -309,10 +309,22 @@ class Validator:
         matched before it, storage index it must be matched before)."""
         self.storage_waits = self.waits_for_reads()
         self.times = self.effective_times(events)
-        self.order = sorted(range(len(events)), key=lambda n: (self.times[n], n))
+        self.earliest = {
+            n: self.times[self.storage[k - 1]]
+            for n, (k, _before) in self.reads.items()
+            if k > 0 and "write" in (events[n].get("detail") or {})
+        }
+        """A step taken at its reads (``mapping.at_reads``) -> the time of the last write its
+        reads saw: the step happened no earlier, however late its line was written (reads that
+        waited out a leader election)."""
+        self.order = sorted(
+            range(len(events)), key=lambda n: (self.earliest.get(n, self.times[n]), n)
+        )
         """The events by when they happened at the latest (ties in file order): an order that
         keeps every lane's and the zxids' (``effective_times``), unlike a merge that had to
-        place a paused process's late-stamped lines."""
+        place a paused process's late-stamped lines. A step at its reads is placed by the
+        last write its reads saw (``earliest``): where its reads began, not where its line was
+        written."""
         self.rank = [0] * len(events)
         for i, n in enumerate(self.order):
             self.rank[n] = i
@@ -380,7 +392,8 @@ class Validator:
     def ready(self, node: _Node) -> Iterator[int]:
         """Events that may be matched next, in file order: the head of a lane, if it is not a
         storage event or it is the next storage event, and it was written no more than ``slack``
-        seconds after the earliest unmatched event (the processes share one clock)."""
+        seconds after the earliest unmatched event (the processes share one clock; a step at its
+        reads may have happened as early as the last write its reads saw: ``earliest``)."""
         heads = []
         for p, idx in enumerate(self.proc_events):
             c = node.cursors[p]
@@ -395,11 +408,12 @@ class Validator:
                 nxt_storage = None  # a read served before this write is not matched yet
         horizon = min(self.times[n] for n in heads) + self.bounds.slack
         reads = self.reads
+        earliest = self.earliest
         out = [
             n
             for n in heads
             if (self.events[n]["zxid"] is None or n == nxt_storage)
-            and self.times[n] <= horizon
+            and min(self.times[n], earliest.get(n, self.times[n])) <= horizon
             and (n not in reads or node.k >= reads[n][0])
         ]
         out.sort(key=self.rank.__getitem__)

@@ -266,3 +266,19 @@ def test_another_runs_session_closing_in_a_shared_ensemble_is_not_a_crash() -> N
     v = validate_path(DATA / "table-other-run-session-closes")
     assert v.status == "accepted", v.headline()
     assert "from_txn_log" not in v.detail
+
+
+def test_a_claim_round_whose_reads_waited_out_a_leader_election() -> None:
+    """The master read the online servers for a CLAIM round (server 0 alone), a server joined
+    (zxid 0x100000041), a ZooKeeper leader election held the round's last read for a second, and
+    the round sent its one claim to server 0. The round is the model's step at its reads, and
+    it is placed by the last write its reads saw, not by its line stamped after the election:
+    the search takes it before the join without spending a reordering."""
+    run = DATA / "table-claim-reads-across-leader-election"
+    events = _lines(run / "trace.jsonl")
+    claim = next(e for e in events if e["name"] == "arqp_claim" and e["args"]["targets"] == [0])
+    join = next(e for e in events if e["name"] == "join" and e["zxid"] == 0x100000041)
+    lo, hi = claim["detail"]["read"]
+    assert lo < join["zxid"] < hi and claim["t"] > join["t"] + 1.0
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
