@@ -376,9 +376,10 @@ class RegionServer(ZkProcess):
 
             try:
                 zxid = self.txn(ops)
-            except TxnFailed:
-                zxid = None
-            self.trace.emit("peer_sync", {"server": self.index, "peer": p}, zxid=zxid)
+            except TxnFailed as exc:  # its session is gone: a zombie deletes nothing
+                self.trace.meta("note", what=f"removal of peer {p} not written", error=str(exc))
+            else:
+                self.trace.emit("peer_sync", {"server": self.index, "peer": p}, zxid=zxid)
         else:
             prefix = f"{peer_id(p)}-{self.name}"
             rows = [r for r in self.children(TABLE) if row_key_of(r).startswith(prefix)]
