@@ -86,9 +86,21 @@ class Sink:
             self.trace.emit("foreign_put", {"cluster": self.cluster}, uid=edit["uid"], scope=kind)
 
     def _count_own(self) -> int:
-        """How many edits this cluster's clients already wrote (a restarted sink goes on)."""
+        """How many edits this cluster's clients already wrote (a restarted sink goes on): the
+        count, or past the last of its own edits in the relay log, if the process was killed
+        after writing an edit and before counting it (its uid is not given out twice)."""
         path = self.dir / "foreign.count"
-        return int(path.read_text()) if path.exists() else 0
+        count = int(path.read_text()) if path.exists() else 0
+        if self.relay_log.exists():
+            for line in self.relay_log.read_text().splitlines():
+                try:
+                    uid = str(json.loads(line).get("uid", ""))
+                except ValueError:
+                    continue  # a line torn by the kill
+                cluster, _, n = uid.partition(".")
+                if cluster == str(self.cluster) and n.isdigit():
+                    count = max(count, int(n) + 1)
+        return count
 
     def relay_home(self) -> None:
         from kazoo.client import KazooClient

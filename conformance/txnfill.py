@@ -410,11 +410,60 @@ def lost_writes(events: list[Event]) -> tuple[list[Event], int]:
                 uid = f"0.{server}.{_seq(wal)}.{before + i}"
             detail = {"uid": uid, "wal": wal, "owed": []}
             out.append(made("put", {"server": server, "group": 0, "kind": kind}, detail))
+    for n, made_put in _lost_foreign_puts(events):
+        after.setdefault(n, []).append(made_put)
     result: list[Event] = []
     for n, e in enumerate(events):
         result.append(e)
         result.extend(after.get(n, ()))
     return result, len(result) - len(events)
+
+
+def _lost_foreign_puts(events: list[Event]) -> list[tuple[int, Event]]:
+    """A client edit at another cluster (``<cluster>.<n>``) that a ``relay_home`` names and no
+    ``foreign_put`` line wrote (the cluster's process killed between writing the edit and its
+    line): its ``foreign_put`` (GLOBAL: it was relayed), right after the line of that cluster's
+    edit before it (its clients write in order), or after the process's first line."""
+    written: dict[str, int] = {}
+    for n, e in enumerate(events):
+        if e["name"] == "foreign_put":
+            written[str((e.get("detail") or {}).get("uid"))] = n
+    out: list[tuple[int, Event]] = []
+    for e in events:
+        uid = str((e.get("detail") or {}).get("uid"))
+        cluster, _, num = uid.partition(".")
+        if e["name"] != "relay_home" or uid in written or not num.isdigit():
+            continue
+        earlier = [
+            (int(u.partition(".")[2]), n)
+            for u, n in written.items()
+            if u.partition(".")[0] == cluster
+            and u.partition(".")[2].isdigit()
+            and int(u.partition(".")[2]) < int(num)
+        ]
+        first = next((n for n, x in enumerate(events) if x["proc"] == e["proc"]), 0)
+        at = max(earlier)[1] if earlier else first
+        like = events[at]
+        written[uid] = at
+        out.append(
+            (
+                at,
+                {
+                    "v": like.get("v", 1),
+                    "proc": e["proc"],
+                    "pid": like["pid"],
+                    "seq": None,
+                    "t": like["t"],
+                    "kind": "action",
+                    "name": "foreign_put",
+                    "args": {"cluster": int(cluster)} if cluster.isdigit() else {},
+                    "zxid": None,
+                    "design": like.get("design"),
+                    "detail": {"uid": uid, "scope": 0, "from": "later lines"},
+                },
+            )
+        )
+    return out
 
 
 def fill(

@@ -248,3 +248,26 @@ def test_a_table_era_masters_lost_line_is_read_back(tmp_path: Path, step: str) -
     v = validate_path(run)
     assert v.status == "accepted", v.headline()
     assert validate_path(_without_logs(run, tmp_path)).status != "accepted"
+
+
+def test_a_foreign_edit_relayed_home_without_its_line_is_read_back(tmp_path: Path) -> None:
+    """The other cluster wrote a client edit to its relay log and was stopped (``sink-down``)
+    before the edit's line; restarted, it relayed the edit home. The ``relay_home`` names it, so
+    its ``foreign_put`` is read back (GLOBAL: it was relayed), in its cluster's order."""
+    run = tmp_path / "copy" / "table-claim-reads-across-leader-election"
+    shutil.copytree(DATA / "table-claim-reads-across-leader-election", run)
+    lines = (run / "trace.jsonl").read_text().splitlines(keepends=True)
+    relayed = {
+        json.loads(x)["detail"]["uid"] for x in lines if json.loads(x)["name"] == "relay_home"
+    }
+    cut = next(
+        i
+        for i, x in enumerate(lines)
+        if json.loads(x)["name"] == "foreign_put" and json.loads(x)["detail"]["uid"] in relayed
+    )
+    uid = json.loads(lines[cut])["detail"]["uid"]
+    (run / "trace.jsonl").write_text("".join(lines[:cut] + lines[cut + 1 :]))
+    events, _n = txnfill.lost_writes(read_trace(run).events)
+    read_back = [e for e in events if (e.get("detail") or {}).get("from") == "later lines"]
+    assert [(e["name"], e["detail"]["uid"]) for e in read_back] == [("foreign_put", uid)]
+    assert validate_path(run).status == "accepted"
