@@ -13,7 +13,8 @@ replication znodes into the step that makes it (the recognisers of ``txnread``):
 * a position written (``persist``); a WAL znode deleted with its queue left (``advance``); a
   claimed queue deleted with its last WAL (``finish``);
 * a claim: one multi that creates the claimed queue under the claimer and deletes the dead
-  server's (``claim_commit``; zk-lock's ``lock``, ``copy_queue`` and ``finish_claim``);
+  server's (``claim_commit``; zk-lock's ``lock``, ``copy_queue`` and ``finish_claim``); a lock
+  deleted alone (zk-lock's ``lock_cleaner``, HBASE-16144);
 * a peer's znode created or deleted, its ``peer-state`` set (``add_peer``, ``remove_peer``,
   ``enable_peer``, ``disable_peer``).
 
@@ -192,6 +193,10 @@ def _steps(
     if locks:
         (parts, data), holder = locks[0], (locks[0][1] or b"").decode(errors="replace")
         yield "lock", {"server": server_index(holder), "dead": server_index(parts[0])}, {}
+        return
+    if proc == "master" and len(deleted_queues) == 1 and deleted_queues[0][1] == "lock":
+        # zk-lock's lock cleaner chore (HBASE-16144): a lock whose holder died, removed
+        yield "lock_cleaner", {"dead": server_index(deleted_queues[0][0])}, {}
         return
     dead = txnread.claim_finished(txn)
     if dead is not None and proc.startswith("rs-"):

@@ -28,6 +28,7 @@ ACCEPTED_FROM_BOTH = [
     ("table-lost-join", "table"),
     ("table-removed-peer-source", "table"),
     ("zk-lock-lost-finish-claim", "zk-lock"),
+    ("zk-lock-lock-cleaner", "zk-lock"),
     ("zk-lock-lost-persist", "zk-lock"),
     ("zk-multi-lost-peer-sync", "zk-multi"),
     ("zk-multi-lost-ship-to-one-peer", "zk-multi"),
