@@ -36,6 +36,7 @@ itself the same way with ``/hbase/master``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -190,10 +191,14 @@ class ZkProcess:
             try:
                 self.zk.start(timeout=30)
                 return
-            except KazooTimeoutError:
+            except (KazooTimeoutError, ConnectionLoss):
+                # a connection lost right after it was made (kazoo's check of the chroot) is
+                # the same wait: the ensemble is electing a leader
                 if orphaned():
                     raise
                 log("no ZooKeeper quorum yet; retrying")
+                with contextlib.suppress(Exception):
+                    self.zk.stop()
 
     def _on_state(self, state: str) -> None:
         if state == KazooState.LOST and self.fence_path and not self.stopping.is_set():
