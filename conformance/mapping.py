@@ -161,8 +161,11 @@ def at_reads(events: list[Event]) -> list[Event]:
         dead = (e.get("args") or {}).get("dead")
         z = e.get("zxid")
         if e["name"] in DECIDED_AT_READS and isinstance(z, int):
-            read = d.get("read") or [last.get((e["proc"], dead), 0), z - 1]
-            e = {**e, "zxid": None, "detail": {**d, "read": read, "write": z}}
+            if d.get("read"):
+                e = {**e, "zxid": None, "detail": {**d, "write": z}}
+            else:  # the widest window: when the reads were served is not known
+                read = [last.get((e["proc"], dead), 0), z - 1]
+                e = {**e, "zxid": None, "detail": {**d, "read": read, "write": z, "widest": True}}
         write = e.get("zxid") if e.get("zxid") is not None else d.get("write")
         if isinstance(dead, int) and isinstance(write, int) and e["name"] != "claim_lost":
             last[(e["proc"], dead)] = write  # a dropped claim is written after the round's reads
