@@ -3,6 +3,7 @@
     python bench/validate_speed.py parse      # read and check every golden trace, no replay
     python bench/validate_speed.py validate   # read, check and replay every golden trace
     python bench/validate_speed.py report     # per trace: events, hidden steps, frontier, time
+    python bench/validate_speed.py ceiling    # validate, with no property checked (a measure)
 
 Time the first two as whole processes, side by side, with a process timer (for example
 ``/usr/bin/time -v`` or hyperfine); the ratio validate/parse is the cost of the replay over the
@@ -35,6 +36,20 @@ def main(argv: list[str]) -> int:
         n = sum(len(read_trace(p).events) for p in traces())
         print(f"parsed {n} events")
         return 0
+    if mode == "ceiling":
+        # A measurement, not a mode of the validator: the replay with no invariant and no step
+        # property checked, to see what the rest of it costs.
+        from replcheck.conformance import validate as validating
+
+        base = validating.Validator.__init__
+
+        def without_properties(self, *args, **kwargs) -> None:
+            base(self, *args, **kwargs)
+            self.model.invariants = ()
+            self.model.step_properties = ()
+
+        validating.Validator.__init__ = without_properties
+        mode = "validate"
     if mode == "validate":
         n = 0
         for p in traces():
