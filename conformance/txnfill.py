@@ -276,11 +276,7 @@ def _master_steps(committed: list[Any], traced: set[int]) -> dict[int, list[tupl
             got = [s for s in txntrace_table.steps_of(txn, "master", tree) if s[0] != "unmodelled"]
             if got:
                 out[txn.zxid] = got
-        for kind, path, data in txnread.ops(txn):
-            if kind == "delete":
-                tree.pop(path, None)
-            else:
-                tree[path] = data
+        txnread.apply(tree, txnread.ops(txn))
     return out
 
 
@@ -383,19 +379,7 @@ def lost_writes(events: list[Event]) -> tuple[list[Event], int]:
         def made(
             name: str, args: dict, detail: dict, like: Event = like, proc: str = proc
         ) -> Event:
-            return {
-                "v": like.get("v", 1),
-                "proc": proc,
-                "pid": like["pid"],
-                "seq": None,
-                "t": like["t"],
-                "kind": "action",
-                "name": name,
-                "args": args,
-                "zxid": None,
-                "design": like.get("design"),
-                "detail": {**detail, "from": "later lines"},
-            }
+            return _from_lines(like, proc, name, args, detail)
 
         out = after.setdefault(last[proc], [])
         if table and wal not in rolled:
@@ -445,25 +429,28 @@ def _lost_foreign_puts(events: list[Event]) -> list[tuple[int, Event]]:
         at = max(earlier)[1] if earlier else first
         like = events[at]
         written[uid] = at
-        out.append(
-            (
-                at,
-                {
-                    "v": like.get("v", 1),
-                    "proc": e["proc"],
-                    "pid": like["pid"],
-                    "seq": None,
-                    "t": like["t"],
-                    "kind": "action",
-                    "name": "foreign_put",
-                    "args": {"cluster": int(cluster)} if cluster.isdigit() else {},
-                    "zxid": None,
-                    "design": like.get("design"),
-                    "detail": {"uid": uid, "scope": 0, "from": "later lines"},
-                },
-            )
-        )
+        args = {"cluster": int(cluster)} if cluster.isdigit() else {}
+        made = _from_lines(like, e["proc"], "foreign_put", args, {"uid": uid, "scope": 0})
+        out.append((at, made))
     return out
+
+
+def _from_lines(like: Event, proc: str, name: str, args: dict, detail: dict) -> Event:
+    """A step of ``proc`` that later lines tell of and no line records, put in beside ``like``
+    (its pid, time and design): no zxid, in ``proc``'s order."""
+    return {
+        "v": like.get("v", 1),
+        "proc": proc,
+        "pid": like["pid"],
+        "seq": None,
+        "t": like["t"],
+        "kind": "action",
+        "name": name,
+        "args": args,
+        "zxid": None,
+        "design": like.get("design"),
+        "detail": {**detail, "from": "later lines"},
+    }
 
 
 def fill(
@@ -493,7 +480,7 @@ def fill(
             i += 1
         out.append(e)
     out.extend(lost[i:])
-    return _before_death(out, {id(e) for e in lost}), len(lost), len(windows)
+    return _after_own_lines(out, {id(e) for e in lost}), len(lost), len(windows)
 
 
 DEATH_LINES = ("fenced", "process_exit")
@@ -512,7 +499,7 @@ def _after_write(line: Event, write: Event) -> bool:
     return isinstance(read, list) and bool(read) and isinstance(z, int) and read[0] >= z
 
 
-def _before_death(events: list[Event], lost: set[int]) -> list[Event]:
+def _after_own_lines(events: list[Event], lost: set[int]) -> list[Event]:
     """``events`` with each write read back from the log before the lines its process wrote
     after it (``_after_write``), and every line of the process from the first of those on: the
     write keeps its place in zxid order, and the lines it preceded follow it (a server that

@@ -48,7 +48,7 @@ from replcheck.model.table_state import (
 )
 
 from . import txnread
-from .common import ADMIN, BARRIER, CLAIMS, SCP
+from .common import ADMIN, BARRIER, CLAIMS, LIVE, SCP
 from .steps import server_index
 
 SCP_STAGE = {
@@ -113,8 +113,9 @@ def model_procedures(st: Any) -> Procedures:
 
 
 class LogProcedures:
-    """The procedures of a log read so far: ``seen`` each transaction's ops in order, then
-    ``crash`` or ``join`` a server as the trace's events say, then ``now`` for the storage."""
+    """The procedures of a log read so far: ``seen`` each transaction's ops in order (a server's
+    live znode created is its ``join``), ``crash`` a server at its session's end, then ``now``
+    for the storage."""
 
     def __init__(self, steps: Any) -> None:
         self.steps = steps
@@ -128,6 +129,8 @@ class LogProcedures:
         for kind, path, data in ops:
             if path == BARRIER:
                 self.barrier = None
+            if kind == "create" and path.rpartition("/")[0] == LIVE:
+                self.join(server_index(path.rsplit("/", 1)[1]))
             if path.rpartition("/")[0] != SCP:
                 continue
             s = server_index(path.rsplit("/", 1)[1])

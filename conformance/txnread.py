@@ -287,6 +287,15 @@ def ops(txn: Any) -> list[tuple[str, str, bytes | None]]:
     return out
 
 
+def apply(tree: dict[str, bytes | None], written: list[tuple[str, str, bytes | None]]) -> None:
+    """``tree`` (path -> data) after the writes ``ops`` read from one transaction."""
+    for kind, path, data in written:
+        if kind == "delete":
+            tree.pop(path, None)
+        else:
+            tree[path] = data
+
+
 def writer(txn: Any) -> str | None:
     """The process that made the transaction, told by the fencing write every process of the
     reference cluster opens its writes with: ``set`` of its own znode (``/hbase/master``, or the

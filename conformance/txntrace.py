@@ -469,13 +469,7 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
                 )
                 found.extend((txn, proc, *step) for step in read)
             written = txnread.ops(txn)
-            for kind, path_, data in written:
-                if kind == "delete":
-                    tree.pop(path_, None)
-                else:
-                    tree[path_] = data
-                if kind == "create" and path_.rpartition("/")[0] == LIVE:
-                    procedures.join(server_index(path_.rsplit("/", 1)[1]))
+            txnread.apply(tree, written)
             procedures.seen(written)
         # the storage after the slot: a roll's WAL added to every queue (``_atomic_adds``)
         for txn, proc, name, args, detail in found:
