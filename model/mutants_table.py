@@ -3,7 +3,7 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, master, scp, source, table_rules
+from . import claim, master, peer_procs, scp, source, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -105,9 +105,7 @@ class RemoveWithoutWaiting(Table):
         "the removed peer afterwards (an orphan queue)"
     )
     configs = ("t-remove-peer",)
-
-    def rule_removal_pending(self, st: TState, proc) -> bool:
-        return False
+    text = peer_procs.RemoveWithoutWaiting
 
 
 class RemoveRecollects(Table):
@@ -120,9 +118,7 @@ class RemoveRecollects(Table):
         "if there are new SCPs scheduled, it could make us stuck here forever')"
     )
     configs = ("t-remove-starve",)
-
-    def rule_removal_pending(self, st: TState, proc) -> bool:
-        return bool(self.rule_removal_waits_for(st))
+    text = peer_procs.RemoveRecollects
 
 
 class RemoveAllOnePass(Table):
@@ -265,17 +261,7 @@ class RemovePeerKeepsRecovered(Table):
         "keeps running, and its setOffset recreates a queue row after removeAllQueues"
     )
     configs = ("t-remove-peer",)
-
-    def rs_remove_peer(self, cfg: Config, st: TState, p: int, s: int) -> TState:
-        from . import table_storage
-
-        srv = st.servers[s]
-        st = st._replace(rows=table_storage.remove_queue(st.rows, p, s, -1))
-        srv = srv._replace(
-            known=srv.known & ~(1 << p),
-            shippers=tuple(sh for sh in srv.shippers if sh.peer != p or sh.chain),
-        )
-        return self.with_server(st, s, srv)
+    text = peer_procs.RemovePeerKeepsRecovered
 
 
 class RestartForgetsBarrier(Table):

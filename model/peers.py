@@ -1,8 +1,8 @@
 """Peers added and removed by an administrator in the table era (reference sections 7 and 10),
 in the protocol text's form (``model/step.py``): the submission of AddPeerProcedure and
 RemovePeerProcedure while the admin budget lasts, one procedure per peer at a time. The
-procedures' own states and the refreshes they send to region servers are still in the flat form
-(``specs/flat_table_procs.py``)."""
+procedures' own steps and the refreshes they send to region servers are in
+``model/peer_procs.py``."""
 
 from __future__ import annotations
 

@@ -218,14 +218,16 @@ def gated(text: Any, gates: list[Gate], inst: Instance) -> Instance:
 
 
 def instances_of(text: Any, others: Iterable[Instance] = ()) -> list[Instance]:
-    """Every instance of the text: ``others`` (steps not yet in ``@step`` form; a ``@step`` of
-    the same name replaces them) and each ``@step``'s, each waiting for its gates."""
+    """Every instance of the text: ``others`` (steps not yet in ``@step`` form; an instance of a
+    ``@step`` with the same name and arguments replaces one) and each ``@step``'s, each waiting
+    for its gates. A feature not yet in the text may add instances of its own to a kind the text
+    writes (sync replication's procedure to ``peer_proc``)."""
     cls = type(text)
-    steps = steps_of(cls)
-    written = {st.name for st in steps}
-    out = [i for i in others if i.name not in written]
-    for st in steps:
-        out.extend(instance(text, st, tuple(args)) for args in st.each(text))
+    mine: list[Instance] = []
+    for st in steps_of(cls):
+        mine.extend(instance(text, st, tuple(args)) for args in st.each(text))
+    written = {(i.name, i.args) for i in mine}
+    out = [i for i in others if (i.name, i.args) not in written] + mine
     gates = gates_of(cls)
     return [gated(text, gates, i) for i in out]
 

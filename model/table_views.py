@@ -14,6 +14,7 @@ class TableText:
     this one declaration."""
 
     cfg: Any
+    design: Any
     S: range
     P: range
     G: range
@@ -53,6 +54,11 @@ class TableText:
     readable: Any
     scp_unfinished: Any
     barrier_enable: Any
+    proc_keys: Any
+    cursor_steps: Any
+    arqp_unfinished: Any
+    rs_add_peer: Any
+    rs_remove_peer: Any
     cleaner_reset: Any
     _put_row: Any
     _get_rows: Any
@@ -110,6 +116,18 @@ class ShipperSlot(View):
 
     present = slot("sh")
     pos = slot("shpos")
+
+
+class PeerProc(View):
+    """The peer procedure of peer ``p`` (one at a time): ``PeerProc(t, p)``: whether one is
+    persisted, its kind (``ADD``, ``REMOVE``, sync's ``TRANSIT``) and stage, the servers whose
+    RefreshPeerProcedure child is still out, and the servers RemovePeerProcedure recorded."""
+
+    present = slot("pp")
+    kind = slot("ppk")
+    stage = slot("pps")
+    refresh = slot("ppref", by="server")
+    recorded = slot("pprec", by="server")
 
 
 class Budget(View):

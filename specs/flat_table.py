@@ -61,12 +61,6 @@ from replcheck.model.table_state import (
 )
 from replcheck.model.text import FlatModel, FlatProperty
 
-from .flat_table_mutants import (
-    FlatRemovePeerKeepsRecovered,
-    FlatRemoveRecollects,
-    FlatRemoveWithoutWaiting,
-    FlatTableDoc,
-)
 from .flat_table_steps import TableSteps
 from .flat_zk import FlatError
 
@@ -641,25 +635,17 @@ def check_config(cfg: Config, handled: frozenset[str] = frozenset()) -> None:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
 
 
-# --- mutants overriding a step outside a dual-form rule ------------------------------------------
-
-
-def _sub(mixin: type, name: str) -> type[TableFlat]:
-    return type(name, (mixin, TableFlat), {"__doc__": mixin.__doc__})
+# --- designs and mutants whose form is the base text's --------------------------------------------
 
 
 TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
     "table": TableFlat,
-    "table-doc": _sub(FlatTableDoc, "TableDocFlat"),
-    "table/HBASE-27213": _sub(FlatRemoveWithoutWaiting, "RemoveWithoutWaitingFlat"),
-    "table/HBASE-27213-recollect": _sub(FlatRemoveRecollects, "RemoveRecollectsFlat"),
+    "table-doc": TableFlat,
     "table/remove-all-one-pass": TableFlat,
-    "table/remove-peer-keeps-recovered": _sub(
-        FlatRemovePeerKeepsRecovered, "RemovePeerKeepsRecoveredFlat"
-    ),
 }
-"""The flat form of the design, and of each mutant whose override is not a dual-form rule.
-``remove-all-one-pass`` needs none: the number of passes is read from the design."""
+"""The designs and mutants whose form is the base text's as it is: ``table-doc``'s differences
+are read from the design (``doc_waits_for_scps``), and ``remove-all-one-pass``'s number of passes
+too. Every other mutant brings its text (``Design.text``) or a dual-form rule."""
 
 
 def _feature_module(feature: str) -> Any:

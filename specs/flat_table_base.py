@@ -1,7 +1,6 @@
-"""Shared pieces of the table era's steps (``specs/flat_table_steps.py``,
-``flat_table_procs.py`` and the protocol text's components in ``model/``): the attributes the
-layout provides
-(``specs/flat_table.py``) and the storage and memory updates several steps make (``setOffset``,
+"""Shared pieces of the table era's steps (``specs/flat_table_steps.py`` and the protocol
+text's components in ``model/``): the attributes the layout provides (``specs/flat_table.py``)
+and the storage and memory updates several steps make (``setOffset``,
 ``removeQueue``, a new shipper, a head WAL, ``kill``)."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Synchronous replication (``model/table_sync.py``; seed 004 "About sync replication") as a
-feature of the flat table model (``specs/flat_table.py``): the mixin ``FEATURE`` and the flat form
-of the sync mutants (``MUTANTS``). The steps are in ``flat_table_sync_steps.py``.
+feature of the flat table model (``specs/flat_table.py``): the mixin ``FEATURE`` and the text of
+the sync mutants (``MUTANTS``). The steps are the protocol text's, ``model/sync_replication.py``;
+this module lays out their slots.
 
 What the feature adds to the layout:
 
@@ -18,7 +19,7 @@ What the feature adds to the layout:
 
 The refusal of recovered sources is the design's dual-form ``rule_refuse_recovered`` applied to
 the claimer's view, so it follows the views as they change (``table/sync-no-refusal``, whose
-override is a plain method, has its flat form in ``MUTANTS``). The invariants that read the
+override is a plain method, has its text in ``MUTANTS``). The invariants that read the
 history (``no_lost_edit``'s exemption of stale edits, ``no_stale_edit_replicated``) are added over
 the base's: ``no_lost_edit`` is the base predicate read through a view of the state in which a
 stale edit is owed to nobody (the base predicate reads the owed bits only to decide which edits
@@ -32,12 +33,11 @@ from typing import Any
 from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.logic import generic_of
+from replcheck.model.sync_replication import SyncNoDrain, SyncNoRefusal, SyncReplication
 from replcheck.model.table_state import REMOVE, TRANSIT, TState
 from replcheck.model.table_sync import TS_POST, WAS_ENABLED, step_of
-from replcheck.model.text import FlatProperty, Tx
+from replcheck.model.text import FlatProperty
 
-from .flat_table_base import StepBase
-from .flat_table_sync_steps import SyncFlatSteps
 from .flat_zk import FlatError
 
 SYNC_FIELDS = ("sync", "remote_dir", "stale")
@@ -45,7 +45,7 @@ SYNC_FIELDS = ("sync", "remote_dir", "stale")
 SYNC_SERVER_FIELDS = ("views", "drained")
 
 
-class SyncFlat(SyncFlatSteps):
+class SyncFlat(SyncReplication):
     """Sync replication peers: their states, the transition procedure, the servers' views and
     drains, the remote WAL directories and the STANDBY-era history."""
 
@@ -60,7 +60,7 @@ class SyncFlat(SyncFlatSteps):
         super().__init__(design, cfg)  # type: ignore[call-arg]
         self.SP = range(cfg.sync_peers)
         refuse = generic_of(self.cls, "rule_refuse_recovered")
-        if refuse is None and type(self).refuse_recovered is SyncFlatSteps.refuse_recovered:
+        if refuse is None and type(self).refuse_recovered is SyncReplication.refuse_recovered:
             raise FlatError(f"{design.name}: rule_refuse_recovered is not a dual-form rule here")
         self.rule["rule_refuse_recovered"] = refuse
 
@@ -200,21 +200,7 @@ FEATURE = SyncFlat
 # --- the sync mutants ---------------------------------------------------------------------------
 
 
-class FlatSyncNoDrain(StepBase):
-    """``table/sync-no-drain``: the stage-1 refresh to STANDBY does not ``drainSources``."""
-
-    def drain_sources(self, ops: Any, tx: Tx, cond: Any, p: int, s: int) -> None:
-        return None
-
-
-class FlatSyncNoRefusal(StepBase):
-    """``table/sync-no-refusal``: ``addRecoveredSource`` refuses no sync peer."""
-
-    def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
-        return False
-
-
 MUTANTS: dict[str, type] = {
-    "table/sync-no-drain": FlatSyncNoDrain,
-    "table/sync-no-refusal": FlatSyncNoRefusal,
+    "table/sync-no-drain": SyncNoDrain,
+    "table/sync-no-refusal": SyncNoRefusal,
 }

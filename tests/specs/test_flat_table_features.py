@@ -1,4 +1,4 @@
-"""The flat table model's mutant ``table/add-missing-rerun`` (``specs/flat_table_mutants.py``)
+"""The flat table model's mutant ``table/add-missing-rerun`` (its text, ``model/scp.py``)
 against the explicit model, on plain values, as ``test_flat_table.py`` does for the base: on
 every state of a breadth-first
 prefix, the flat form round-trips, the flat steps lead to exactly the explicit successors, and
