@@ -218,16 +218,12 @@ def gated(text: Any, gates: list[Gate], inst: Instance) -> Instance:
 
 
 def instances_of(text: Any, others: Iterable[Instance] = ()) -> list[Instance]:
-    """Every instance of the text: ``others`` (steps not yet in ``@step`` form; an instance of a
-    ``@step`` with the same name and arguments replaces one) and each ``@step``'s, each waiting
-    for its gates. A feature not yet in the text may add instances of its own to a kind the text
-    writes (sync replication's procedure to ``peer_proc``)."""
+    """Every instance of the text: ``others`` (steps not yet in ``@step`` form, the ZooKeeper
+    era's) and each ``@step``'s, each waiting for its gates."""
     cls = type(text)
-    mine: list[Instance] = []
+    out = list(others)
     for st in steps_of(cls):
-        mine.extend(instance(text, st, tuple(args)) for args in st.each(text))
-    written = {(i.name, i.args) for i in mine}
-    out = [i for i in others if (i.name, i.args) not in written] + mine
+        out.extend(instance(text, st, tuple(args)) for args in st.each(text))
     gates = gates_of(cls)
     return [gated(text, gates, i) for i in out]
 

@@ -15,10 +15,11 @@ from .bootstrap import NaiveRegistration
 from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .migration import ZkMigration
 from .step import kinds_of
+from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
 from .table_state import TState
-from .table_sync import SYNC_KINDS, SyncSteps
+from .table_sync import SyncSteps
 
 TABLE_CONFIGS = (
     "t-std",
@@ -39,7 +40,12 @@ class Table(SyncSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
     configs = TABLE_CONFIGS
-    kinds = (*TABLE_KINDS, *SYNC_KINDS, *kinds_of(SyncUpTool), *kinds_of(ZkMigration))
+    kinds = (
+        *TABLE_KINDS,
+        *(k for k in kinds_of(SyncReplication) if k.name == "transit_peer"),
+        *kinds_of(SyncUpTool),
+        *kinds_of(ZkMigration),
+    )
 
 
 class TableDoc(Table):

@@ -32,6 +32,7 @@ from .config import Config
 from .design import Design
 from .logic import PY, dual
 from .master import MasterRestart
+from .peer_procs import PeerProcedures
 from .peers import PeerAdmin
 from .relays import RELAY_KINDS, Relays
 from .restarts import Restarts
@@ -128,8 +129,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     *kinds_of(PeerAdmin),
     K("disable_peer", ("peer",), False, "admin: the peer's state in storage goes DISABLED"),
     K("enable_peer", ("peer",), False, "admin: the peer's state in storage goes ENABLED"),
-    K("peer_proc", ("peer",), True, "the peer procedure's next state"),
-    K("refresh", ("peer", "server"), True, "RefreshPeerProcedure on one region server"),
+    *kinds_of(PeerProcedures),
     *kinds_of(LogCleaner),
     *kinds_of(MasterRestart),
     *kinds_of(Bootstrap),

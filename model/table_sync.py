@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .action import ActionKind
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import DISABLED, ENABLED, bits, set_at
@@ -72,15 +71,6 @@ ALLOWED: dict[int, tuple[int, ...]] = {
     DOWNGRADE_ACTIVE: (STANDBY, ACTIVE),
 }
 """``ReplicationPeerManager.allowedTransition``: A→{DA,S}; S→{DA}; DA→{S,A}."""
-
-SYNC_KINDS: tuple[ActionKind, ...] = (
-    ActionKind(
-        "transit_peer",
-        ("peer", "to_state"),
-        False,
-        "admin: TransitPeerSyncReplicationStateProcedure is submitted",
-    ),
-)
 
 
 def refuse_recovered_rule(ops: Ops, state: I, new: I) -> B:

@@ -224,18 +224,3 @@ def case(ops: Any, x: Any, n: int, pred: Any) -> Any:
     if isinstance(x, int):
         return pred(x) if 0 <= x < n else False
     return ops.or_(*(ops.and_(x == i, pred(i)) for i in range(n)))
-
-
-def crash_instance(flat: Any, s: int) -> Instance:
-    """``crash`` of server ``s``, the same step in both eras: while the crash budget lasts and
-    more than one server is alive; ``flat.kill`` is the era's own death of a server."""
-
-    def guard(ops: Any, get: Get) -> Any:
-        alive = count(ops, (get(("alive", t)) for t in flat.S))
-        return ops.and_(get(("b", "crashes")) > 0, alive > 1, get(("alive", s)))
-
-    def apply(ops: Any, tx: Tx) -> None:
-        tx[("b", "crashes")] = tx[("b", "crashes")] - 1
-        flat.kill(ops, tx, s)
-
-    return Instance("crash", (s,), guard, apply)

@@ -589,7 +589,7 @@ class TableFlat(TableSteps):
             config=self.cfg.name,
             sorts=self.sorts(),
             init=self.encode(self.init_state),
-            instances=instances_of(self, self.instances()),
+            instances=instances_of(self),
             properties=self.properties(),
             decode=self.decode,
             encode=self.encode,

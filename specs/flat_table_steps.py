@@ -1,8 +1,8 @@
 """The table era's steps over the flat layout of ``specs/flat_table.py``: every component of
 the protocol text composed into ``TableSteps`` (``model/wal.py``, ``model/source.py``,
 ``model/sinks.py``, ``model/scp.py``, ``model/claim.py``, ``model/peers.py``,
-``model/peer_procs.py``, ``model/cleaner.py``, ``model/master.py``), and the one step not in the
-text yet, ``crash``; shared pieces in ``flat_table_base.py``.
+``model/peer_procs.py``, ``model/cleaner.py``, ``model/master.py``, ``model/crashes.py``); shared
+pieces in ``flat_table_base.py``.
 
 Decision rules the design has in dual form are called through ``generic_of`` (``self.rule``): the
 edit filter, the live-server read and the deletion rule of the log cleaner, the claim's guard
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from replcheck.model.claim import Claims
 from replcheck.model.cleaner import LogCleaner
+from replcheck.model.crashes import Crashes
 from replcheck.model.master import MasterRestart
 from replcheck.model.peer_procs import PeerProcedures
 from replcheck.model.peers import PeerAdmin
 from replcheck.model.scp import AssignQueues
 from replcheck.model.sinks import SinkServers
 from replcheck.model.source import Sources
-from replcheck.model.text import Instance, crash_instance
 from replcheck.model.wal import Wals
 
 from .flat_table_base import StepBase
@@ -38,17 +38,7 @@ class TableSteps(
     PeerProcedures,
     MasterRestart,
     LogCleaner,
+    Crashes,
     StepBase,
 ):
-    """Every step: the protocol text's components, and ``crash`` here."""
-
-    # --- action instances ---------------------------------------------------------------------
-
-    def instances(self) -> list[Instance]:
-        return [self._crash(s) for s in self.S]
-
-    # --- crashes ---------------------------------------------------------------------------------
-
-    def _crash(self, s: int) -> Instance:
-        """``crash``: with more than one server online."""
-        return crash_instance(self, s)
+    """Every step: the protocol text's components."""

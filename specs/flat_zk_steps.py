@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from replcheck.model import rules
+from replcheck.model.crashes import Crashes
 from replcheck.model.state import (
     ABSENT,
     ARCHIVED,
@@ -22,12 +23,13 @@ from replcheck.model.state import (
     REMOVED,
     wal_order,
 )
-from replcheck.model.text import FlatModel, Instance, Tx, case, count, crash_instance, lookup
+from replcheck.model.step import instances_of
+from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(ZkLayout):
+class ZkFlat(Crashes, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -302,7 +304,6 @@ class ZkFlat(ZkLayout):
             for w in self.W:
                 if self.key[w][0] == s:
                     add(self._register(s, w))
-            add(self._crash(s))
             for sk in self.sh_keys:
                 for hw in self.W:
                     full = (s, *sk)
@@ -398,10 +399,6 @@ class ZkFlat(ZkLayout):
         return Instance(
             "register_wal", (s, w), guard, lambda ops, tx: self.register_wal(ops, tx, s, w)
         )
-
-    def _crash(self, s: int) -> Instance:
-        """``crash``: with more than one server online."""
-        return crash_instance(self, s)
 
     def _archive(self, w: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
@@ -749,7 +746,7 @@ class ZkFlat(ZkLayout):
             config=self.cfg.name,
             sorts=sorts,
             init=init,
-            instances=self.instances(),
+            instances=instances_of(self, self.instances()),
             properties=zk_properties(self),
             decode=self.decode,
             encode=self.encode,

@@ -1,0 +1,34 @@
+"""A region server's death, the same step in both eras, in the protocol text's form
+(``model/step.py``): while the crash budget lasts and more than one server is alive, a server
+dies. What dying does is the era's own ``kill``: in the ZooKeeper era its session and memory go
+(seed 000, "a region server fails"); in the table era its memory goes and the master schedules
+its ServerCrashProcedure (seed 004). Server restarts (``model/restarts.py``) replace the step with
+one that crashes for ever.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .step import Ctx, step
+from .table_views import Budget, Server, each_server
+from .text import count
+
+
+class Crashes:
+    """The crash step (the layout provides ``S`` and the era's ``kill``)."""
+
+    S: range
+    kill: Any
+
+    @step(params=("server",), fair=False, each=each_server)
+    def crash(self, t: Ctx, s: int) -> None:
+        """a region server dies"""
+        ops = t.ops
+        t.require(
+            Budget(t, "crashes").left > 0,
+            count(ops, (Server(t, x).alive for x in self.S)) > 1,
+            Server(t, s).alive,
+        )
+        Budget(t, "crashes").left = Budget(t, "crashes").left - 1
+        self.kill(ops, t, s)
