@@ -127,8 +127,6 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
     CLAIM_KINDS["claim_redeliver"],
     *kinds_of(PeerAdmin),
-    K("disable_peer", ("peer",), False, "admin: the peer's state in storage goes DISABLED"),
-    K("enable_peer", ("peer",), False, "admin: the peer's state in storage goes ENABLED"),
     *kinds_of(PeerProcedures),
     *kinds_of(LogCleaner),
     *kinds_of(MasterRestart),

@@ -619,7 +619,6 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("restarts", cfg.restarts, "server restarts"),
         ("spare_servers", cfg.spare_servers, "spare servers"),
         ("joins", cfg.joins, "servers joining"),
-        ("peer_toggles", cfg.peer_toggles, "peers disabled and enabled"),
         ("zombies", cfg.zombies, "zombie servers"),
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),

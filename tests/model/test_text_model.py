@@ -3,16 +3,18 @@ from every reachable state, the same actions, by the same names, leading to the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import pytest
-from replcheck.model import STANDARD, Model, get_design
+from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.text_model import TextModel
 
 
-def _agree(name: str, config: str) -> int:
-    explicit = Model(get_design(name), STANDARD[config])
-    text = TextModel(get_design(name), STANDARD[config])
+def _agree(name: str, config: str | Config) -> int:
+    cfg = STANDARD[config] if isinstance(config, str) else config
+    explicit = Model(get_design(name), cfg)
+    text = TextModel(get_design(name), cfg)
     s0 = explicit.init()
     assert text.init() == s0
     seen, todo = {s0}, [s0]
@@ -42,3 +44,13 @@ def test_every_step_agrees_on_a_race() -> None:
 )
 def test_every_step_agrees(name: str, config: str, states: int) -> None:
     assert _agree(name, config) == states
+
+
+@pytest.mark.slow
+def test_peer_toggles_agree() -> None:
+    """The admin's disable_peer and enable_peer (``model/peers.py``), with an admin budget that
+    lets a peer be disabled and enabled again (both are taken: 514 times each)."""
+    cfg = dataclasses.replace(
+        STANDARD["t-remove-peer"], name="t-remove-peer+toggles", peer_toggles=True, admin_ops=2
+    )
+    assert _agree("table", cfg) == 13614
