@@ -111,6 +111,11 @@ class RegionServer(ZkProcess):
         self.store = store_dir(self.run_dir, 0)
         self.store.mkdir(parents=True, exist_ok=True)
         self.edits_written = 0
+        self.sink_started = False
+        """HBase starts the replication sink (``startReplicationService``) after
+        ``setupWALAndReplication``, which in the ZooKeeper era creates the server's queue znode
+        (the model's ``join``): a batch another cluster sends before then is refused, and it
+        tries again."""
         self.sink_server, port = wire.serve(0, self.on_request)
         self.ensure(LIVE, QUEUES, PEERS, TABLE, SERVERS, f"{CLAIMS}/{self.name}", REFRESH)
         self.live_path = f"{LIVE}/{self.name}"
@@ -133,6 +138,7 @@ class RegionServer(ZkProcess):
         else:
             # Joining: the server's live znode, by which the master counts it online.
             self.trace.emit("join", {"server": self.index}, zxid=self.fence_zxid)
+        self.sink_started = True
         self.sync_peers(startup=True)
 
     @property
@@ -277,6 +283,8 @@ class RegionServer(ZkProcess):
     def on_request(self, req: dict[str, Any]) -> dict[str, Any]:
         if req.get("op") != "relay":
             return {"ok": False, "error": "unknown op"}
+        if not self.sink_started:
+            return {"ok": False, "error": "the replication sink has not started"}
         for e in req["edits"]:
             ids = [*e["ids"], 0]
             with open(self.store / f"applied-{self.name}.jsonl", "a", encoding="utf-8") as f:

@@ -282,3 +282,20 @@ def test_a_claim_round_whose_reads_waited_out_a_leader_election() -> None:
     assert lo < join["zxid"] < hi and claim["t"] > join["t"] + 1.0
     v = validate_path(run)
     assert v.status == "accepted", v.headline()
+
+
+def test_a_relayed_edit_written_before_its_server_joined_is_a_divergence() -> None:
+    """zk-lock, a soak run: a restarted server's sink wrote an edit the other cluster relayed
+    home (its ``sink_apply``, line 72) before the server's queue znode existed (its ``join``,
+    line 82, after a leader election). In the model a server that has not joined takes no step;
+    in HBase the sink starts after ``setupWALAndReplication``. A reference-cluster bug, fixed
+    (``tests/conformance/test_regionserver.py``); the trace is rejected there. Its ZooKeeper log
+    alone shows no sink's write, so read from the log the run is accepted: a step the log does
+    not show."""
+    run = DATA / "zk-lock-relay-before-join"
+    v = validate_path(run)
+    assert (v.status, v.reason, v.event) == ("rejected", "divergence", 71), v.headline()
+    events = _lines(run / "trace.jsonl")
+    assert events[71]["name"] == "sink_apply" and events[81]["name"] == "join"
+    assert events[71]["proc"] == events[81]["proc"]
+    assert validate_log(run, "zk-lock").status == "accepted"
