@@ -59,6 +59,7 @@ from typing import Any
 
 from . import table_rules
 from .config import Config
+from .joins import StartedSlots
 from .state import ARCHIVED, DELETED, DISABLED, ENABLED, GLOBAL, Edit, Queue, Shipper, Wal
 from .step import Ctx, gate, step
 from .table_state import (
@@ -82,7 +83,7 @@ from .table_state import (
     Scp,
     TState,
 )
-from .table_views import Server, TableText
+from .table_views import Server
 from .text import FlatError, FlatProperty, count
 
 OLD_VERSION, NEW_VERSION = 2, 3
@@ -153,13 +154,13 @@ def _upgrades(text: Any) -> list[tuple[int, int]]:
     return [(o, n) for o in old for n in text.spare]
 
 
-class ZkMigration(TableText):
+class ZkMigration(StartedSlots):
     """The migration from ZooKeeper, the rolling upgrade and spare servers (the layout's helpers
     are ``StepBase``'s)."""
 
     handles = frozenset({"migration", "spare_servers"})
     encoded_fields = ("migration", "zk")
-    encoded_server_fields = ("started", "version")
+    encoded_server_fields = ("version",)
 
     def __init__(self, design: Any, cfg: Config) -> None:
         super().__init__(design, cfg)  # type: ignore[call-arg]
@@ -190,7 +191,6 @@ class ZkMigration(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out = super().sorts()  # type: ignore[misc]
         for s in self.S:
-            out[("started", s)] = "b"
             out[("v3", s)] = "b"
             out[("migmig", s)] = "b"
         for p in self.P:
@@ -206,7 +206,6 @@ class ZkMigration(TableText):
         for s, srv in enumerate(st.servers):
             if srv.version not in (OLD_VERSION, NEW_VERSION):
                 raise FlatError(f"a server of major version {srv.version}")
-            v[("started", s)] = srv.started
             v[("v3", s)] = srv.version == NEW_VERSION
         m = st.migration
         if not m:
@@ -233,9 +232,7 @@ class ZkMigration(TableText):
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         servers = tuple(
-            srv._replace(
-                started=v[("started", s)], version=NEW_VERSION if v[("v3", s)] else OLD_VERSION
-            )
+            srv._replace(version=NEW_VERSION if v[("v3", s)] else OLD_VERSION)
             for s, srv in enumerate(st.servers)
         )
         zk = []

@@ -48,11 +48,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import table_rules
+from .joins import StartedSlots
 from .state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, bits
 from .step import Ctx, Var, gate, step
 from .table_rules import NO_TIMESTAMP
 from .table_state import NO_SOURCE, SyncUp, TState
-from .table_views import Row, Server, TableText, WalFile
+from .table_views import Row, Server, WalFile
 from .text import FlatError, FlatProperty, Tx
 
 MASTER_KINDS = (
@@ -110,7 +111,7 @@ def when_apply(ops: Any, t: Any, cond: Any, apply: Callable[[Any, Tx], None]) ->
         t.when(cond, k, val)
 
 
-class SyncUpTool(TableText):
+class SyncUpTool(StartedSlots):
     """The ``syncup`` and ``spare_servers`` features: the cluster stop, the tool, the master's
     return with the spare server, and REMOVE_QUEUES for marked servers (the layout's helpers
     are ``StepBase``'s)."""
@@ -118,7 +119,6 @@ class SyncUpTool(TableText):
     handles = frozenset({"syncup", "spare_servers"})
     variables = (Var(("mup",), "b", "master_up"), Var(("info",), "b", "info"))
     encoded_fields = ("syncup", "markers")
-    encoded_server_fields = ("started",)
 
     # --- the layout ---------------------------------------------------------------------------
 
@@ -127,7 +127,6 @@ class SyncUpTool(TableText):
         Q, E = self.cfg.wals_per_server, self.E
         out[("surun",)] = "b"
         for s in self.S:
-            out[("started", s)] = "b"
             out[("mk", s)] = "b"
         for rk in self.rkeys:
             out[("svex", *rk)] = "b"
@@ -141,8 +140,7 @@ class SyncUpTool(TableText):
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
-        for s, srv in enumerate(st.servers):
-            v[("started", s)] = srv.started
+        for s in self.S:
             v[("mk", s)] = bool(st.markers >> s & 1)
         su = st.syncup
         v[("surun",)] = su.running
@@ -156,12 +154,10 @@ class SyncUpTool(TableText):
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
-        servers = tuple(srv._replace(started=v[("started", s)]) for s, srv in enumerate(st.servers))
         work = tuple(
             (p, self.key[w], pos) for p, w, pos in _work_items(self) if v[("suw", p, w, pos)]
         )
         return st._replace(
-            servers=servers,
             markers=sum(1 << s for s in self.S if v[("mk", s)]),
             syncup=SyncUp(v[("surun",)], self._get_rows(v, "sv"), tuple(sorted(work))),
         )

@@ -30,6 +30,7 @@ from .claim import Claims
 from .cleaner import LogCleaner
 from .config import Config
 from .design import Design
+from .joins import Joins
 from .logic import PY, dual
 from .master import MasterRestart
 from .peer_procs import PeerProcedures
@@ -124,7 +125,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     *kinds_of(AssignQueues),
     *(CLAIM_KINDS[n] for n in ("claim_read", "claim_commit", "claim_lost", "zombie_claim_commit")),
     *(k for k in kinds_of(Restarts) if k.name != "crash"),
-    K("join", ("server",), False, "a new region server starts: its first WALs and its sources"),
+    *kinds_of(Joins),
     CLAIM_KINDS["claim_redeliver"],
     *kinds_of(PeerAdmin),
     *kinds_of(PeerProcedures),

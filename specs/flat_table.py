@@ -602,6 +602,7 @@ FEATURES: dict[str, str] = {
     "migration": "replcheck.model.migration",
     "bootstrap": "replcheck.model.bootstrap",
     "restarts": "replcheck.model.restarts",
+    "joins": "replcheck.model.joins",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and

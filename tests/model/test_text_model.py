@@ -54,3 +54,16 @@ def test_peer_toggles_agree() -> None:
         STANDARD["t-remove-peer"], name="t-remove-peer+toggles", peer_toggles=True, admin_ops=2
     )
     assert _agree("table", cfg) == 13614
+
+
+def test_a_joining_server_agrees() -> None:
+    """``join`` (``model/joins.py``): a third server slot of ``t-race`` that joins the running
+    cluster (456 of the transitions are its join)."""
+    cfg = dataclasses.replace(STANDARD["t-race"], name="t-race+join", servers=3, joins=1)
+    assert _agree("table", cfg) == 1856
+
+
+@pytest.mark.slow
+def test_a_joining_server_agrees_during_an_add_peer() -> None:
+    cfg = dataclasses.replace(STANDARD["t-add-peer"], name="t-add-peer+join", servers=3, joins=1)
+    assert _agree("table", cfg) == 44208
