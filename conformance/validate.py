@@ -466,6 +466,7 @@ class Validator:
                 role == "observation" and self.observe(n, node.st) is None
             ):
                 cursors, k = self.advance(node, n)
+                # It keeps the node's reorderings: a line that changes nothing spends none.
                 yield self.fresh(
                     node,
                     _Node(
@@ -476,6 +477,7 @@ class Validator:
                         node.consumed + 1,
                         node,
                         (n, ()),
+                        node.r,
                     ),
                 )
                 return

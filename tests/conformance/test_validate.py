@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.validate import validate_events, validate_log, validate_path
+from replcheck.conformance.validate import Bounds, validate_events, validate_log, validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
@@ -299,3 +299,19 @@ def test_a_relayed_edit_written_before_its_server_joined_is_a_divergence() -> No
     assert events[71]["name"] == "sink_apply" and events[81]["name"] == "join"
     assert events[71]["proc"] == events[81]["proc"]
     assert validate_log(run, "zk-lock").status == "accepted"
+
+
+def test_a_line_that_changes_nothing_spends_no_reordering() -> None:
+    """zk-multi, a soak run: the cleaner's cversion check of its second round (line 111,
+    ``retry: false``, read window ``[0x35, 0x36]``) was served before the master's SCP thread
+    deleted the dead server's znode (line 110, zxid ``0x36``), so it must be matched first: a
+    reordering. The driver's ``admin add_peer`` note (line 117), a line that changes nothing in
+    the model, was ready at that point and consumed at once; doing so used to leave the node no
+    reordering, and the run was rejected at the check."""
+    run = DATA / "zk-multi-cleaner-check-before-scp-delete"
+    events = _lines(run / "trace.jsonl")
+    assert [events[n]["name"] for n in (109, 110, 116)] == ["scp_finish", "cleaner_finish", "note"]
+    v = validate_path(run)
+    assert v.status == "accepted", v.headline()
+    no_reordering = validate_events(events, "zk-multi", bounds=Bounds(reorder=0))
+    assert (no_reordering.status, no_reordering.event) == ("rejected", 110)
