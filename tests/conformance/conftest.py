@@ -8,9 +8,11 @@ tests that use either with ``@pytest.mark.zookeeper``.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from kazoo.client import KazooClient
 from replcheck.conformance.zk import Ensemble
 
 START_TIMEOUT = 90.0
@@ -37,3 +39,16 @@ def zookeeper_ensemble(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ens
         yield ensemble
     finally:
         ensemble.stop()
+
+
+@pytest.fixture
+def zk_root(zookeeper: Ensemble) -> str:
+    """A connect string chrooted to a fresh path of the shared ZooKeeper, for one process of the
+    reference cluster started in the test."""
+    root = f"/replcheck-test/{uuid.uuid4().hex}"
+    zk = KazooClient(hosts=zookeeper.connect_string, timeout=10.0)
+    zk.start(timeout=30)
+    zk.ensure_path(root)
+    zk.stop()
+    zk.close()
+    return f"{zookeeper.connect_string}{root}"

@@ -6,12 +6,10 @@ import argparse
 import json
 import os
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kazoo.client import KazooClient
 from replcheck.conformance.common import (
     ADMIN,
     BARRIER,
@@ -26,17 +24,11 @@ from replcheck.conformance.steps import Steps, peer_id, server_name
 
 
 @pytest.fixture
-def master(zookeeper, tmp_path: Path) -> Iterator[Master]:
+def master(zk_root: str, tmp_path: Path) -> Iterator[Master]:
     """A ``table`` master on a ZooKeeper subtree of its own, its loop not started."""
-    root = f"/replcheck-test/{uuid.uuid4().hex}"
-    zk = KazooClient(hosts=zookeeper.connect_string, timeout=10.0)
-    zk.start(timeout=30)
-    zk.ensure_path(root)
-    zk.stop()
-    zk.close()
     args = argparse.Namespace(
         run_dir=str(tmp_path),
-        zk=f"{zookeeper.connect_string}{root}",
+        zk=zk_root,
         design="table",
         seed=0,
         session_timeout=10.0,

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kazoo.client import KazooClient
 from replcheck.conformance import wire
 from replcheck.conformance.regionserver import RegionServer
 
@@ -43,20 +41,14 @@ def relay() -> dict[str, Any]:
 @pytest.mark.zookeeper
 @pytest.mark.parametrize("design", ["zk-lock", "zk-multi", "table"])
 def test_a_relayed_batch_is_refused_until_the_server_has_joined(
-    zookeeper, tmp_path: Path, design: str
+    zk_root: str, tmp_path: Path, design: str
 ) -> None:
     """HBase starts the replication sink (``startReplicationService``) after
     ``setupWALAndReplication``: a soak's zk-lock run had a server write a relayed edit before
     its queue znode existed, which the model (rightly) rejected."""
-    root = f"/replcheck-test/{uuid.uuid4().hex}"
-    zk = KazooClient(hosts=zookeeper.connect_string, timeout=10.0)
-    zk.start(timeout=30)
-    zk.ensure_path(root)
-    zk.stop()
-    zk.close()
     args = argparse.Namespace(
         run_dir=str(tmp_path),
-        zk=f"{zookeeper.connect_string}{root}",
+        zk=zk_root,
         design=design,
         index=0,
         edits=0,
