@@ -113,13 +113,20 @@ class PeerProcedures(TableText):
 
     # --- the procedures -----------------------------------------------------------------------
 
-    def removal_cursor(self, p: int) -> dict[str, tuple[Any, Any]]:
-        """``removeAllQueues`` of peer ``p``: its steps by name, each ``(guard, update)``."""
+    def cursor_proc_steps(
+        self, p: int, finish: Any, kind: int, stage: int, prefix: str = ""
+    ) -> dict[str, ProcStep]:
+        """``removeAllQueues`` of peer ``p`` (``cursor_steps``, ending with ``finish``) as steps
+        of the procedure of ``kind`` at ``stage``, by name (with ``prefix``)."""
+        out: dict[str, ProcStep] = {}
+        for name, guard, update in self.cursor_steps(p, finish):
 
-        def finish(ops: Any, t: Any, done: Any) -> None:
-            self.removal_finish(t, p, done)
+            def run(t: Ctx, guard: Any = guard, update: Any = update) -> None:
+                t.require(guard(t.ops, t.get))
+                update(t.ops, t)
 
-        return {name: (g, u) for name, g, u in self.cursor_steps(p, finish)}
+            out[prefix + name] = (kind, stage, run)
+        return out
 
     def removal_finish(self, t: Any, p: int, done: Any) -> None:
         """Where ``done`` holds (the last pass of ``removeAllQueues`` is over): the peer's other
@@ -144,13 +151,11 @@ class PeerProcedures(TableText):
         for name, (kind, stage) in STAGES.items():
             body = getattr(self, "proc_" + name.replace("-", "_"))
             out[name] = (kind, stage, lambda t, body=body: body(t, p))
-        for name, (guard, update) in self.removal_cursor(p).items():
 
-            def run(t: Ctx, guard: Any = guard, update: Any = update) -> None:
-                t.require(guard(t.ops, t.get))
-                update(t.ops, t)
+        def finish(ops: Any, t: Any, done: Any) -> None:
+            self.removal_finish(t, p, done)
 
-            out[name] = (REMOVE, RP_REMOVE_ALL, run)
+        out.update(self.cursor_proc_steps(p, finish, REMOVE, RP_REMOVE_ALL))
         return out
 
     @step(

@@ -228,13 +228,7 @@ class SyncReplication(PeerProcedures):
             t.when(done, ("pps", p), TS_TRANSIT)
             self.clear(t, done, self.cursor_keys(p))
 
-        for name, guard, update in self.cursor_steps(p, finish):
-
-            def cursor(t: Ctx, guard: Any = guard, update: Any = update) -> None:
-                t.require(guard(t.ops, t.get))
-                update(t.ops, t)
-
-            out[f"ts-{name}"] = (TRANSIT, TS_REMOVE_ALL, cursor)
+        out.update(self.cursor_proc_steps(p, finish, TRANSIT, TS_REMOVE_ALL, prefix="ts-"))
         for name, stage in (
             ("set-enabled", TS_SET_ENABLED),
             ("enable-refresh", TS_ENABLE_REFRESH),
