@@ -603,6 +603,7 @@ FEATURES: dict[str, str] = {
     "bootstrap": "replcheck.model.bootstrap",
     "restarts": "replcheck.model.restarts",
     "joins": "replcheck.model.joins",
+    "zombies": "replcheck.model.zombie_steps",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and

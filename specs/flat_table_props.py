@@ -189,8 +189,8 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         )
 
     def sink_in_order(ops: Any, get: Any) -> Any:
-        # (the model's clause for an edit written to two WALs is void here: only a zombie's
-        # relay_apply writes one twice, and the flat form refuses the zombies configuration)
+        # (the model's clause for an edit written to two WALs is void here: only relay_apply
+        # writes one twice, and the flat form refuses the relay clusters)
         out = []
         for p in P:
             target = p + 1

@@ -5,27 +5,48 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from typing import Any
 
 import pytest
 from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.text_model import TextModel
 
 
-def _agree(name: str, config: str | Config) -> int:
+def _sorted(st: Any) -> Any:
+    """``st`` with each server's shippers sorted, as the text's readable state keeps them (the
+    explicit ``ship`` updates a shipper in place, so two equal recovered shippers, which only a
+    zombie's steps or a mutant's start, can end up in either order there)."""
+    return st._replace(
+        servers=tuple(v._replace(shippers=tuple(sorted(v.shippers))) for v in st.servers)
+    )
+
+
+def _agree(
+    name: str, config: str | Config, depth: int | None = None, taken: Counter | None = None
+) -> int:
+    """How many states both models reach, agreeing on each one's successors: every state, or
+    every state within ``depth`` steps (breadth first) where the space has no end. ``taken``
+    counts the actions taken, by name."""
     cfg = STANDARD[config] if isinstance(config, str) else config
     explicit = Model(get_design(name), cfg)
     text = TextModel(get_design(name), cfg)
     s0 = explicit.init()
     assert text.init() == s0
-    seen, todo = {s0}, [s0]
-    while todo:
-        st = todo.pop()
-        want = Counter((a, explicit.step(st, a)) for a in explicit.enabled(st))
-        assert Counter(text.successors(st)) == want, st
-        for _a, nxt in want:
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
+    seen, frontier = {s0}, [s0]
+    level = 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        later = []
+        for st in frontier:
+            want = Counter((a, _sorted(explicit.step(st, a))) for a in explicit.enabled(st))
+            assert Counter(text.successors(st)) == want, st
+            for a, nxt in want:
+                if taken is not None:
+                    taken[a.name] += 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    later.append(nxt)
+        frontier = later
     return len(seen)
 
 
@@ -67,3 +88,50 @@ def test_a_joining_server_agrees() -> None:
 def test_a_joining_server_agrees_during_an_add_peer() -> None:
     cfg = dataclasses.replace(STANDARD["t-add-peer"], name="t-add-peer+join", servers=3, joins=1)
     assert _agree("table", cfg) == 44208
+
+
+def test_a_zombie_agrees() -> None:
+    """What a dead server does before its split (``model/zombie_steps.py``), with the last
+    server allowed to die (``crash``): ``t-race`` on two servers with ``zombies``. A zombie's
+    ``zombie_persist`` can write back a row a claim already moved, and the next claim round moves
+    it again, for ever, so the space has no end: every state within 20 steps."""
+    cfg = dataclasses.replace(
+        STANDARD["t-race"], name="t-race+zombies", servers=2, master_restarts=0, zombies=True
+    )
+    taken: Counter = Counter()
+    assert _agree("table", cfg, depth=20, taken=taken) == 16257
+    zombie = {k: v for k, v in taken.items() if k.startswith("zombie_")}
+    assert zombie == {
+        "zombie_persist": 42482,
+        "zombie_refresh": 14410,
+        "zombie_ship": 13662,
+        "zombie_put": 14,
+    }
+
+
+@pytest.mark.slow
+def test_a_zombie_that_rolls_archives_and_claims_agrees() -> None:
+    """The same with two WALs per server and two crashes, so that a zombie rolls and archives
+    and a claimer dies with its claim in flight (``zombie_claim_commit``): every state within
+    9 steps."""
+    cfg = dataclasses.replace(
+        STANDARD["t-race"],
+        name="t-race+zombies+rolls",
+        servers=2,
+        master_restarts=0,
+        wals_per_server=2,
+        crashes=2,
+        zombies=True,
+    )
+    taken: Counter = Counter()
+    assert _agree("table", cfg, depth=9, taken=taken) == 58820
+    zombie = {k: v for k, v in taken.items() if k.startswith("zombie_")}
+    assert zombie == {
+        "zombie_persist": 191302,
+        "zombie_refresh": 48124,
+        "zombie_put": 4998,
+        "zombie_roll": 10080,
+        "zombie_ship": 24282,
+        "zombie_archive": 13242,
+        "zombie_claim_commit": 2,
+    }
