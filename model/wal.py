@@ -24,7 +24,13 @@ from .table_state import NO_SOURCE
 from .table_views import Budget, Server, TableText, WalFile
 
 
-def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
+def each_wal(text: Any) -> list[tuple[int, int, int]]:
+    """One instance per WAL slot, by its key (server, group, sequence)."""
+    return [text.key[w] for w in text.W]
+
+
+def each_put(text: Any) -> list[tuple[int, int, int, int, int]]:
+    """One instance per server, WAL group, edit kind and WAL entry the edit would be."""
     return [
         (s, g, kind, q, j)
         for s in text.S
@@ -35,7 +41,8 @@ def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
     ]
 
 
-def _rolls(text: Any) -> list[tuple[int, int, int]]:
+def each_roll(text: Any) -> list[tuple[int, int, int]]:
+    """One instance per server, WAL group and sequence that has a next one."""
     wps = text.cfg.wals_per_server
     return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
 
@@ -51,7 +58,7 @@ class Wals(TableText):
     @step(
         params=("server", "group", "kind"),
         fair=False,
-        each=_puts,
+        each=each_put,
         label=lambda text, st, get, a: a[:3],
     )
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
@@ -73,7 +80,9 @@ class Wals(TableText):
     def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
         """What else a client write of entry ``j`` of ``s``'s WAL ``(g, q)`` writes."""
 
-    @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
+    @step(
+        params=("server", "group"), fair=False, each=each_roll, label=lambda text, st, get, a: a[:2]
+    )
     def roll(self, t: Ctx, s: int, g: int, q: int) -> None:
         """log roll: the new WAL goes to every source, in memory"""
         t.require(Server(t, s).alive, Server(t, s).current[g] == q)
@@ -101,7 +110,7 @@ class Wals(TableText):
     @step(
         params=("server", "group", "seq"),
         fair=False,
-        each=lambda text: [text.key[w] for w in text.W],
+        each=each_wal,
     )
     def archive(self, t: Ctx, s: int, g: int, q: int) -> None:
         """a closed WAL is moved to oldWALs"""

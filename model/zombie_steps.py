@@ -33,6 +33,7 @@ from .state import ARCHIVED, DELETED, LIVE_DIR, REMOVED
 from .step import Ctx, step
 from .table_state import FULL, NO_SOURCE
 from .table_views import Budget, Server, TableText, WalFile
+from .wal import each_put, each_roll, each_wal
 
 
 def _on(each: Any) -> Any:
@@ -40,27 +41,9 @@ def _on(each: Any) -> Any:
     return lambda text: each(text) if text.cfg.zombies else []
 
 
-@_on
-def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
-    return [
-        (s, g, kind, q, j)
-        for s in text.S
-        for g in text.G
-        for q in text.Q
-        for kind in text.cfg.edit_kinds
-        for j in range(text.E)
-    ]
-
-
-@_on
-def _rolls(text: Any) -> list[tuple[int, int, int]]:
-    wps = text.cfg.wals_per_server
-    return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
-
-
-@_on
-def _wals(text: Any) -> list[tuple[int, int, int]]:
-    return [text.key[w] for w in text.W]
+_puts = _on(each_put)
+_rolls = _on(each_roll)
+_wals = _on(each_wal)
 
 
 @_on
