@@ -11,13 +11,13 @@ from typing import Any
 
 from replcheck.model import rules
 from replcheck.model.crashes import Crashes
+from replcheck.model.relay_steps import RelaySteps
 from replcheck.model.state import (
     ABSENT,
     ARCHIVED,
     DELETED,
     DISABLED,
     ENABLED,
-    GLOBAL,
     LIVE_DIR,
     READING,
     REMOVED,
@@ -29,7 +29,7 @@ from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, ZkLayout):
+class ZkFlat(Crashes, RelaySteps, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -335,19 +335,6 @@ class ZkFlat(Crashes, ZkLayout):
             ):
                 add(self._admin(name, p, frm, to))
         add(self._toggle())
-        for cl in self.relay_clusters:
-            for n in range(c.foreign_edits):
-                add(self._foreign_put(cl, n))
-            for j, d in enumerate(c.outbound(cl)):
-                for i in range(self.L):
-                    if d != 0:
-                        add(self._relay_ship(cl, j, d, i))
-                    else:
-                        for s in self.S:
-                            add(self._relay_home_skip(cl, j, s, i))
-                            for q in self.Q:
-                                for e in range(self.E + 1):
-                                    add(self._relay_home(cl, j, s, i, q, e))
         out.extend(self.failover_instances())
         return out
 
@@ -629,85 +616,6 @@ class ZkFlat(Crashes, ZkLayout):
             tx[("gone", s, p)] = True
 
         return Instance("peer_sync", (s, p, "remove"), guard, apply)
-
-    def _foreign_put(self, cl: int, n: int) -> Instance:
-        mine = [u for u in self.U if self.origin[u] == cl]
-
-        def guard(ops: Any, get: Any) -> Any:
-            rlen = get(("rlen", cl))
-            own = count(
-                ops,
-                (
-                    ops.and_(i < rlen, ops.or_(*(get(("ru", cl, i)) == u for u in mine)))
-                    for i in range(self.L)
-                ),
-            )
-            return ops.and_(get(("b", "foreign")) > 0, own == n)
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "foreign")] = tx[("b", "foreign")] - 1
-            rlen = tx[("rlen", cl)]
-            for i in range(self.L):
-                at = rlen == i
-                tx.when(at, ("ru", cl, i), self.uid_index[(cl, n)])
-                tx.when(at, ("rkind", cl, i), GLOBAL)
-                tx.when(at, ("rids", cl, i), self.ids_index[(cl,)])
-            tx.when(rlen >= self.L, ("overflow",), True)
-            tx[("rlen", cl)] = rlen + 1
-
-        return Instance("foreign_put", (cl, n), guard, apply)
-
-    def _relay_next(self, ops: Any, get: Any, cl: int, j: int, i: int) -> Any:
-        return ops.and_(get(("rship", cl, j)) == i, i < get(("rlen", cl)))
-
-    def _relay_ship(self, cl: int, j: int, d: int, i: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            down = ops.or_(*(get(("down", d, k)) for k in range(self.cfg.sink_servers)))
-            return ops.and_(self._relay_next(ops, get, cl, j, i), ops.not_(down))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            kind, ids = tx[("rkind", cl, i)], tx[("rids", cl, i)]
-            ok = self.replicable(ops, rules.replicable_rule, kind, ids, d)
-            self.deliver(ops, tx, d, [(ok, tx[("ru", cl, i)], kind, ids)])
-            tx[("rship", cl, j)] = i + 1
-
-        return Instance("relay_ship", (cl, d, i), guard, apply)
-
-    def _relay_home_skip(self, cl: int, j: int, s: int, i: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            ok = self.replicable(
-                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
-            )
-            return ops.and_(self._relay_next(ops, get, cl, j, i), get(("alive", s)), ops.not_(ok))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("rship", cl, j)] = i + 1
-
-        return Instance("relay_home", (cl, s, i, "filtered"), guard, apply)
-
-    def _relay_home(self, cl: int, j: int, s: int, i: int, q: int, e: int) -> Instance:
-        w = self.cfg.slot((s, 0, q))
-
-        def guard(ops: Any, get: Any) -> Any:
-            ok = self.replicable(
-                ops, rules.replicable_rule, get(("rkind", cl, i)), get(("rids", cl, i)), 0
-            )
-            return ops.and_(
-                self._relay_next(ops, get, cl, j, i),
-                get(("alive", s)),
-                ok,
-                get(("cur", s, 0)) == q,
-                get(("wn", w)) == e,
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            uid, kind, ids = tx[("ru", cl, i)], tx[("rkind", cl, i)], tx[("rids", cl, i)]
-            self.deliver(ops, tx, 0, [(True, uid, kind, ids)])
-            home = lookup(ops, ids, [row[0] for row in self.ext])
-            self.append(ops, tx, s, w, e, uid, kind, home)
-            tx[("rship", cl, j)] = i + 1
-
-        return Instance("relay_home", (cl, s, i, q, e), guard, apply)
 
     # --- the failover and the cleaner: per design -------------------------------------------
 

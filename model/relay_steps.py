@@ -1,0 +1,143 @@
+"""The other clusters of a master-master or cyclic topology, in the protocol text's form
+(``model/step.py``): seed 002's edits "have not originated from the target slave cluster" nor
+"already been consumed by" it, so an edit keeps the ids of the clusters that applied it.
+
+* ``foreign_put``: a client edit written at another cluster, to the end of its log;
+* ``relay_ship``: another cluster replicates its next logged edit onward to a cluster other than
+  ours (one the filter refuses is passed over);
+* ``relay_home``: another cluster replicates its next edit into ours: a live region server of
+  ours applies it and writes it to its current WAL, cluster ids kept (or, filtered out, it is
+  passed over).
+
+The layout (the ZooKeeper era's, ``specs/flat_zk.py``): per relay cluster its log, ``("rlen",
+cl)`` entries of ``("ru", cl, n)`` (an edit's index in the layout's ``uids``), ``("rkind", cl,
+n)`` and ``("rids", cl, n)`` (an index in its cluster-id lists), and per outbound edge the next
+entry to send, ``("rship", cl, j)``; the layout supplies ``deliver``, ``append`` and
+``replicable``. A log or a WAL that would need more entries than the layout holds sets
+``overflow``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules
+from .state import GLOBAL
+from .step import Ctx, step
+from .table_views import Budget, Server
+from .text import count, lookup
+
+FILTERED = -1
+"""``relay_home``'s WAL sequence when the filter refuses the edit: nothing is written."""
+
+
+def _foreign_puts(text: Any) -> list[tuple[int, int]]:
+    return [(cl, n) for cl in text.relay_clusters for n in range(text.cfg.foreign_edits)]
+
+
+def _onward(text: Any) -> list[tuple[int, int, int]]:
+    return [
+        (cl, d, i)
+        for cl in text.relay_clusters
+        for d in text.cfg.outbound(cl)
+        if d != 0
+        for i in range(text.L)
+    ]
+
+
+def _home(text: Any) -> list[tuple[int, int, int, int, int]]:
+    out = []
+    for cl in text.relay_clusters:
+        if 0 not in text.cfg.outbound(cl):
+            continue
+        for s in text.S:
+            for i in range(text.L):
+                out.append((cl, s, i, FILTERED, FILTERED))
+                out.extend((cl, s, i, q, e) for q in text.Q for e in range(text.E + 1))
+    return out
+
+
+class RelaySteps:
+    """The relay clusters' steps (the layout provides ``relay_clusters``, ``L``, ``U``,
+    ``origin``, ``uid_index``, ``ids_index``, ``ext``, ``deliver``, ``append`` and
+    ``replicable``)."""
+
+    cfg: Any
+    S: range
+    Q: range
+    E: int
+    L: int
+    U: range
+    origin: list[int]
+    uid_index: dict[tuple, int]
+    ids_index: dict[tuple, int]
+    ext: list[list[int]]
+    relay_clusters: list[int]
+    deliver: Any
+    append: Any
+    replicable: Any
+
+    def relay_next(self, ops: Any, get: Any, cl: int, j: int, i: int) -> Any:
+        """Entry ``i`` of cluster ``cl``'s log is the next to send on its outbound edge ``j``."""
+        return ops.and_(get(("rship", cl, j)) == i, i < get(("rlen", cl)))
+
+    @step(params=("cluster",), fair=False, each=_foreign_puts, label=lambda text, st, get, a: a[:1])
+    def foreign_put(self, t: Ctx, cl: int, n: int) -> None:
+        """a client edit written at another cluster"""
+        ops = t.ops
+        mine = [u for u in self.U if self.origin[u] == cl]
+        rlen = t[("rlen", cl)]
+        own = count(
+            ops,
+            (
+                ops.and_(i < rlen, ops.or_(*(t[("ru", cl, i)] == u for u in mine)))
+                for i in range(self.L)
+            ),
+        )
+        t.require(Budget(t, "foreign").left > 0, own == n)
+        Budget(t, "foreign").left = Budget(t, "foreign").left - 1
+        for i in range(self.L):
+            at = rlen == i
+            t.when(at, ("ru", cl, i), self.uid_index[(cl, n)])
+            t.when(at, ("rkind", cl, i), GLOBAL)
+            t.when(at, ("rids", cl, i), self.ids_index[(cl,)])
+        t.when(rlen >= self.L, ("overflow",), True)
+        t[("rlen", cl)] = rlen + 1
+
+    @step(
+        params=("cluster", "target"), fair=True, each=_onward, label=lambda text, st, get, a: a[:2]
+    )
+    def relay_ship(self, t: Ctx, cl: int, d: int, i: int) -> None:
+        """another cluster replicates its next edit onward"""
+        ops = t.ops
+        j = self.cfg.outbound(cl).index(d)
+        down = ops.or_(*(t[("down", d, k)] for k in range(self.cfg.sink_servers)))
+        t.require(self.relay_next(ops, t.get, cl, j, i), ops.not_(down))
+        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        ok = self.replicable(ops, rules.replicable_rule, kind, ids, d)
+        self.deliver(ops, t, d, [(ok, uid, kind, ids)])
+        t[("rship", cl, j)] = i + 1
+
+    @step(params=("cluster", "server"), fair=True, each=_home, label=lambda text, st, get, a: a[:2])
+    def relay_home(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+        """another cluster replicates an edit into ours"""
+        ops = t.ops
+        j = self.cfg.outbound(cl).index(0)
+        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        ok = self.replicable(ops, rules.replicable_rule, kind, ids, 0)
+        if q == FILTERED:
+            t.require(self.relay_next(ops, t.get, cl, j, i), Server(t, s).alive, ops.not_(ok))
+            t[("rship", cl, j)] = i + 1
+            return
+        w = self.cfg.slot((s, 0, q))
+        t.require(
+            self.relay_next(ops, t.get, cl, j, i),
+            Server(t, s).alive,
+            ok,
+            Server(t, s).current[0] == q,
+            t[("wn", w)] == e,
+        )
+        self.deliver(ops, t, 0, [(True, uid, kind, ids)])
+        home = lookup(ops, ids, [row[0] for row in self.ext])
+        self.append(ops, t, s, w, e, uid, kind, home)
+        t[("rship", cl, j)] = i + 1
