@@ -1,6 +1,7 @@
-"""The peer clusters' sink region servers in the table era, in the protocol text's form
-(``model/step.py``): one stops answering (while the outage budget lasts) and answers again. A
-source's batch needs a sink that answers (``ship``, ``model/source.py``)."""
+"""The peer clusters' sink region servers, the same steps in both eras, in the protocol text's
+form (``model/step.py``): one stops answering (while the outage budget lasts) and answers again.
+A source's batch needs a sink that answers (``ship``, ``model/source.py``). The layout holds
+``("down", cluster, sink)`` per cluster other than ours and the ``outages`` budget."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from .table_views import Budget, TableText
 
 
 def _sinks(text: Any) -> list[tuple[int, int]]:
-    return [(cl, k) for cl in text.CL for k in range(text.cfg.sink_servers)]
+    cfg = text.cfg
+    return [(cl, k) for cl in range(1, cfg.clusters) for k in range(cfg.sink_servers)]
 
 
 class SinkServers(TableText):

@@ -12,6 +12,7 @@ from typing import Any
 from replcheck.model import rules
 from replcheck.model.crashes import Crashes
 from replcheck.model.relay_steps import RelaySteps
+from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
     ABSENT,
     ARCHIVED,
@@ -29,7 +30,7 @@ from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, RelaySteps, ZkLayout):
+class ZkFlat(Crashes, SinkServers, RelaySteps, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -322,10 +323,6 @@ class ZkFlat(Crashes, RelaySteps, ZkLayout):
                 add(self._peer_remove(s, p))
         for w in self.W:
             add(self._archive(w))
-        for cl in range(1, c.clusters):
-            for k in range(c.sink_servers):
-                add(self._sink_down(cl, k))
-                add(self._sink_up(cl, k))
         for p in self.P:
             for name, frm, to in (
                 ("add_peer", (ABSENT,), ENABLED),
@@ -531,22 +528,6 @@ class ZkFlat(Crashes, RelaySteps, ZkLayout):
                 tx[("snk", s, p, k)] = bool(mask >> k & 1)
 
         return Instance("reselect_sinks", (s, p, mask), guard, apply)
-
-    def _sink_down(self, cl: int, k: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "outages")) > 0, ops.not_(get(("down", cl, k))))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "outages")] = tx[("b", "outages")] - 1
-            tx[("down", cl, k)] = True
-
-        return Instance("sink_down", (cl, k), guard, apply)
-
-    def _sink_up(self, cl: int, k: int) -> Instance:
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("down", cl, k)] = False
-
-        return Instance("sink_up", (cl, k), lambda ops, get: get(("down", cl, k)), apply)
 
     def _admin(self, name: str, p: int, frm: tuple[int, ...], to: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
