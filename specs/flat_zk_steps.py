@@ -14,7 +14,6 @@ from replcheck.model.crashes import Crashes
 from replcheck.model.relay_steps import RelaySteps
 from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
-    ABSENT,
     ARCHIVED,
     DELETED,
     DISABLED,
@@ -26,11 +25,12 @@ from replcheck.model.state import (
 )
 from replcheck.model.step import instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
+from replcheck.model.zk_peer_admin import ZkPeerAdmin
 
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, SinkServers, RelaySteps, ZkLayout):
+class ZkFlat(Crashes, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -323,15 +323,6 @@ class ZkFlat(Crashes, SinkServers, RelaySteps, ZkLayout):
                 add(self._peer_remove(s, p))
         for w in self.W:
             add(self._archive(w))
-        for p in self.P:
-            for name, frm, to in (
-                ("add_peer", (ABSENT,), ENABLED),
-                ("remove_peer", (ENABLED, DISABLED), REMOVED),
-                ("disable_peer", (ENABLED,), DISABLED),
-                ("enable_peer", (DISABLED,), ENABLED),
-            ):
-                add(self._admin(name, p, frm, to))
-        add(self._toggle())
         out.extend(self.failover_instances())
         return out
 
@@ -528,23 +519,6 @@ class ZkFlat(Crashes, SinkServers, RelaySteps, ZkLayout):
                 tx[("snk", s, p, k)] = bool(mask >> k & 1)
 
         return Instance("reselect_sinks", (s, p, mask), guard, apply)
-
-    def _admin(self, name: str, p: int, frm: tuple[int, ...], to: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "admin")) > 0, ops.or_(*(get(("peer", p)) == f for f in frm)))
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "admin")] = tx[("b", "admin")] - 1
-            tx[("peer", p)] = to
-
-        return Instance(name, (p,), guard, apply)
-
-    def _toggle(self) -> Instance:
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "admin")] = tx[("b", "admin")] - 1
-            tx[("repl",)] = ops.not_(tx[("repl",)])
-
-        return Instance("toggle_replication", (), lambda ops, get: get(("b", "admin")) > 0, apply)
 
     def _peer_add(self, s: int, p: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
