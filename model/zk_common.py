@@ -10,7 +10,6 @@ The failover (how a dead server's queues move) and the log cleaner differ per de
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import combinations
 
 from . import rules
 from .action import ActionKind
@@ -18,6 +17,7 @@ from .config import Config
 from .design import Design
 from .logic import PY, dual
 from .relays import RELAY_KINDS, Relays
+from .sink_choice import subsets
 from .sink_outages import SinkOutages
 from .state import (
     ABSENT,
@@ -606,8 +606,7 @@ class ZkCommon(SinkOutages, Relays, Zombies, Design):
                 down = st.sinks[p + 1].down
                 if subset & ~down:
                     continue
-                for combo in combinations(range(cfg.sink_servers), cfg.sink_subset):
-                    mask = sum(1 << k for k in combo)
+                for mask in subsets(cfg):
                     if mask != subset:
                         yield (s, p, mask)
 

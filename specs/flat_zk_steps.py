@@ -6,12 +6,12 @@ queue slot, WAL slot, entry index) made parameters of the action instance and fi
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 from replcheck.model import rules
 from replcheck.model.crashes import Crashes
 from replcheck.model.relay_steps import RelaySteps
+from replcheck.model.sink_choice import SinkChoice
 from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
     ARCHIVED,
@@ -30,7 +30,7 @@ from replcheck.model.zk_peer_admin import ZkPeerAdmin
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
+class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -316,22 +316,12 @@ class ZkFlat(Crashes, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
                         add(self._finish(full, hw))
                     add(self._skip(full, hw))
             for p in self.P:
-                if c.sink_servers > 1:
-                    for mask in self._subsets():
-                        add(self._reselect(s, p, mask))
                 add(self._peer_add(s, p))
                 add(self._peer_remove(s, p))
         for w in self.W:
             add(self._archive(w))
         out.extend(self.failover_instances())
         return out
-
-    def _subsets(self) -> list[int]:
-        c = self.cfg
-        return [
-            sum(1 << k for k in combo)
-            for combo in combinations(range(c.sink_servers), c.sink_subset)
-        ]
 
     def _put(self, s: int, g: int, q: int, w: int, j: int, kind: int) -> Instance:
         c = self.cfg
@@ -501,24 +491,6 @@ class ZkFlat(Crashes, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
         return Instance(
             "skip_missing", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
         )
-
-    def _reselect(self, s: int, p: int, mask: int) -> Instance:
-        ks = range(self.cfg.sink_servers)
-
-        def guard(ops: Any, get: Any) -> Any:
-            up = ops.or_(
-                *(ops.and_(get(("snk", s, p, k)), ops.not_(get(("down", p + 1, k)))) for k in ks)
-            )
-            differs = ops.or_(
-                *(ops.not_(ops.eq(get(("snk", s, p, k)), bool(mask >> k & 1))) for k in ks)
-            )
-            return ops.and_(get(("alive", s)), get(("known", s, p)), ops.not_(up), differs)
-
-        def apply(ops: Any, tx: Tx) -> None:
-            for k in ks:
-                tx[("snk", s, p, k)] = bool(mask >> k & 1)
-
-        return Instance("reselect_sinks", (s, p, mask), guard, apply)
 
     def _peer_add(self, s: int, p: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
