@@ -359,13 +359,13 @@ class FlatHbase16144(ZkLockFlat):
 
 
 class FlatHbase3515(ZkLockFlat):
-    def roll_zk_fail(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+    def roll_fails(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
         tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
         self.switch_wal(ops, tx, s, g, q)
 
 
 class FlatAppendBeforeRegister(ZkLockFlat):
-    def roll(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+    def roll_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
         self.switch_wal(ops, tx, s, g, q)
         tx[("unreg", s, self.cfg.slot((s, g, q + 1)))] = True
 

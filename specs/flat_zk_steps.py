@@ -10,13 +10,13 @@ from typing import Any
 
 from replcheck.model import rules
 from replcheck.model.crashes import Crashes
+from replcheck.model.peer_sync import PeerSync
 from replcheck.model.relay_steps import RelaySteps
 from replcheck.model.sink_choice import SinkChoice
 from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
     ARCHIVED,
     DELETED,
-    DISABLED,
     ENABLED,
     LIVE_DIR,
     READING,
@@ -26,11 +26,12 @@ from replcheck.model.state import (
 from replcheck.model.step import instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
+from replcheck.model.zk_wal import ZkWals
 
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
+class ZkFlat(Crashes, ZkWals, PeerSync, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -217,7 +218,7 @@ class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
             tx[("clin", s, w)] = False
             tx[("clpos", s, w)] = 0
 
-    def register_wal(self, ops: Any, tx: Tx, s: int, w: int) -> None:
+    def enqueue_wal(self, ops: Any, tx: Tx, s: int, w: int) -> None:
         """``register_wal``: the WAL joins every normal queue of its server and every normal
         shipper of its group."""
         g = self.key[w][1]
@@ -242,12 +243,12 @@ class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
         tx[("wplace", new)] = LIVE_DIR
         tx[("cur", s, g)] = q + 1
 
-    def roll(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+    def roll_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
         """``do_roll``: queue the new WAL, then use it."""
-        self.register_wal(ops, tx, s, self.cfg.slot((s, g, q + 1)))
+        self.enqueue_wal(ops, tx, s, self.cfg.slot((s, g, q + 1)))
         self.switch_wal(ops, tx, s, g, q)
 
-    def roll_zk_fail(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
+    def roll_fails(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
         """``do_roll_zk_fail``: the server aborts."""
         tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
         self.kill(ops, tx, s)
@@ -292,19 +293,6 @@ class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
         add = out.append
         c = self.cfg
         for s in self.S:
-            for g in self.G:
-                for q in self.Q:
-                    w = c.slot((s, g, q))
-                    for kind in c.edit_kinds:
-                        for j in range(c.edits_per_wal):
-                            add(self._put(s, g, q, w, j, kind))
-                    if q + 1 < c.wals_per_server:
-                        add(self._roll(s, g, q))
-                        if c.zk_faults:
-                            add(self._roll_zk_fail(s, g, q))
-            for w in self.W:
-                if self.key[w][0] == s:
-                    add(self._register(s, w))
             for sk in self.sh_keys:
                 for hw in self.W:
                     full = (s, *sk)
@@ -315,64 +303,8 @@ class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
                     if sk[1]:
                         add(self._finish(full, hw))
                     add(self._skip(full, hw))
-            for p in self.P:
-                add(self._peer_add(s, p))
-                add(self._peer_remove(s, p))
-        for w in self.W:
-            add(self._archive(w))
         out.extend(self.failover_instances())
         return out
-
-    def _put(self, s: int, g: int, q: int, w: int, j: int, kind: int) -> Instance:
-        c = self.cfg
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                get(("b", "puts")) > 0,
-                get(("alive", s)),
-                get(("cur", s, g)) == q,
-                get(("wn", w)) == j,
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("b", "puts")] = tx[("b", "puts")] - 1
-            self.append(
-                ops, tx, s, w, j, self.uid_index[(0, s, g, q, j)], kind, self.ids_index[(0,)]
-            )
-
-        assert j < c.edits_per_wal
-        return Instance("put", (s, g, kind, q, j), guard, apply)
-
-    def _roll(self, s: int, g: int, q: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("alive", s)), get(("cur", s, g)) == q)
-
-        return Instance("roll", (s, g, q), guard, lambda ops, tx: self.roll(ops, tx, s, g, q))
-
-    def _roll_zk_fail(self, s: int, g: int, q: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("b", "zk_faults")) > 0, get(("alive", s)), get(("cur", s, g)) == q)
-
-        return Instance(
-            "roll_zk_fail", (s, g, q), guard, lambda ops, tx: self.roll_zk_fail(ops, tx, s, g, q)
-        )
-
-    def _register(self, s: int, w: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("alive", s)), get(("unreg", s, w)))
-
-        return Instance(
-            "register_wal", (s, w), guard, lambda ops, tx: self.register_wal(ops, tx, s, w)
-        )
-
-    def _archive(self, w: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("wex", w)), get(("wclosed", w)), get(("wplace", w)) == LIVE_DIR)
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("wplace", w)] = ARCHIVED
-
-        return Instance("archive", (w,), guard, apply)
 
     def _ship(self, sk: tuple, hw: int, k: int) -> Instance:
         s, p, ci, _g, _m = sk
@@ -491,58 +423,6 @@ class ZkFlat(Crashes, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
         return Instance(
             "skip_missing", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
         )
-
-    def _peer_add(self, s: int, p: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            status = get(("peer", p))
-            return ops.and_(
-                get(("alive", s)),
-                ops.or_(status == ENABLED, status == DISABLED),
-                ops.not_(get(("known", s, p))),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            wals = []
-            for g in self.G:
-                cur = tx[("cur", s, g)]
-                for q in self.Q:
-                    wals.append((self.cfg.slot((s, g, q)), cur == q, 0))
-            self.put_queue(ops, tx, True, s, p, 0, wals)
-            for g in self.G:
-                cur = tx[("cur", s, g)]
-                w = lookup(ops, cur, [self.cfg.slot((s, g, q)) for q in self.Q])
-                self.add_shipper(ops, tx, True, s, p, 0, g, [w], 1, 0)
-            tx[("known", s, p)] = True
-
-        return Instance("peer_sync", (s, p, "add"), guard, apply)
-
-    def _peer_remove(self, s: int, p: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            any_sh = ops.or_(
-                *(
-                    get(("sh", s, p, ci, g, m))
-                    for ci in self.CH
-                    for g in self.G
-                    for m in range(COPIES)
-                )
-            )
-            return ops.and_(
-                get(("alive", s)),
-                get(("peer", p)) == REMOVED,
-                ops.not_(get(("gone", s, p))),
-                ops.or_(get(("known", s, p)), any_sh),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            for ci in self.CH:
-                self.drop_queue(ops, tx, True, s, p, ci)
-                for g in self.G:
-                    for m in range(COPIES):
-                        self.clear_shipper(ops, tx, True, (s, p, ci, g, m))
-            tx[("known", s, p)] = False
-            tx[("gone", s, p)] = True
-
-        return Instance("peer_sync", (s, p, "remove"), guard, apply)
 
     # --- the failover and the cleaner: per design -------------------------------------------
 

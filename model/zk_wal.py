@@ -1,0 +1,123 @@
+"""A region server's WALs in the ZooKeeper era, in the protocol text's form (``model/step.py``):
+seed 001's "a new log is created and registered in the queue of every peer" on a roll.
+
+* ``put``: one client edit appended to the current WAL of its group, owed to the peers the
+  server replicates to (while replication is on) whose filter keeps it (the layout's ``append``);
+* ``roll``: the new WAL is queued in ZooKeeper for every peer, then used (``roll_wal``);
+* ``roll_zk_fail``: the ZooKeeper write of a roll fails and the server aborts (``roll_fails``);
+* ``register_wal``: a WAL already in use is queued (``enqueue_wal``; only a design that uses a
+  WAL before queueing it has one to queue);
+* ``archive``: a closed WAL moves to ``oldWALs``.
+
+A design or a mutant changes what a roll does by overriding ``roll_wal`` or ``roll_fails``, the
+layout's helpers (``specs/flat_zk_steps.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import ARCHIVED, LIVE_DIR
+from .step import Ctx, step
+from .table_views import Budget, Server, WalFile
+
+
+def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
+    cfg = text.cfg
+    return [
+        (s, g, kind, q, j)
+        for s in text.S
+        for g in text.G
+        for q in text.Q
+        for kind in cfg.edit_kinds
+        for j in range(cfg.edits_per_wal)
+    ]
+
+
+def _rolls(text: Any) -> list[tuple[int, int, int]]:
+    wps = text.cfg.wals_per_server
+    return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
+
+
+def _failed_rolls(text: Any) -> list[tuple[int, int, int]]:
+    return _rolls(text) if text.cfg.zk_faults else []
+
+
+def _own_wals(text: Any) -> list[tuple[int, int]]:
+    return [(s, w) for s in text.S for w in text.W if text.key[w][0] == s]
+
+
+class ZkWals:
+    """The WAL steps (the layout provides ``append``, ``roll_wal``, ``roll_fails`` and
+    ``enqueue_wal``)."""
+
+    cfg: Any
+    S: range
+    G: range
+    Q: range
+    W: range
+    key: list[tuple[int, int, int]]
+    uid_index: dict[tuple, int]
+    ids_index: dict[tuple, int]
+    append: Any
+    roll_wal: Any
+    roll_fails: Any
+    enqueue_wal: Any
+
+    @step(
+        params=("server", "group", "kind"),
+        fair=False,
+        each=_puts,
+        label=lambda text, st, get, a: a[:3],
+    )
+    def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
+        """a client Put/Delete appended to the current WAL"""
+        w = self.cfg.slot((s, g, q))
+        t.require(
+            Budget(t, "puts").left > 0,
+            Server(t, s).alive,
+            Server(t, s).current[g] == q,
+            WalFile(t, w).entries == j,
+        )
+        Budget(t, "puts").left = Budget(t, "puts").left - 1
+        uid, ids = self.uid_index[(0, s, g, q, j)], self.ids_index[(0,)]
+        self.append(t.ops, t, s, w, j, uid, kind, ids)
+
+    @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
+    def roll(self, t: Ctx, s: int, g: int, q: int) -> None:
+        """log roll: the new WAL is queued for every peer, then used"""
+        t.require(Server(t, s).alive, Server(t, s).current[g] == q)
+        self.roll_wal(t.ops, t, s, g, q)
+
+    @step(
+        params=("server", "group"),
+        fair=False,
+        each=_failed_rolls,
+        label=lambda text, st, get, a: a[:2],
+    )
+    def roll_zk_fail(self, t: Ctx, s: int, g: int, q: int) -> None:
+        """the ZooKeeper write of a roll fails"""
+        t.require(Budget(t, "zk_faults").left > 0, Server(t, s).alive, Server(t, s).current[g] == q)
+        self.roll_fails(t.ops, t, s, g, q)
+
+    @step(
+        params=("server", "group", "seq"),
+        fair=True,
+        each=_own_wals,
+        label=lambda text, st, get, a: text.key[a[1]],
+    )
+    def register_wal(self, t: Ctx, s: int, w: int) -> None:
+        """queue a WAL that is already in use"""
+        t.require(Server(t, s).alive, t[("unreg", s, w)])
+        self.enqueue_wal(t.ops, t, s, w)
+
+    @step(
+        params=("server", "group", "seq"),
+        fair=False,
+        each=lambda text: [(w,) for w in text.W],
+        label=lambda text, st, get, a: text.key[a[0]],
+    )
+    def archive(self, t: Ctx, w: int) -> None:
+        """a closed WAL is moved to oldWALs"""
+        t.require(WalFile(t, w).exists, WalFile(t, w).closed, WalFile(t, w).place == LIVE_DIR)
+        WalFile(t, w).place = ARCHIVED
