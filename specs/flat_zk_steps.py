@@ -17,7 +17,6 @@ from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
     ARCHIVED,
     DELETED,
-    ENABLED,
     LIVE_DIR,
     READING,
     REMOVED,
@@ -26,12 +25,15 @@ from replcheck.model.state import (
 from replcheck.model.step import instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
+from replcheck.model.zk_source import ZkSources
 from replcheck.model.zk_wal import ZkWals
 
 from .flat_zk import COPIES, ZkLayout
 
 
-class ZkFlat(Crashes, ZkWals, PeerSync, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout):
+class ZkFlat(
+    Crashes, ZkWals, ZkSources, PeerSync, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
+):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
@@ -289,140 +291,8 @@ class ZkFlat(Crashes, ZkWals, PeerSync, SinkChoice, SinkServers, RelaySteps, ZkP
     # --- action instances -------------------------------------------------------------------------
 
     def instances(self) -> list[Instance]:
-        out: list[Instance] = []
-        add = out.append
-        c = self.cfg
-        for s in self.S:
-            for sk in self.sh_keys:
-                for hw in self.W:
-                    full = (s, *sk)
-                    for k in range(c.sink_servers):
-                        add(self._ship(full, hw, k))
-                    add(self._persist(full, hw))
-                    add(self._advance(full, hw))
-                    if sk[1]:
-                        add(self._finish(full, hw))
-                    add(self._skip(full, hw))
-        out.extend(self.failover_instances())
-        return out
-
-    def _ship(self, sk: tuple, hw: int, k: int) -> Instance:
-        s, p, ci, _g, _m = sk
-        target = p + 1
-        batch = self.cfg.batch
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                get(("repl",)),
-                self.head_guard(ops, get, sk, hw),
-                ops.or_(
-                    get(("peer", p)) == ENABLED,
-                    ops.and_(get(("peer", p)) == REMOVED, ops.not_(get(("gone", s, p)))),
-                ),
-                get(("wex", hw)),
-                get(("shpos", *sk)) < get(("wn", hw)),
-                self.locate(ops, get, s, p, ci, hw),
-                get(("snk", s, p, k)),
-                ops.or_(ops.not_(get(("down", target, k))), ops.not_(keeps(ops, get))),
-            )
-
-        def keeps(ops: Any, get: Any) -> Any:
-            """``batch_keeps``: the batch holds an edit the filter keeps."""
-            pos, n = get(("shpos", *sk)), get(("wn", hw))
-            rule = self.rule["rule_ships"]
-            return ops.or_(
-                *(
-                    ops.and_(
-                        pos <= j,
-                        j < pos + batch,
-                        j < n,
-                        self.replicable(
-                            ops, rule, get(("wkind", hw, j)), get(("wids", hw, j)), target
-                        ),
-                    )
-                    for j in range(self.E)
-                )
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            pos, n = tx[("shpos", *sk)], tx[("wn", hw)]
-            rule = self.rule["rule_ships"]
-            edits = []
-            for j in range(self.E):
-                inb = ops.and_(pos <= j, j < pos + batch, j < n)
-                kind, ids = tx[("wkind", hw, j)], tx[("wids", hw, j)]
-                ok = ops.and_(inb, self.replicable(ops, rule, kind, ids, target))
-                edits.append((ok, tx[("wu", hw, j)], kind, ids))
-            self.deliver(ops, tx, target, edits)
-            tx[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
-
-        return Instance("ship", (*sk, hw, k), guard, apply)
-
-    def _persist(self, sk: tuple, hw: int) -> Instance:
-        s, p, ci, _g, _m = sk
-
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                self.head_guard(ops, get, sk, hw),
-                get(("qex", s, p, ci)),
-                get(("qin", s, p, ci, hw)),
-                get(("qpos", s, p, ci, hw)) != get(("shpos", *sk)),
-            )
-
-        def apply(ops: Any, tx: Tx) -> None:
-            tx[("qpos", s, p, ci, hw)] = tx[("shpos", *sk)]
-
-        return Instance("persist", (*sk, hw), guard, apply)
-
-    def _advance(self, sk: tuple, hw: int) -> Instance:
-        s, p, ci, _g, _m = sk
-
-        def guard(ops: Any, get: Any) -> Any:
-            done = self.rule["rule_wal_done"](
-                ops,
-                get(("shn", *sk)) > 1,
-                get(("wclosed", hw)),
-                get(("shpos", *sk)),
-                get(("wn", hw)),
-            )
-            return ops.and_(
-                self.head_guard(ops, get, sk, hw),
-                get(("wex", hw)),
-                done,
-                get(("qex", s, p, ci)),
-                get(("qin", s, p, ci, hw)),
-            )
-
-        return Instance(
-            "advance", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
-        )
-
-    def _finish(self, sk: tuple, hw: int) -> Instance:
-        def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(
-                self.head_guard(ops, get, sk, hw),
-                get(("shn", *sk)) == 1,
-                get(("wex", hw)),
-                get(("wclosed", hw)),
-                get(("shpos", *sk)) >= get(("wn", hw)),
-            )
-
-        return Instance("finish", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw))
-
-    def _skip(self, sk: tuple, hw: int) -> Instance:
-        s, p, ci, _g, _m = sk
-
-        def guard(ops: Any, get: Any) -> Any:
-            more = True if ci else get(("shn", *sk)) > 1
-            return ops.and_(
-                self.head_guard(ops, get, sk, hw),
-                more,
-                ops.not_(self.locate(ops, get, s, p, ci, hw)),
-            )
-
-        return Instance(
-            "skip_missing", (*sk, hw), guard, lambda ops, tx: self.drop_head(ops, tx, sk, hw)
-        )
+        """The design's failover and cleaner instances (every other step is the text's)."""
+        return list(self.failover_instances())
 
     # --- the failover and the cleaner: per design -------------------------------------------
 

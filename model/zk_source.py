@@ -1,0 +1,144 @@
+"""A ZooKeeper-era region server's replication sources, in the protocol text's form
+(``model/step.py``): the shipper of one WAL group of one queue reads its head WAL from its
+position, ships, writes the position to the WAL's znode, and drops the head when it is done.
+
+* ``ship``: one batch from the head WAL's position to one of the sinks the server chose, while
+  replication is on and the peer is enabled (or removed, before the server reacted); only the
+  edits the peer's filter keeps are sent (``rule_ships``), and a batch with none needs no sink;
+* ``persist``: the shipped position is written to the head WAL's znode in the queue (seed 003:
+  "the latest position that has been replicated");
+* ``advance``: the head WAL is done and a newer one is queued (``rule_wal_done``): it leaves the
+  queue znode and the shipper;
+* ``finish``: a recovered shipper read its last WAL to the end; the queue's last shipper deletes
+  the queue;
+* ``skip_missing``: the head WAL cannot be found where the reader looks (``locate``): it is
+  skipped (a normal source only while a newer WAL is queued).
+
+A shipper is the layout's slot ``(server, peer, queue, group, copy)``, its WAL list ``shn``
+entries of WAL slots ``shw``, its head the first (``head_guard``); the layout provides
+``deliver``, ``replicable``, ``locate`` and ``drop_head``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import ENABLED, REMOVED
+from .step import Ctx, step
+
+
+def _ships(text: Any) -> list[tuple]:
+    k = range(text.cfg.sink_servers)
+    return [(s, *sk, hw, x) for s in text.S for sk in text.sh_keys for hw in text.W for x in k]
+
+
+def _heads(text: Any) -> list[tuple]:
+    return [(s, *sk, hw) for s in text.S for sk in text.sh_keys for hw in text.W]
+
+
+def _recovered_heads(text: Any) -> list[tuple]:
+    return [(s, *sk, hw) for s in text.S for sk in text.sh_keys if sk[1] for hw in text.W]
+
+
+class ZkSources:
+    """The shipper steps (the layout provides ``cfg``, ``S``, ``E``, ``W``, ``sh_keys``,
+    ``rule`` and the helpers named above)."""
+
+    cfg: Any
+    S: range
+    E: int
+    W: range
+    sh_keys: list[tuple[int, int, int, int]]
+    rule: dict[str, Any]
+    deliver: Any
+    replicable: Any
+    locate: Any
+    drop_head: Any
+    head_guard: Any
+
+    @step(params=("server", "shipper", "sink"), fair=True, each=_ships)
+    def ship(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int, k: int) -> None:
+        """read a batch, filter it, ship it to a sink"""
+        ops = t.ops
+        sk = (s, p, ci, g, m)
+        target = p + 1
+        batch = self.cfg.batch
+        rule = self.rule["rule_ships"]
+        pos, n = t[("shpos", *sk)], t[("wn", hw)]
+        edits = []
+        for j in range(self.E):
+            inb = ops.and_(pos <= j, j < pos + batch, j < n)
+            kind, ids = t[("wkind", hw, j)], t[("wids", hw, j)]
+            edits.append((inb, kind, ids, self.replicable(ops, rule, kind, ids, target), j))
+        # ``batch_keeps``: the batch holds an edit the filter keeps (else no sink is needed)
+        keeps = ops.or_(*(ops.and_(inb, ok) for inb, _k, _i, ok, _j in edits))
+        status = t[("peer", p)]
+        t.require(
+            t[("repl",)],
+            self.head_guard(ops, t.get, sk, hw),
+            ops.or_(status == ENABLED, ops.and_(status == REMOVED, ops.not_(t[("gone", s, p)]))),
+            t[("wex", hw)],
+            pos < n,
+            self.locate(ops, t.get, s, p, ci, hw),
+            t[("snk", s, p, k)],
+            ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
+        )
+        sent = [(ops.and_(inb, ok), t[("wu", hw, j)], kind, ids) for inb, kind, ids, ok, j in edits]
+        self.deliver(ops, t, target, sent)
+        t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
+
+    @step(params=("server", "shipper"), fair=True, each=_heads)
+    def persist(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
+        """write the shipped position to the WAL's znode"""
+        ops = t.ops
+        sk = (s, p, ci, g, m)
+        t.require(
+            self.head_guard(ops, t.get, sk, hw),
+            t[("qex", s, p, ci)],
+            t[("qin", s, p, ci, hw)],
+            t[("qpos", s, p, ci, hw)] != t[("shpos", *sk)],
+        )
+        t[("qpos", s, p, ci, hw)] = t[("shpos", *sk)]
+
+    @step(params=("server", "shipper"), fair=True, each=_heads)
+    def advance(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
+        """end of a WAL with a newer one queued: drop it"""
+        ops = t.ops
+        sk = (s, p, ci, g, m)
+        done = self.rule["rule_wal_done"](
+            ops, t[("shn", *sk)] > 1, t[("wclosed", hw)], t[("shpos", *sk)], t[("wn", hw)]
+        )
+        t.require(
+            self.head_guard(ops, t.get, sk, hw),
+            t[("wex", hw)],
+            done,
+            t[("qex", s, p, ci)],
+            t[("qin", s, p, ci, hw)],
+        )
+        self.drop_head(ops, t, sk, hw)
+
+    @step(params=("server", "shipper"), fair=True, each=_recovered_heads)
+    def finish(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
+        """a recovered shipper read its last WAL: drop it"""
+        ops = t.ops
+        sk = (s, p, ci, g, m)
+        t.require(
+            self.head_guard(ops, t.get, sk, hw),
+            t[("shn", *sk)] == 1,
+            t[("wex", hw)],
+            t[("wclosed", hw)],
+            t[("shpos", *sk)] >= t[("wn", hw)],
+        )
+        self.drop_head(ops, t, sk, hw)
+
+    @step(params=("server", "shipper"), fair=True, each=_heads)
+    def skip_missing(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
+        """the WAL cannot be found: skip it"""
+        ops = t.ops
+        sk = (s, p, ci, g, m)
+        t.require(
+            self.head_guard(ops, t.get, sk, hw),
+            True if ci else t[("shn", *sk)] > 1,
+            ops.not_(self.locate(ops, t.get, s, p, ci, hw)),
+        )
+        self.drop_head(ops, t, sk, hw)
