@@ -30,14 +30,17 @@ def each_wal(text: Any) -> list[tuple[int, int, int]]:
 
 
 def each_put(text: Any) -> list[tuple[int, int, int, int, int]]:
-    """One instance per server, WAL group, edit kind and WAL entry the edit would be."""
+    """One instance per server, WAL group, edit kind and WAL entry the edit would be (a
+    client's edit is one of a WAL's first ``edits_per_wal``; a layout may hold more entries,
+    for edits relayed in)."""
+    cfg = text.cfg
     return [
         (s, g, kind, q, j)
         for s in text.S
         for g in text.G
         for q in text.Q
-        for kind in text.cfg.edit_kinds
-        for j in range(text.E)
+        for kind in cfg.edit_kinds
+        for j in range(cfg.edits_per_wal)
     ]
 
 
@@ -45,6 +48,18 @@ def each_roll(text: Any) -> list[tuple[int, int, int]]:
     """One instance per server, WAL group and sequence that has a next one."""
     wps = text.cfg.wals_per_server
     return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
+
+
+def take_put(t: Ctx, s: int, g: int, q: int, w: int, j: int) -> None:
+    """A client write's guard and its budget, in either era: a put is left, the server is alive,
+    ``q`` is its current WAL of group ``g`` (slot ``w``) and ``j`` that WAL's next entry."""
+    t.require(
+        Budget(t, "puts").left > 0,
+        Server(t, s).alive,
+        Server(t, s).current[g] == q,
+        WalFile(t, w).entries == j,
+    )
+    Budget(t, "puts").left = Budget(t, "puts").left - 1
 
 
 class Wals(TableText):
@@ -64,13 +79,7 @@ class Wals(TableText):
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a client Put/Delete appended to the current WAL"""
         w = self.slot(s, g, q)
-        t.require(
-            Budget(t, "puts").left > 0,
-            Server(t, s).alive,
-            Server(t, s).current[g] == q,
-            WalFile(t, w).entries == j,
-        )
-        Budget(t, "puts").left = Budget(t, "puts").left - 1
+        take_put(t, s, g, q, w, j)
         t[("wkind", w, j)] = kind
         for p in self.P:
             t[("wowed", w, j, p)] = self.rule_owed(t.ops, t.get, s, kind, p)

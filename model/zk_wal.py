@@ -20,27 +20,11 @@ from typing import Any
 from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_views import Budget, Server, WalFile
-
-
-def _puts(text: Any) -> list[tuple[int, int, int, int, int]]:
-    cfg = text.cfg
-    return [
-        (s, g, kind, q, j)
-        for s in text.S
-        for g in text.G
-        for q in text.Q
-        for kind in cfg.edit_kinds
-        for j in range(cfg.edits_per_wal)
-    ]
-
-
-def _rolls(text: Any) -> list[tuple[int, int, int]]:
-    wps = text.cfg.wals_per_server
-    return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
+from .wal import each_put, each_roll, take_put
 
 
 def _failed_rolls(text: Any) -> list[tuple[int, int, int]]:
-    return _rolls(text) if text.cfg.zk_faults else []
+    return each_roll(text) if text.cfg.zk_faults else []
 
 
 def _own_wals(text: Any) -> list[tuple[int, int]]:
@@ -67,23 +51,19 @@ class ZkWals:
     @step(
         params=("server", "group", "kind"),
         fair=False,
-        each=_puts,
+        each=each_put,
         label=lambda text, st, get, a: a[:3],
     )
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a client Put/Delete appended to the current WAL"""
         w = self.cfg.slot((s, g, q))
-        t.require(
-            Budget(t, "puts").left > 0,
-            Server(t, s).alive,
-            Server(t, s).current[g] == q,
-            WalFile(t, w).entries == j,
-        )
-        Budget(t, "puts").left = Budget(t, "puts").left - 1
+        take_put(t, s, g, q, w, j)
         uid, ids = self.uid_index[(0, s, g, q, j)], self.ids_index[(0,)]
         self.append(t.ops, t, s, w, j, uid, kind, ids)
 
-    @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
+    @step(
+        params=("server", "group"), fair=False, each=each_roll, label=lambda text, st, get, a: a[:2]
+    )
     def roll(self, t: Ctx, s: int, g: int, q: int) -> None:
         """log roll: the new WAL is queued for every peer, then used"""
         t.require(Server(t, s).alive, Server(t, s).current[g] == q)

@@ -5,20 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Any
 
 import pytest
 from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.text_model import TextModel
-
-
-def _sorted(st: Any) -> Any:
-    """``st`` with each server's shippers sorted, as the text's readable state keeps them (the
-    explicit ``ship`` updates a shipper in place, so two equal recovered shippers, which only a
-    zombie's steps or a mutant's start, can end up in either order there)."""
-    return st._replace(
-        servers=tuple(v._replace(shippers=tuple(sorted(v.shippers))) for v in st.servers)
-    )
+from replcheck.specs.bmc import normalize
 
 
 def _agree(
@@ -26,7 +17,10 @@ def _agree(
 ) -> int:
     """How many states both models reach, agreeing on each one's successors: every state, or
     every state within ``depth`` steps (breadth first) where the space has no end. ``taken``
-    counts the actions taken, by name."""
+    counts the actions taken, by name. Explicit successors are compared with their shippers
+    sorted (``normalize``), as the text's readable state keeps them: the explicit ``ship``
+    updates a shipper in place, so two equal recovered shippers (a zombie's or a mutant's) can
+    end up in either order there."""
     cfg = STANDARD[config] if isinstance(config, str) else config
     explicit = Model(get_design(name), cfg)
     text = TextModel(get_design(name), cfg)
@@ -38,7 +32,7 @@ def _agree(
         level += 1
         later = []
         for st in frontier:
-            want = Counter((a, _sorted(explicit.step(st, a))) for a in explicit.enabled(st))
+            want = Counter((a, normalize(explicit.step(st, a))) for a in explicit.enabled(st))
             assert Counter(text.successors(st)) == want, st
             for a, nxt in want:
                 if taken is not None:
