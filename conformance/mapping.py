@@ -105,6 +105,10 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {"claim_commit": ("zombie_claim_commi
 """Events the model splits by circumstance: a claim mutation landing after its claimer died is
 ``zombie_claim_commit``."""
 
+DROP_NOTE = "claimed queue dropped"
+"""How a trace recorded before the claimer's delete was a step of its own (``drop_claimed_queue``)
+says that step: a ``note`` with this text and the queue."""
+
 FAULT_NOTES = {"master-restart": "master_restart"}
 
 
@@ -136,6 +140,9 @@ def promote(events: list[Event], design: Design) -> list[Event]:
         d = e.get("detail") or {}
         if e["name"] == "unmodelled" and d.get("action") in kinds:
             e = {**e, "kind": "action", "name": d["action"], "args": d.get("action_args") or {}}
+        elif e["name"] == "note" and d.get("what") == DROP_NOTE and "drop_claimed_queue" in kinds:
+            args = {"server": server_index(e["proc"][3:]), "queue": -1}
+            e = {**e, "kind": "action", "name": "drop_claimed_queue", "args": args}
         out.append(e)
     return at_reads(out)
 
@@ -428,6 +435,11 @@ class Mapping:
             # its replication znode
             yield Candidate((Action("died_starting", (e["args"]["server"],)),))
             return
+        if name in ("finish", "drop_claimed_queue") and "drop_claimed_queue" in self.kinds:
+            i = _marked_drop(self, e, st)
+            if i is not None:
+                yield Candidate((Action("drop_claimed_queue", (e["args"]["server"], i)),))
+                return
         if e["kind"] == "meta":
             if name == "sink_apply" and id(e) in self.lost_ships:
                 yield from self.lost_ship(e, st)
@@ -481,6 +493,7 @@ class Mapping:
             return
         before = PREFIX[name](self, e, st) if name in PREFIX else ()
         before = (*self.owed(n, e), *before)
+        after = AFTER[name](self, e, st) if name in AFTER else ()
         if self.log_only and name in ("cleaner_start", "crash") and self.steps.era == "table":
             yield from self.archived_first(st, before, Action(name, combos[0]))
             return
@@ -506,7 +519,7 @@ class Mapping:
             if expect is not None:
                 check = _bind(expect, self, n, e, combo)
             for kind_name in names:
-                yield Candidate((*before, *(Action(kind_name, combo),) * repeat), check)
+                yield Candidate((*before, *(Action(kind_name, combo),) * repeat, *after), check)
 
     def archived_first(
         self, st: Any, before: tuple[Action, ...], action: Action
@@ -666,6 +679,35 @@ def _shipper(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
     return [i for i, sh in enumerate(shippers) if sh.peer == peer and sh.chain == chain]
 
 
+def _marked_drop(m: Mapping, e: Event, st: Any) -> int | None:
+    """The index, among the queues the event's server marked for its delete after a claim
+    (``drop_claimed_queue``), of the queue the event deletes; None when it marked none such.
+
+    The delete is recorded as the claimer's own (``drop_claimed_queue``), or, where the claimer's
+    view of the peers still had the peer (it reads them by a watch; the model's claimer reads the
+    peers' znode), as the ``finish`` of the source it started, which found the peer gone: HBase
+    checks the peer again when it adds the recovered source ("if peer gone/changed: terminate,
+    removeQueue(claimedId)")."""
+    queue = (e.get("detail") or {}).get("queue")
+    s = e["args"].get("server")
+    if not isinstance(queue, str) or not isinstance(s, int) or not hasattr(st, "rs"):
+        return None
+    peer, chain = m.steps.parse_zk_queue_id(queue)
+    drops = st.servers[s].drops
+    return drops.index((peer, tuple(chain))) if (peer, tuple(chain)) in drops else None
+
+
+def _listed_queue(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
+    """The index, among the queues the cleaner listed and has not read, of the one the event
+    reads (``cleaner_read_queue``)."""
+    queue = (e.get("detail") or {}).get("queue")
+    if not isinstance(queue, str):
+        return []
+    peer, chain = m.steps.parse_zk_queue_id(queue)
+    s = e["args"].get("server")
+    return [i for i, x in enumerate(st.cleaner.listed) if x == (s, peer, tuple(chain))]
+
+
 def _dead_queue(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
     """The index, among the dead server's queue znodes, of the queue the event names: the old
     queue id (``claim_read``) or the claimed copy's id (``copy_queue``)."""
@@ -725,11 +767,18 @@ def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
 
 RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
     "shipper": _shipper,
-    "queue": _dead_queue,
+    "queue": lambda m, n, e, st: _QUEUE_OF.get(e["name"], _dead_queue)(m, n, e, st),
     "child": _child,
     "targets": _targets,
 }
 """Parameters the cluster names by a real name, found in the model's state."""
+
+_QUEUE_OF: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
+    "drop_claimed_queue": lambda m, n, e, st: [],
+    "cleaner_read_queue": _listed_queue,
+}
+"""Events whose ``queue`` is not a dead server's queue (``_dead_queue``): a claimer's marked
+queue (found by ``_marked_drop``), a queue the cleaner listed."""
 
 
 def _relay_steps(m: Mapping, e: Event, st: Any) -> int:
@@ -914,13 +963,29 @@ def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     started, whose znode the model's join made but the real one never did, say); and when the
     cversion moved (a server's znode created after the listing, say), every one it has not read:
     the run is read again, whatever it saw. A znode with queues that the real cleaner did not
-    read stays unread, and the decision does not fit."""
+    read stays unread, and the decision does not fit. (Reading a server is listing its queues,
+    then reading each, ``_queue_reads``.)"""
     c = st.cleaner
-    return tuple(
-        Action("cleaner_read", (s,))
-        for s in range(m.cfg.servers)
-        if not c.read >> s & 1 and (not (st.rs[s] and st.rs[s].queues) or c.changed)
-    )
+    reads = [Action("cleaner_read_queue", (x[0], 0)) for x in c.listed] if c.changed else []
+    for s in range(m.cfg.servers):
+        queues = st.rs[s].queues if st.rs[s] else ()
+        if not c.read >> s & 1 and (not queues or c.changed):
+            reads.append(Action("cleaner_read", (s,)))
+            if "cleaner_read_queue" in m.kinds:
+                reads += [Action("cleaner_read_queue", (s, 0))] * len(queues)
+    return tuple(reads)
+
+
+def _queue_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
+    """zk-multi's cleaner lists a server's queues (``cleaner_read``), then reads them one by one
+    (``cleaner_read_queue``). A trace recorded before the queue reads were lines of their own
+    records one ``cleaner_read`` with the WALs of them all: the model reads them all with it."""
+    d = e.get("detail") or {}
+    if "queues" in d or "cleaner_read_queue" not in m.kinds:
+        return ()
+    s = e["args"]["server"]
+    node = st.rs[s]
+    return (Action("cleaner_read_queue", (s, 0)),) * len(node.queues if node else ())
 
 
 def _claimed_already(m: Mapping, e: Event, st: Any) -> bool:
@@ -950,11 +1015,11 @@ def _empty_claim_removed(m: Mapping, e: Event, st: Any) -> bool:
 
 
 def _removed_peer_queue_dropped(m: Mapping, e: Event, st: Any) -> bool:
-    """ZooKeeper era: a claimer that had not yet seen a peer's removal copied its queue and
-    started a source, which found the peer gone and deleted the queue (``finish``); the model's
-    claimer drops a claimed queue of a removed peer with the claim (HBASE-17077's fix). The queue
-    must be gone in the model and its peer removed. (A batch that source shipped first would not
-    fit: the model has no per-server view of the peers yet.)"""
+    """ZooKeeper era: a claimed queue of a removed peer deleted (by its claimer, or by the source
+    its claimer started before it saw the removal, ``finish``) that the model has already
+    deleted: the claimer's reaction to the removal (``peer_sync``) took every queue of the peer.
+    The queue must be gone in the model and its peer removed. (A batch that source shipped first
+    would not fit: the model has no per-server view of the peers yet.)"""
     queue = (e.get("detail") or {}).get("queue")
     s = e["args"].get("server")
     if not hasattr(st, "rs") or not isinstance(queue, str) or not isinstance(s, int):
@@ -992,11 +1057,18 @@ def _refresh_unneeded(m: Mapping, e: Event, st: Any) -> bool:
     return bool(srv.known >> p & 1) == (proc.kind == ADD)
 
 
+AFTER: dict[str, Callable[[Mapping, Event, Any], tuple[Action, ...]]] = {
+    "cleaner_read": _queue_reads,
+}
+"""Events whose step the model follows at once with steps of its own (each says why)."""
+
+
 ALREADY: dict[str, Callable[[Mapping, Event, Any], bool]] = {
     "refresh": _refresh_unneeded,
     "finish": lambda m, e, st: (
         _empty_claim_removed(m, e, st) or _removed_peer_queue_dropped(m, e, st)
     ),
+    "drop_claimed_queue": lambda m, e, st: _removed_peer_queue_dropped(m, e, st),
     "archive": lambda m, e, st: _split_archives(m, e, st) or _teardown_archive(m, e, st),
     "claim_read": _claimed_already,
     "peer_proc": _refresh_sent,
@@ -1137,8 +1209,40 @@ def _cleaner_read_wals(
     return None if got == want else f"the model's cleaner finds {got} there, the event {want}"
 
 
+def _cleaner_listed(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """zk-multi's cleaner listed exactly the queues the event names at the server (or, in a
+    trace recorded before the queue reads were lines of their own, found the WALs it lists)."""
+    queues = (e.get("detail") or {}).get("queues")
+    if queues is None:
+        return _cleaner_read_wals(m, n, e, args, before, after)
+    s = args[0]
+    want = sorted((s, p, tuple(c)) for p, c in map(m.steps.parse_zk_queue_id, queues))
+    node = before.rs[s]
+    got = sorted((s, q.peer, q.chain) for q in (node.queues if node else ()))
+    return None if got == want else f"the model's cleaner lists {got} there, the event {want}"
+
+
+def _cleaner_queue_wals(
+    m: Mapping, n: int, e: Event, args: tuple, before: Any, after: Any
+) -> str | None:
+    """zk-multi's cleaner found, among the run's candidates, exactly the WALs the event lists in
+    the queue it read (none if the queue is gone since the listing)."""
+    wals = (e.get("detail") or {}).get("wals") or []
+    candidates = set(before.cleaner.candidates)
+    want = sorted({m.resolver.wal_key(w) for w in wals} & candidates)
+    s, i = args
+    _s, peer, chain = before.cleaner.listed[i]
+    node = before.rs[s]
+    queues = [q for q in (node.queues if node else ()) if (q.peer, q.chain) == (peer, chain)]
+    got = sorted(set(queue_wal_keys(queues)) & candidates)
+    return None if got == want else f"the model's cleaner finds {got} in it, the event {want}"
+
+
 EXPECT: dict[str, Callable[..., str | None]] = {
-    "cleaner_read": _cleaner_read_wals,
+    "cleaner_read": _cleaner_listed,
+    "cleaner_read_queue": _cleaner_queue_wals,
     "clean": _clean_lookup,
     "persist": _persist_position,
     "cleaner_finish": _cleaner_retry,

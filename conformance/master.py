@@ -584,12 +584,25 @@ class Master(ZkProcess):
         d = old_wal_dir(self.run_dir)
         return [p for p in sorted(d.glob("*")) if p.stat().st_mtime < horizon] if d.exists() else []
 
-    def queued_wals(self, server: str) -> set[str]:
-        """The WALs a server's queue znodes name."""
+    def read_queues(self, server: str) -> set[str]:
+        """The WALs a server's queue znodes name, read as HBase's ``getAllWALs`` reads them: the
+        server's queues listed (``getAllQueues``), then each queue's WALs (``getWALsInQueue``;
+        none for a queue gone since the listing), each read recorded with the zxids it was
+        served between."""
+        real = server.startswith("1.1.1.")
+        queues, read = self.served(
+            lambda: [q for q in self.children(f"{QUEUES}/{server}") if q != "lock"]
+        )
+        if real:
+            args = {"server": server_index(server)}
+            self.trace.emit("cleaner_read", args, read=read, queues=sorted(queues))
         found: set[str] = set()
-        for q in self.children(f"{QUEUES}/{server}"):
-            if q != "lock":
-                found.update(self.children(f"{QUEUES}/{server}/{q}"))
+        for i, q in enumerate(queues):
+            wals, read = self.served(lambda q=q: set(self.children(f"{QUEUES}/{server}/{q}")))
+            found.update(wals)
+            if real:
+                at = {**args, "queue": i}
+                self.trace.emit("cleaner_read_queue", at, read=read, queue=q, wals=sorted(wals))
         return found
 
     def zk_queued(self) -> dict[str, list[str]]:
@@ -709,15 +722,7 @@ class Master(ZkProcess):
                 seen: set[str] = set()
                 listed = [s for s in self.children(QUEUES) if not s.startswith(CVERSION_PREFIX)]
                 for i, server in enumerate(listed, 1):
-                    found, read = self.served(lambda s=server: self.queued_wals(s))
-                    seen.update(found)
-                    if server.startswith("1.1.1."):
-                        self.trace.emit(
-                            "cleaner_read",
-                            {"server": server_index(server)},
-                            read=read,
-                            wals=sorted(found),
-                        )
+                    seen.update(self.read_queues(server))
                     rest = set(listed[i:])
                     cands = {self.steps.parse_wal(f.name)[0] for f in files}
 

@@ -694,7 +694,8 @@ class RegionServer(ZkProcess):
             zxid = self.txn(ops)
         except TxnFailed:
             return
-        self.trace.emit("note", kind="meta", zxid=zxid, what="claimed queue dropped", queue=queue)
+        args = {"server": self.index, "queue": -1}  # found in the model by its name
+        self.trace.emit("drop_claimed_queue", args, zxid=zxid, queue=queue)
 
     @serialized
     def claim_table(self, req: str, data: dict[str, Any]) -> None:

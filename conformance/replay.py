@@ -133,7 +133,15 @@ def event_text(e: dict[str, Any]) -> str:
 # --- lanes of model steps ---------------------------------------------------------------------
 
 CLEANER = frozenset(
-    {"clean", "lock_cleaner", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete"}
+    {
+        "clean",
+        "lock_cleaner",
+        "cleaner_start",
+        "cleaner_read",
+        "cleaner_read_queue",
+        "cleaner_finish",
+        "cleaner_delete",
+    }
 )
 """The master's log cleaner: a ``server`` these name is whose WAL or znode it looks at."""
 

@@ -43,7 +43,15 @@ SINK_LANES = {"sink_apply": "apply", "foreign_put": "writer", "relay_home": "rel
 
 
 CLEANER = frozenset(
-    ("clean", "cleaner_start", "cleaner_read", "cleaner_finish", "cleaner_delete", "wal_deleted")
+    (
+        "clean",
+        "cleaner_start",
+        "cleaner_read",
+        "cleaner_read_queue",
+        "cleaner_finish",
+        "cleaner_delete",
+        "wal_deleted",
+    )
 )
 """The master's log-cleaner events: its chore runs on a thread of its own."""
 

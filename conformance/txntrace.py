@@ -218,7 +218,10 @@ def _steps(
         wals = [p[2] for k, p, _ in rs_ops if k == "delete" and len(p) == 3 and p[:2] == parts]
         args = {"server": server_index(parts[0])}
         if not _peer_present(tree, parts[1]) and not parts[1].isdigit():
-            return  # a claimed queue of a removed peer, dropped (``_storage`` leaves it out)
+            # a claimed queue of a removed peer, deleted by its claimer (or by the source it
+            # started before it saw the removal, which the trace records as ``finish``)
+            yield "drop_claimed_queue", {**args, "queue": -1}, {"queue": parts[1]}
+            return
         if parts[1].isdigit():
             yield "peer_sync", {**args, "peer": peer_index(parts[1])}, {"queue": parts[1]}
         else:
@@ -291,8 +294,9 @@ def _peer_present(tree: dict[str, Any], queue_id: str) -> bool:
 def _storage(tree: dict[str, bytes | None], bounds: Boundaries, steps: Any) -> Storage:
     """The queues of ``tree`` (path -> data below ``/hbase/replication``), in the model's terms.
     Queues of a peer no longer in the peers znode are left out, here and in the model's
-    (``model_storage``): every party drops them, each in its own time (a claimer drops a claimed
-    one in its own transaction, where the model drops it with the claim)."""
+    (``model_storage``): every party drops them, each in its own time (a claimer a claimed one
+    in a transaction of its own, ``drop_claimed_queue``; a server the rest when it sees the
+    removal)."""
     nodes: dict[int, dict[str, Any]] = {}
     for path, data in tree.items():
         parts = _split(path)

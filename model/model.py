@@ -192,6 +192,7 @@ def server_signature(cfg: Config, st: State, s: int) -> tuple:
         if node
         else (),
         len(srv.claim),
+        tuple((p, len(c)) for p, c in srv.drops),
     )
 
 
@@ -237,6 +238,7 @@ def rename_servers(cfg: Config, st: State, perm: tuple[int, ...]) -> State:
             srv.sinks,
             tuple(Claim(perm[c.dead], queue(c.queue)) for c in srv.claim),
             tuple(sorted(key(k) for k in srv.unregistered)),
+            tuple(sorted((p, chain(c)) for p, c in srv.drops)),
         )
     wals: list = [()] * len(st.wals)
     for w in st.wals:
@@ -265,6 +267,7 @@ def rename_servers(cfg: Config, st: State, perm: tuple[int, ...]) -> State:
         tuple(sorted(key(k) for k in c.seen)),
         c.changed,
         tuple(sorted(key(k) for k in c.cache)),
+        tuple(sorted((perm[s], p, chain(ch)) for s, p, ch in c.listed)),
     )
     return State(
         tuple(servers),

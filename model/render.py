@@ -120,6 +120,9 @@ def _cleaner(cfg: Config, st: State) -> str:
     if c.phase == READING or c.read:
         read = [server_label(cfg, s) for s in bits(c.read)]
         parts.append("read " + list_text(read))
+    if c.listed:
+        listed = [f"{server_label(cfg, s)}/{rules.queue_id(cfg, p, ch)}" for s, p, ch in c.listed]
+        parts.append("to read " + list_text(listed))
     if c.seen:
         parts.append("seen " + list_text([_wal(cfg, k) for k in c.seen]))
     if c.changed:
@@ -206,6 +209,9 @@ def _sections(cfg: Config, st: State) -> list[str]:
         if srv.unregistered:
             unreg = list_text([_wal(cfg, k) for k in srv.unregistered])
             lines.append(f"    WALs in use but in no queue: {unreg}")
+        if srv.drops:
+            drops = list_text([rules.queue_id(cfg, p, c) for p, c in srv.drops])
+            lines.append(f"    claimed queues to delete (peer gone): {drops}")
 
     lines += sink_lines(cfg, st)
 
@@ -285,6 +291,10 @@ def state_facts(cfg: Config, st: State) -> dict[str, str]:
             pos = list_text([f"{_wal(cfg, k)}@{p}" for k, p in claim.queue.wals])
             facts[f"claim read by {name}"] = (
                 f"{_queue_id(cfg, claim.queue)} of {server_label(cfg, claim.dead)} ({pos})"
+            )
+        if srv.drops:
+            facts[f"claimed queues {name} will delete"] = list_text(
+                [rules.queue_id(cfg, p, c) for p, c in srv.drops]
             )
         if srv.unregistered:
             facts[f"WALs of {name} in no queue"] = list_text(
@@ -480,6 +490,7 @@ def state_dict(cfg: Config, st: State) -> dict[str, object]:
                     for c in srv.claim
                 ],
                 "unregistered": [_wal(cfg, k) for k in srv.unregistered],
+                "claimed_to_delete": [rules.queue_id(cfg, p, c) for p, c in srv.drops],
                 "sink_subsets": {peer_label(p): bits(m) for p, m in enumerate(srv.sinks)},
             }
         )
@@ -508,6 +519,9 @@ def state_dict(cfg: Config, st: State) -> dict[str, object]:
             "candidates": [_wal(cfg, k) for k in c.candidates],
             "read": [server_label(cfg, s) for s in bits(c.read)],
             "seen": [_wal(cfg, k) for k in c.seen],
+            "listed": [
+                f"{server_label(cfg, s)}/{rules.queue_id(cfg, p, ch)}" for s, p, ch in c.listed
+            ],
             "cversion_moved": c.changed,
             "cache": [_wal(cfg, k) for k in c.cache],
         },

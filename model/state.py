@@ -112,6 +112,9 @@ class Server(NamedTuple):
     claim: tuple[Claim, ...]
     unregistered: tuple[WalKey, ...]
     """WALs in use but not yet in any queue (only a mutant ever has some)."""
+    drops: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    """Claimed queues (peer, chain) this server found its peer gone for: it deletes each in a
+    write of its own after the claim (``removeQueue(claimedId)``, HBASE-17077/HBASE-20475)."""
 
 
 class Sink(NamedTuple):
@@ -133,8 +136,9 @@ class Relay(NamedTuple):
 
 class Cleaner(NamedTuple):
     """The master's log cleaner. ``zk-lock`` uses only ``cache`` (seed 003); ``zk-multi`` takes a
-    cversion-checked snapshot: ``candidates`` listed first, then the rs znodes ``read`` one by one
-    into ``seen``; ``changed`` says the cversion of ``/rs`` moved since the listing began."""
+    cversion-checked snapshot: ``candidates`` listed first, then the rs znodes one by one, each
+    ``read`` by listing its queues (``listed``) and reading those one by one into ``seen``;
+    ``changed`` says the cversion of ``/rs`` moved since the listing began."""
 
     phase: int
     candidates: tuple[WalKey, ...]
@@ -142,6 +146,8 @@ class Cleaner(NamedTuple):
     seen: tuple[WalKey, ...]
     changed: bool
     cache: tuple[WalKey, ...]
+    listed: tuple[tuple[int, int, tuple[int, ...]], ...] = ()
+    """Queues (server, peer, chain) of the rs znode being read, listed and not yet read."""
 
 
 class Budget(NamedTuple):

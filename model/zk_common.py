@@ -89,6 +89,12 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     K("advance", ("server", "shipper"), True, "end of a WAL with a newer one queued: drop it"),
     K("finish", ("server", "shipper"), True, "a recovered shipper read its last WAL: drop it"),
     K("skip_missing", ("server", "shipper"), True, "the WAL cannot be found: skip it"),
+    K(
+        "drop_claimed_queue",
+        ("server", "queue"),
+        True,
+        "a claimer deletes a claimed queue whose peer is gone (removeQueue)",
+    ),
     K("reselect_sinks", ("server", "peer", "subset"), True, "every chosen sink is down: pick anew"),
     K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
     K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
@@ -277,10 +283,12 @@ class ZkCommon(SinkOutages, Relays, Zombies, Design):
 
     def start_recovered(self, cfg: Config, st: State, s: int, queue: Queue) -> State:
         """One recovered shipper per WAL group of a claimed queue, starting at its position; a
-        queue whose peer is gone is deleted instead (HBASE-17077)."""
-        if self.rule_drop_claimed_queue(st, queue):
-            return self.drop_queue(st, s, queue.peer, queue.chain)
+        queue whose peer is gone starts none: the claimer deletes it next, in a write of its own
+        (``drop_claimed_queue``; HBASE-17077)."""
         srv = st.servers[s]
+        if self.rule_drop_claimed_queue(st, queue):
+            drops = tuple(sorted({*srv.drops, (queue.peer, queue.chain)}))
+            return self.with_server(st, s, srv._replace(drops=drops))
         new = list(srv.shippers)
         for g in range(cfg.wal_groups):
             keys = [k for k, _ in queue.wals if k[1] == g]
@@ -290,6 +298,20 @@ class ZkCommon(SinkOutages, Relays, Zombies, Design):
             pos = self.rule_start_position(queue, ordered[0])
             new.append(Shipper(queue.peer, queue.chain, g, ordered, pos))
         return self.with_server(st, s, srv._replace(shippers=tuple(sorted(new))))
+
+    def en_drop_claimed_queue(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for s, srv in enumerate(st.servers):
+            for i in range(len(srv.drops)):
+                yield (s, i)
+
+    def do_drop_claimed_queue(self, cfg: Config, st: State, s: int, i: int) -> State:
+        """``removeQueue(claimedId)``: the claimed queue of a peer that is gone is deleted, in a
+        write after the claim's own (reference section 4: "if getPeer(peerId) is not oldPeer:
+        removeQueue(claimedId)"). A cleaner reading in between finds the queue."""
+        srv = st.servers[s]
+        peer, chain = srv.drops[i]
+        st = self.with_server(st, s, srv._replace(drops=srv.drops[:i] + srv.drops[i + 1 :]))
+        return self.drop_queue(st, s, peer, chain)
 
     def drop_queue(self, st: State, s: int, peer: int, chain: tuple[int, ...]) -> State:
         node = st.rs[s]
@@ -455,7 +477,9 @@ class ZkCommon(SinkOutages, Relays, Zombies, Design):
         for g, seq in enumerate(srv.current):
             wal = st.wals[cfg.slot((s, g, seq))]
             st = self.with_wal(cfg, st, wal._replace(closed=True))
-        dead = srv._replace(alive=False, known=0, gone=0, shippers=(), claim=(), unregistered=())
+        dead = srv._replace(
+            alive=False, known=0, gone=0, shippers=(), claim=(), unregistered=(), drops=()
+        )
         return self.on_death(cfg, self.with_server(st, s, dead), s)
 
     def on_death(self, cfg: Config, st: State, s: int) -> State:

@@ -37,7 +37,13 @@ class ZkMulti(ZkCommon):
         ),
         K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
         K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
-        K("cleaner_read", ("server",), True, "log cleaner: read one /rs/<server> subtree"),
+        K("cleaner_read", ("server",), True, "log cleaner: list the queues of one /rs/<server>"),
+        K(
+            "cleaner_read_queue",
+            ("server", "queue"),
+            True,
+            "log cleaner: read the WALs of one listed queue",
+        ),
         K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else decide"),
         K(
             "cleaner_delete_wal",
@@ -153,20 +159,40 @@ class ZkMulti(ZkCommon):
         return st._replace(cleaner=IDLE_CLEANER._replace(phase=READING, candidates=candidates))
 
     def en_cleaner_read(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.cleaner.phase == READING:
+        if st.cleaner.phase == READING and not st.cleaner.listed:
             for s in range(cfg.servers):
                 if not st.cleaner.read >> s & 1:
                     yield (s,)
 
     def do_cleaner_read(self, cfg: Config, st: State, s: int) -> State:
+        """``getAllQueues(rs)``: the cleaner lists one server's queue znodes (its children); it
+        reads their WALs next, one queue at a time (``cleaner_read_queue``)."""
         c = st.cleaner
         node = st.rs[s]
-        found = set(rules.queue_wal_keys(node.queues if node else ())) & set(c.candidates)
-        seen = tuple(sorted(set(c.seen) | found))
-        return st._replace(cleaner=c._replace(read=c.read | 1 << s, seen=seen))
+        listed = tuple(sorted((s, q.peer, q.chain) for q in (node.queues if node else ())))
+        return st._replace(cleaner=c._replace(read=c.read | 1 << s, listed=listed))
+
+    def en_cleaner_read_queue(self, cfg: Config, st: State) -> Iterator[tuple]:
+        for i, (s, _p, _chain) in enumerate(st.cleaner.listed):
+            yield (s, i)
+
+    def do_cleaner_read_queue(self, cfg: Config, st: State, s: int, i: int) -> State:
+        """``getWALsInQueue(rs, queue)``: the WALs of one listed queue, as they are now (none if
+        the queue is gone since the listing: its end deleted it). Reference 3a: a queue's end or
+        a roll changes a queue without moving the cversion of ``/rs``; only a claim, which moves
+        WALs between servers, bumps it."""
+        c = st.cleaner
+        _s, peer, chain = c.listed[i]
+        node = st.rs[s]
+        qi = self.find_queue(node, peer, chain)
+        wals = rules.queue_wal_keys((node.queues[qi],)) if qi >= 0 else ()
+        seen = tuple(sorted(set(c.seen) | (set(wals) & set(c.candidates))))
+        listed = c.listed[:i] + c.listed[i + 1 :]
+        return st._replace(cleaner=c._replace(seen=seen, listed=listed))
 
     def en_cleaner_finish(self, cfg: Config, st: State) -> Iterator[tuple]:
-        if st.cleaner.phase == READING and st.cleaner.read == (1 << cfg.servers) - 1:
+        c = st.cleaner
+        if c.phase == READING and c.read == (1 << cfg.servers) - 1 and not c.listed:
             yield ()
 
     def en_master_restart(self, cfg: Config, st: State) -> Iterator[tuple]:

@@ -173,6 +173,9 @@ class ZkLayout:
                 out[("shpos", s, *sk)] = i(0, E)
                 for j in range(self.LW):
                     out[("shw", s, *sk, j)] = i(-1, W - 1)
+            for p in self.P:
+                for ci in self.CH:
+                    out[("drop", s, p, ci)] = "b"
             out[("cl", s)] = "b"
             out[("cld", s)] = i(0, S - 1)
             out[("clp", s)] = i(0, P - 1)
@@ -184,6 +187,7 @@ class ZkLayout:
             for p in self.P:
                 for ci in self.CH:
                     out[("qex", s, p, ci)] = "b"
+                    out[("lst", s, p, ci)] = "b"
                     for w in self.W:
                         out[("qin", s, p, ci, w)] = "b"
                         out[("qpos", s, p, ci, w)] = i(0, E)
@@ -269,6 +273,8 @@ class ZkLayout:
                 v[("shpos", *sk)] = sh.pos
                 for j, key in enumerate(sh.wals):
                     v[("shw", *sk, j)] = c.slot(key)
+            for p, chain in srv.drops:
+                v[("drop", s, p, self.chain_index[chain])] = True
             if srv.claim:
                 d, q = srv.claim[0]
                 v[("cl", s)] = True
@@ -290,6 +296,8 @@ class ZkLayout:
                         v[("qpos", s, q.peer, ci, c.slot(key))] = pos
             v[("fail", s)] = bool(st.failover >> s & 1)
             v[("read", s)] = bool(st.cleaner.read >> s & 1)
+        for s, p, chain in st.cleaner.listed:
+            v[("lst", s, p, self.chain_index[chain])] = True
         for wal in st.wals:
             if not wal:
                 continue
@@ -371,6 +379,12 @@ class ZkLayout:
                     ),
                     claim,
                     tuple(key[w] for w in self.W if v[("unreg", s, w)]),
+                    tuple(
+                        (p, self.chains[ci])
+                        for p in self.P
+                        for ci in self.CH
+                        if v[("drop", s, p, ci)]
+                    ),
                 )
             )
         wals: list[Any] = []
@@ -435,6 +449,15 @@ class ZkLayout:
             tuple(key[w] for w in self.W if v[("seen", w)]),
             v[("changed",)],
             tuple(key[w] for w in self.W if v[("cache", w)]),
+            tuple(
+                sorted(
+                    (s, p, self.chains[ci])
+                    for s in self.S
+                    for p in self.P
+                    for ci in self.CH
+                    if v[("lst", s, p, ci)]
+                )
+            ),
         )
         return State(
             tuple(servers),

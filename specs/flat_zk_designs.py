@@ -40,6 +40,9 @@ class ZkMultiFlat(ZkFlat):
         out.append(self._cleaner_start())
         for s in self.S:
             out.append(self._cleaner_read(s))
+            for p in self.P:
+                for ci in self.CH:
+                    out.append(self._cleaner_read_queue(s, p, ci))
         out.append(self._cleaner_finish())
         for w in self.W:
             out.append(self._cleaner_delete_wal(w))
@@ -149,23 +152,45 @@ class ZkMultiFlat(ZkFlat):
 
         return Instance("cleaner_start", (), guard, apply)
 
+    def listing(self, ops: Any, get: Any) -> Any:
+        """Some server's queues are listed and not all read yet."""
+        return ops.or_(*(get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH))
+
     def _cleaner_read(self, s: int) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("phase",)) == READING, ops.not_(get(("read", s))))
+            return ops.and_(
+                get(("phase",)) == READING,
+                ops.not_(get(("read", s))),
+                ops.not_(self.listing(ops, get)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             tx[("read", s)] = True
-            for w in self.W:
-                found = ops.and_(
-                    tx[("cand", w)], self.queued_anywhere(ops, tx.__getitem__, w, (s,))
-                )
-                tx[("seen", w)] = ops.or_(tx[("seen", w)], found)
+            for p in self.P:
+                for ci in self.CH:
+                    tx[("lst", s, p, ci)] = tx[("qex", s, p, ci)]
 
         return Instance("cleaner_read", (s,), guard, apply)
 
+    def _cleaner_read_queue(self, s: int, p: int, ci: int) -> Instance:
+        def guard(ops: Any, get: Any) -> Any:
+            return get(("lst", s, p, ci))
+
+        def apply(ops: Any, tx: Tx) -> None:
+            tx[("lst", s, p, ci)] = False
+            for w in self.W:
+                found = ops.and_(tx[("cand", w)], tx[("qex", s, p, ci)], tx[("qin", s, p, ci, w)])
+                tx[("seen", w)] = ops.or_(tx[("seen", w)], found)
+
+        return Instance("cleaner_read_queue", (s, p, ci), guard, apply)
+
     def _cleaner_finish(self) -> Instance:
         def guard(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("phase",)) == READING, *(get(("read", s)) for s in self.S))
+            return ops.and_(
+                get(("phase",)) == READING,
+                *(get(("read", s)) for s in self.S),
+                ops.not_(self.listing(ops, get)),
+            )
 
         def apply(ops: Any, tx: Tx) -> None:
             changed = tx[("changed",)]

@@ -24,6 +24,7 @@ from replcheck.model.state import (
 )
 from replcheck.model.step import instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
+from replcheck.model.zk_claim_drop import ClaimDrops
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
 from replcheck.model.zk_source import ZkSources
 from replcheck.model.zk_wal import ZkWals
@@ -32,7 +33,16 @@ from .flat_zk import COPIES, ZkLayout
 
 
 class ZkFlat(
-    Crashes, ZkWals, ZkSources, PeerSync, SinkChoice, SinkServers, RelaySteps, ZkPeerAdmin, ZkLayout
+    Crashes,
+    ZkWals,
+    ZkSources,
+    ClaimDrops,
+    PeerSync,
+    SinkChoice,
+    SinkServers,
+    RelaySteps,
+    ZkPeerAdmin,
+    ZkLayout,
 ):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
@@ -164,9 +174,10 @@ class ZkFlat(
         self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
     ) -> None:
         """``start_recovered``: per WAL group one recovered shipper over the queue's WALs, oldest
-        first, from the start position; or the queue is dropped when its peer is gone."""
+        first, from the start position; or, when its peer is gone, none: the queue is marked for
+        the claimer's delete (``drop_claimed_queue``)."""
         drop = self.rule["rule_drop_claimed_queue"](ops, tx[("peer", p)] == REMOVED)
-        self.drop_queue(ops, tx, ops.and_(cond, drop), s, p, ci)
+        tx.when(ops.and_(cond, drop), ("drop", s, p, ci), True)
         start = ops.and_(cond, ops.not_(drop))
         if start is False:
             return
@@ -208,6 +219,9 @@ class ZkFlat(
         self.clear_claim(tx, s)
         for w in self.W:
             tx[("unreg", s, w)] = False
+        for p in self.P:
+            for ci in self.CH:
+                tx[("drop", s, p, ci)] = False
         if self.multi:
             tx[("fail", s)] = True
 

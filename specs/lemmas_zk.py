@@ -21,6 +21,7 @@ from replcheck.model.state import (
     LIVE_DIR,
     NO_LOCK,
     READING,
+    REMOVED,
 )
 from replcheck.model.text import FlatProperty, count
 
@@ -245,12 +246,19 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
         order of sequence and without repeats, exactly the queue's WALs of that group, and
         exists exactly when that list is not empty; no second copy exists; dead servers have no
         shippers and no claim in progress; a server with a pending SCP is dead. (``zk-lock``: a
-        queue copied from a locked dead server has no shipper until ``finish_claim``.)"""
+        queue copied from a locked dead server has no shipper until ``finish_claim``. A claimed
+        queue marked for its claimer's delete, ``drop_claimed_queue``, has none: it is a
+        recovered queue of a removed peer on a live server.)"""
         out = []
         for s in S:
             for p in P:
                 for ci in CH:
-                    busy = copying(ops, get, s, ci)
+                    marked = get(("drop", s, p, ci))
+                    if not z.chains[ci]:
+                        out.append(ops.not_(marked))
+                    removed = get(("peer", p)) == REMOVED
+                    out.append(ops.implies(marked, ops.and_(get(("alive", s)), removed)))
+                    busy = ops.or_(copying(ops, get, s, ci), marked)
                     alive = ops.and_(get(("alive", s)), ops.not_(busy))
                     if busy is not False:
                         for g in z.G:
@@ -313,9 +321,10 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
 
     def cleaner_snapshot_sound(ops: Any, get: Any) -> Any:
         """While the cleaner reads and the cversion of ``/rs`` has not moved, every listed WAL
-        still queued at a server already read was seen; listed WALs are archived or deleted;
-        outside a run nothing is listed, read or seen. (Queues gain only new WALs, which are
-        not listed, except by a claim, which moves the cversion.)"""
+        still queued at a server already read, in a queue already read (not still listed), was
+        seen; listed WALs are archived or deleted; outside a run nothing is listed, read or seen.
+        (Queues gain only new WALs, which are not listed, except by a claim, which moves the
+        cversion.)"""
         out = []
         reading = get(("phase",)) == READING
         deleting = get(("phase",)) == DELETING
@@ -324,7 +333,14 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
             queued = []
             for s in S:
                 queued_s = ops.or_(*(get(("qin", s, p, ci, w)) for p in P for ci in CH))
-                known = ops.and_(stable, get(("read", s)), get(("cand", w)), queued_s)
+                read_s = ops.or_(
+                    *(
+                        ops.and_(get(("qin", s, p, ci, w)), ops.not_(get(("lst", s, p, ci))))
+                        for p in P
+                        for ci in CH
+                    )
+                )
+                known = ops.and_(stable, get(("read", s)), get(("cand", w)), read_s)
                 out.append(ops.implies(known, get(("seen", w))))
                 queued.append(queued_s)
             place = get(("wplace", w))
@@ -347,6 +363,10 @@ def zk_lemmas(z: ZkFlat) -> dict[str, FlatProperty]:
                 out.append(ops.not_(get(("cand", w))))
         for s in S:
             out.append(ops.implies(ops.not_(reading), ops.not_(get(("read", s)))))
+            for p in P:
+                for ci in CH:
+                    listed = get(("lst", s, p, ci))
+                    out.append(ops.implies(listed, ops.and_(reading, get(("read", s)))))
         out.append(ops.implies(ops.not_(reading), ops.not_(get(("changed",)))))
         idle = get(("phase",)) == IDLE
         out.append(ops.or_(reading, deleting, idle) if z.multi else idle)

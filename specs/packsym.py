@@ -47,7 +47,7 @@ ZK_TYPES: dict[str, Kinds] = {
     "cld": (_SERVER, "s", "cl"),
     "clc": (_SERVER, "ch", "cl"),
     "lock": (_SERVER, "s?", None),
-    "qex": ((S_, None, "ch"), None, None),
+    **{f: ((S_, None, "ch"), None, None) for f in ("qex", "drop", "lst")},
     **{f: ((S_, None, "ch", W_), None, None) for f in ("qin", "qpos")},
     **{f: ((W_,), None, None) for f in ("wex", "wn", "wclosed", "wplace", "cand", "seen", "cache")},
     "wu": ((W_, None), "u?", None),

@@ -28,7 +28,8 @@ MUTANT = "zk-lock/cleaner-skips-lookup"
 ACTIONS = "put(0, 0, 0); roll(0, 0); archive(0, 0, 0); clean(0, 0, 0)"
 STUCK = (
     "put(0, 0, 0); roll(1, 0); crash(0); archive(0, 0, 0); archive(1, 0, 0); "
-    "lose_failover_event(0); cleaner_start(); cleaner_read(0); cleaner_read(1); advance(1, 0); "
+    "lose_failover_event(0); cleaner_start(); cleaner_read(0); cleaner_read_queue(0, 0); "
+    "cleaner_read(1); cleaner_read_queue(1, 0); advance(1, 0); "
     "cleaner_finish()"
 )
 
