@@ -81,6 +81,14 @@ class Ctx:
         self.wrote = True
         self.tx.when(cond, k, v)
 
+    def writes(self) -> Tx:
+        """The step's transaction itself, for a helper that builds its writes with ``Tx``'s own
+        methods; a guard stops here, as at a first write."""
+        if self.tx is None:
+            raise _Stop(True)
+        self.wrote = True
+        return self.tx
+
     def require(self, *conds: Any) -> None:
         """Guard conjuncts: the step is enabled only where every one holds."""
         if self.tx is not None:

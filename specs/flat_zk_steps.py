@@ -305,13 +305,9 @@ class ZkFlat(
     # --- action instances -------------------------------------------------------------------------
 
     def instances(self) -> list[Instance]:
-        """The design's failover and cleaner instances (every other step is the text's)."""
-        return list(self.failover_instances())
-
-    # --- the failover and the cleaner: per design -------------------------------------------
-
-    def failover_instances(self) -> list[Instance]:
-        raise NotImplementedError
+        """Steps not in the text's form: none (each design's failover and cleaner are
+        ``model/zk_claims.py`` and ``model/zk_cleaners.py``)."""
+        return []
 
     def queued_anywhere(self, ops: Any, get: Any, w: int, owners: Any = None) -> Any:
         """Is WAL slot ``w`` named in some queue (of ``owners``, default all)?"""

@@ -1,0 +1,144 @@
+"""The master's log cleaner in each ZooKeeper-era design, in the protocol text's form
+(``model/step.py``):
+
+* ``zk-multi`` (HBASE-12865's fix, reference section 3a): a run lists the archived WALs
+  (``cleaner_start``), reads each server's znode by listing its queues (``cleaner_read``) and
+  reading each of them (``cleaner_read_queue``), and, if the cversion of ``/rs`` did not move
+  meanwhile, decides which listed WALs no queue named (``cleaner_finish``; else it reads again);
+  the files go one by one (``cleaner_delete_wal``).
+* ``zk-lock`` (seed 003): a WAL past its TTL is looked up in every queue, the found ones cached,
+  and deleted if not found (``clean``; the lookup is the layout's ``clean_wal``).
+
+The layout provides the cleaner's slots (``phase``, ``changed``, ``cand``, ``seen``, ``cache``,
+``read``, ``lst``), ``queued_anywhere`` and ``may_delete``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import ARCHIVED, DELETED, DELETING, IDLE, READING
+from .step import Ctx, step
+
+
+class MultiCleaner:
+    """zk-multi's cversion-checked snapshot (the layout provides ``S``, ``P``, ``CH``, ``W``,
+    ``key`` and ``may_delete``)."""
+
+    S: range
+    P: range
+    CH: range
+    W: range
+    key: list[tuple[int, int, int]]
+    may_delete: Any
+
+    def listing(self, ops: Any, get: Any) -> Any:
+        """Some server's queues are listed and not all read yet."""
+        return ops.or_(*(get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH))
+
+    @step(params=(), fair=False, each=lambda text: [()])
+    def cleaner_start(self, t: Ctx) -> None:
+        """log cleaner: list oldWALs, begin the snapshot"""
+        ops = t.ops
+        archived = ops.or_(*(ops.and_(t[("wex", w)], t[("wplace", w)] == ARCHIVED) for w in self.W))
+        t.require(t[("b", "cleaner_runs")] > 0, t[("phase",)] == IDLE, archived)
+        t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
+        t[("phase",)] = READING
+        t[("changed",)] = False
+        for w in self.W:
+            t[("cand", w)] = ops.and_(t[("wex", w)], t[("wplace", w)] == ARCHIVED)
+            t[("seen", w)] = False
+            t[("cache", w)] = False
+        for s in self.S:
+            t[("read", s)] = False
+
+    @step(params=("server",), fair=True, each=lambda text: [(s,) for s in text.S])
+    def cleaner_read(self, t: Ctx, s: int) -> None:
+        """log cleaner: list the queues of one /rs/<server>"""
+        ops = t.ops
+        t.require(
+            t[("phase",)] == READING,
+            ops.not_(t[("read", s)]),
+            ops.not_(self.listing(ops, t.get)),
+        )
+        t[("read", s)] = True
+        for p in self.P:
+            for ci in self.CH:
+                t[("lst", s, p, ci)] = t[("qex", s, p, ci)]
+
+    @step(
+        params=("server", "queue"),
+        fair=True,
+        each=lambda text: [(s, p, ci) for s in text.S for p in text.P for ci in text.CH],
+    )
+    def cleaner_read_queue(self, t: Ctx, s: int, p: int, ci: int) -> None:
+        """log cleaner: read the WALs of one listed queue"""
+        ops = t.ops
+        t.require(t[("lst", s, p, ci)])
+        t[("lst", s, p, ci)] = False
+        for w in self.W:
+            found = ops.and_(t[("cand", w)], t[("qex", s, p, ci)], t[("qin", s, p, ci, w)])
+            t[("seen", w)] = ops.or_(t[("seen", w)], found)
+
+    @step(params=(), fair=True, each=lambda text: [()])
+    def cleaner_finish(self, t: Ctx) -> None:
+        """log cleaner: retry if the cversion moved, else decide"""
+        ops = t.ops
+        t.require(
+            t[("phase",)] == READING,
+            *(t[("read", s)] for s in self.S),
+            ops.not_(self.listing(ops, t.get)),
+        )
+        changed = t[("changed",)]
+        keep = ops.not_(changed)
+        seen = {w: t[("seen", w)] for w in self.W}
+        doomed = {
+            w: ops.and_(
+                keep, t[("cand", w)], t[("wplace", w)] == ARCHIVED, self.may_delete(ops, w, seen)
+            )
+            for w in self.W
+        }
+        for s in self.S:
+            t[("read", s)] = False
+        for w in self.W:
+            t[("seen", w)] = False
+            t.when(keep, ("cand", w), doomed[w])
+        t[("changed",)] = False
+        deleting = ops.ite(ops.or_(*doomed.values()), DELETING, IDLE)
+        t[("phase",)] = ops.ite(changed, READING, deleting)
+
+    @step(
+        params=("server", "group", "index"),
+        fair=True,
+        each=lambda text: [(w,) for w in text.W],
+    )
+    def cleaner_delete_wal(self, t: Ctx, w: int) -> None:
+        """log cleaner: delete one WAL the run decided it may delete"""
+        ops = t.ops
+        t.require(t[("phase",)] == DELETING, t[("cand", w)])
+        t[("wplace", w)] = DELETED
+        t[("cand", w)] = False
+        rest = ops.or_(*(t[("cand", v)] for v in self.W if v != w))
+        t[("phase",)] = ops.ite(rest, DELETING, IDLE)
+
+
+class LockCleaner:
+    """zk-lock's lookup with a cache (the layout provides ``W``, ``queued_anywhere`` and
+    ``may_delete``)."""
+
+    W: range
+    queued_anywhere: Any
+    may_delete: Any
+
+    @step(params=("server", "group", "seq"), fair=False, each=lambda text: [(w,) for w in text.W])
+    def clean(self, t: Ctx, w: int) -> None:
+        """log cleaner: TTL passed, look the WAL up"""
+        t.require(t[("wex", w)], t[("wplace", w)] == ARCHIVED, t.ops.not_(t[("cache", w)]))
+        self.clean_wal(t.ops, t.writes(), w)
+
+    def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
+        """Seed 003: look every queue up (caching what was found); delete if not found."""
+        queued = {x: self.queued_anywhere(ops, tx.__getitem__, x) for x in self.W}
+        for x in self.W:
+            tx[("cache", x)] = queued[x]
+        tx.when(self.may_delete(ops, w, queued), ("wplace", w), DELETED)
