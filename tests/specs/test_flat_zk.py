@@ -5,10 +5,13 @@ invariant gives the explicit verdict."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from flat_agreement import agree
-from replcheck.model import STANDARD, get_design, mutants
+from flat_agreement import agree, check_states
+from replcheck.model import STANDARD, Model, get_design, mutants
 from replcheck.model.zk_common import ZK_CONFIGS
+from replcheck.specs.explore import explore
 from replcheck.specs.flat_zk import FlatError
 from replcheck.specs.flat_zk_designs import flat_model
 
@@ -41,3 +44,35 @@ def test_configurations_without_a_flat_form_are_refused() -> None:
         flat_model("table", STANDARD["zk-faults"])
     with pytest.raises(FlatError, match="relay clusters"):
         flat_model("table", STANDARD["master-master"])
+
+
+@pytest.mark.parametrize(
+    ("design", "config", "where"),
+    [
+        ("zk-multi", "peers", "drop"),
+        ("zk-lock", "peers", "drop"),
+        ("zk-multi", "cleaner-race", "listed"),
+    ],
+)
+def test_the_steps_a_prefix_does_not_reach_match_too(design: str, config: str, where: str) -> None:
+    """A claimed queue waiting for its claimer's delete (``drop``) and a cleaner between its
+    listing of a server's queues and their reads (``listed``) lie past the breadth-first
+    prefixes above: both models are compared on the first states that have one, and on the
+    first states one step before one begins."""
+    model = Model(get_design(design), STANDARD[config])
+    ex = explore(model, symmetry=False, max_states=20000)
+
+    def holds(st: Any) -> bool:
+        if where == "drop":
+            return any(srv.drops for srv in st.servers)
+        return bool(st.cleaner.listed)
+
+    inside = [st for st in ex.states if holds(st)][:20]
+    before = [
+        st
+        for st in ex.states
+        if not holds(st) and any(holds(model.step(st, a)) for a in model.enabled(st))
+    ][:20]
+    assert len(inside) == len(before) == 20
+    n, _broken = check_states(design, config, inside + before)
+    assert n == 40
