@@ -970,9 +970,7 @@ def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     for s in range(m.cfg.servers):
         queues = st.rs[s].queues if st.rs[s] else ()
         if not c.read >> s & 1 and (not queues or c.changed):
-            reads.append(Action("cleaner_read", (s,)))
-            if "cleaner_read_queue" in m.kinds:
-                reads += [Action("cleaner_read_queue", (s, 0))] * len(queues)
+            reads += [Action("cleaner_read", (s,)), *_reads_of(m, st, s)]
     return tuple(reads)
 
 
@@ -980,10 +978,16 @@ def _queue_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     """zk-multi's cleaner lists a server's queues (``cleaner_read``), then reads them one by one
     (``cleaner_read_queue``). A trace recorded before the queue reads were lines of their own
     records one ``cleaner_read`` with the WALs of them all: the model reads them all with it."""
-    d = e.get("detail") or {}
-    if "queues" in d or "cleaner_read_queue" not in m.kinds:
+    if "queues" in (e.get("detail") or {}) or "cleaner_read_queue" not in m.kinds:
         return ()
-    s = e["args"]["server"]
+    return _reads_of(m, st, e["args"]["server"])
+
+
+def _reads_of(m: Mapping, st: Any, s: int) -> tuple[Action, ...]:
+    """The reads of every queue of server ``s``, once the cleaner has listed them (none where
+    the design's cleaner reads a server in one step)."""
+    if "cleaner_read_queue" not in m.kinds:
+        return ()
     node = st.rs[s]
     return (Action("cleaner_read_queue", (s, 0)),) * len(node.queues if node else ())
 
@@ -1219,8 +1223,7 @@ def _cleaner_listed(
         return _cleaner_read_wals(m, n, e, args, before, after)
     s = args[0]
     want = sorted((s, p, tuple(c)) for p, c in map(m.steps.parse_zk_queue_id, queues))
-    node = before.rs[s]
-    got = sorted((s, q.peer, q.chain) for q in (node.queues if node else ()))
+    got = sorted(after.cleaner.listed)
     return None if got == want else f"the model's cleaner lists {got} there, the event {want}"
 
 
@@ -1230,13 +1233,8 @@ def _cleaner_queue_wals(
     """zk-multi's cleaner found, among the run's candidates, exactly the WALs the event lists in
     the queue it read (none if the queue is gone since the listing)."""
     wals = (e.get("detail") or {}).get("wals") or []
-    candidates = set(before.cleaner.candidates)
-    want = sorted({m.resolver.wal_key(w) for w in wals} & candidates)
-    s, i = args
-    _s, peer, chain = before.cleaner.listed[i]
-    node = before.rs[s]
-    queues = [q for q in (node.queues if node else ()) if (q.peer, q.chain) == (peer, chain)]
-    got = sorted(set(queue_wal_keys(queues)) & candidates)
+    want = sorted({m.resolver.wal_key(w) for w in wals} & set(before.cleaner.candidates))
+    got = sorted(m.design.listed_wals(before, args[1]))
     return None if got == want else f"the model's cleaner finds {got} in it, the event {want}"
 
 

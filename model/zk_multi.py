@@ -15,7 +15,17 @@ from . import rules
 from .action import ActionKind
 from .config import Config
 from .logic import PY, dual
-from .state import ARCHIVED, DELETED, DELETING, IDLE, IDLE_CLEANER, READING, Claim, State
+from .state import (
+    ARCHIVED,
+    DELETED,
+    DELETING,
+    IDLE,
+    IDLE_CLEANER,
+    READING,
+    Claim,
+    State,
+    WalKey,
+)
 from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
 
 K = ActionKind
@@ -176,17 +186,21 @@ class ZkMulti(ZkCommon):
         for i, (s, _p, _chain) in enumerate(st.cleaner.listed):
             yield (s, i)
 
-    def do_cleaner_read_queue(self, cfg: Config, st: State, s: int, i: int) -> State:
-        """``getWALsInQueue(rs, queue)``: the WALs of one listed queue, as they are now (none if
-        the queue is gone since the listing: its end deleted it). Reference 3a: a queue's end or
-        a roll changes a queue without moving the cversion of ``/rs``; only a claim, which moves
-        WALs between servers, bumps it."""
-        c = st.cleaner
-        _s, peer, chain = c.listed[i]
+    def listed_wals(self, st: State, i: int) -> set[WalKey]:
+        """The run's candidates that listed queue ``i`` names now (none if the queue is gone
+        since the listing: its end deleted it)."""
+        s, peer, chain = st.cleaner.listed[i]
         node = st.rs[s]
         qi = self.find_queue(node, peer, chain)
         wals = rules.queue_wal_keys((node.queues[qi],)) if qi >= 0 else ()
-        seen = tuple(sorted(set(c.seen) | (set(wals) & set(c.candidates))))
+        return set(wals) & set(st.cleaner.candidates)
+
+    def do_cleaner_read_queue(self, cfg: Config, st: State, s: int, i: int) -> State:
+        """``getWALsInQueue(rs, queue)``: the WALs of one listed queue, as they are now
+        (``listed_wals``). Reference 3a: a queue's end or a roll changes a queue without moving
+        the cversion of ``/rs``; only a claim, which moves WALs between servers, bumps it."""
+        c = st.cleaner
+        seen = tuple(sorted(set(c.seen) | self.listed_wals(st, i)))
         listed = c.listed[:i] + c.listed[i + 1 :]
         return st._replace(cleaner=c._replace(seen=seen, listed=listed))
 

@@ -8,16 +8,14 @@ from replcheck.model.action import Action
 from replcheck.model.state import READING
 
 from replcheck.matrix import resolve_config
+from replcheck.report import parse_actions
 
 
 def _run(config: str, actions: str) -> tuple[Model, list]:
     model = Model(get_design("zk-multi"), resolve_config(config))
     states = [model.init()]
-    for text in actions.split("; "):
-        name, _, rest = text.partition("(")
-        args = tuple(int(x) for x in rest.rstrip(")").split(",") if x.strip())
-        action = Action(name, args)
-        assert action in model.enabled(states[-1]), text
+    for action in parse_actions(actions):
+        assert action in model.enabled(states[-1]), action
         states.append(model.step(states[-1], action))
     return model, states
 
