@@ -10,7 +10,10 @@ model's files, and counts each branch where the step of the action that took it 
 A branch is named ``ACTION[FILE:LINE then|else: CONDITION]``, e.g.
 ``claim_commit[zk_multi.py:91 then: not self.claim_applies(st, s, claim)]``; the mining tables
 count them beside the actions (``mine.coverage``), and a branch with no event is one no run took.
-Conditional expressions, ``and``/``or`` and loops are not branches here.
+Conditional expressions, ``and``/``or`` and loops are not branches here. The steps are the
+explicit ones, which trace validation's model runs (a recorded run's configuration has zombies,
+which the protocol text does not cover yet); replay a behaviour through a ``Model`` that runs
+them.
 """
 
 from __future__ import annotations

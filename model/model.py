@@ -40,7 +40,7 @@ class Model:
     def __new__(cls, design: Design, cfg: Config) -> Model:
         """A configuration that uses a component written only in the protocol text
         (``model/text_model.py``'s ``uses_text``) gets a ``TextModel``."""
-        if cls is Model and getattr(design, "era", "") == "table":
+        if cls is Model:
             from .text_model import TextModel, uses_text
 
             if uses_text(cfg, design):
@@ -93,6 +93,11 @@ class Model:
                 except UNREADABLE:
                     continue
 
+    def successors_from_any(self, st: State) -> Iterator[tuple[Action, State]]:
+        """``successors`` from a state that may be one no run reaches (an induction's): a step
+        that cannot be taken there leads nowhere (``successors`` already skips them here)."""
+        return self.successors(st)
+
     def canonical(self, st: State) -> State:
         """The representative of the state's class under renaming of region servers: the least
         renaming among those that list servers in order of a rename-invariant signature. (That
@@ -103,6 +108,11 @@ class Model:
             return self._canonical(self.cfg, st)
         sig = [server_signature(self.cfg, st, s) for s in range(self.cfg.servers)]
         return least_renaming(st, sig, lambda perm: rename_servers(self.cfg, st, perm))
+
+
+class ExplicitModel(Model):
+    """A design's explicit ``en_``/``do_`` steps, whatever the text covers: what the agreement
+    tests hold the text against while both forms exist."""
 
 
 UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)

@@ -34,6 +34,16 @@ def _pairs(text: Any) -> list[tuple[int, int]]:
     return [(s, d) for s in text.S for d in text.S if s != d]
 
 
+def _queue_label(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int, int]:
+    """(server, dead server, the queue's index among the dead server's queues)."""
+    s, d, p, ci = a
+    return (s, d, text.design.find_queue(st.rs[d], p, text.chains[ci]))
+
+
+def _claimer(text: Any, st: Any, get: Any, a: tuple) -> tuple[int]:
+    return (a[0],)
+
+
 def _dead(text: Any) -> list[tuple[int]]:
     return [(d,) for d in text.S]
 
@@ -54,7 +64,7 @@ class MultiClaims:
     start_recovered: Any
     bump_cversion: Any
 
-    @step(params=("server", "dead", "queue"), fair=True, each=_queues)
+    @step(params=("server", "dead", "queue"), fair=True, each=_queues, label=_queue_label)
     def claim_read(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """read a dead server's queue positions"""
         t.require(
@@ -72,7 +82,7 @@ class MultiClaims:
             t[("clin", s, w)] = t[("qin", d, p, ci, w)]
             t[("clpos", s, w)] = t[("qpos", d, p, ci, w)]
 
-    @step(params=("server",), fair=True, each=_queues)
+    @step(params=("server",), fair=True, each=_queues, label=_claimer)
     def claim_commit(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """the claim multi: move the queue, bump the cversion"""
         ops = t.ops
@@ -168,6 +178,7 @@ class LockClaims:
         params=("server", "dead", "queue"),
         fair=True,
         each=lambda text: [x for x in _queues(text) if x[0] != x[1]],
+        label=_queue_label,
     )
     def copy_queue(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """copy one queue of the locked server"""

@@ -21,6 +21,16 @@ from .state import ARCHIVED, DELETED, DELETING, IDLE, READING
 from .step import Ctx, step
 
 
+def _listed(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int]:
+    """(server, the queue's index in the run's listing)."""
+    s, p, ci = a
+    return (s, st.cleaner.listed.index((s, p, text.chains[ci])))
+
+
+def _wal_key(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int, int]:
+    return text.key[a[0]]
+
+
 class MultiCleaner:
     """zk-multi's cversion-checked snapshot (the layout provides ``S``, ``P``, ``CH``, ``W``,
     ``key`` and ``may_delete``)."""
@@ -70,6 +80,7 @@ class MultiCleaner:
         params=("server", "queue"),
         fair=True,
         each=lambda text: [(s, p, ci) for s in text.S for p in text.P for ci in text.CH],
+        label=_listed,
     )
     def cleaner_read_queue(self, t: Ctx, s: int, p: int, ci: int) -> None:
         """log cleaner: read the WALs of one listed queue"""
@@ -111,6 +122,7 @@ class MultiCleaner:
         params=("server", "group", "index"),
         fair=True,
         each=lambda text: [(w,) for w in text.W],
+        label=_wal_key,
     )
     def cleaner_delete_wal(self, t: Ctx, w: int) -> None:
         """log cleaner: delete one WAL the run decided it may delete"""
@@ -130,7 +142,12 @@ class LockCleaner:
     queued_anywhere: Any
     may_delete: Any
 
-    @step(params=("server", "group", "seq"), fair=False, each=lambda text: [(w,) for w in text.W])
+    @step(
+        params=("server", "group", "seq"),
+        fair=False,
+        each=lambda text: [(w,) for w in text.W],
+        label=_wal_key,
+    )
     def clean(self, t: Ctx, w: int) -> None:
         """log cleaner: TTL passed, look the WAL up"""
         t.require(t[("wex", w)], t[("wplace", w)] == ARCHIVED, t.ops.not_(t[("cache", w)]))

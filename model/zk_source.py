@@ -23,8 +23,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import ENABLED, REMOVED
+from .state import ENABLED, REMOVED, Shipper
 from .step import Ctx, step
+
+
+def slot_shipper(text: Any, get: Any, s: int, sk: tuple) -> Shipper:
+    """The readable shipper held in server ``s``'s slot ``sk``."""
+    p, ci, g, _m = sk
+    wals = tuple(text.key[get(("shw", s, *sk, j))] for j in range(get(("shn", s, *sk))))
+    return Shipper(p, text.chains[ci], g, wals, get(("shpos", s, *sk)))
+
+
+def shipper_index(text: Any, st: Any, get: Any, s: int, sk: tuple) -> int:
+    """The index on server ``s`` of the shipper in slot ``sk``: the readable state keeps a
+    server's shippers sorted, equal copies in slot order."""
+    mine = slot_shipper(text, get, s, sk)
+    earlier = sum(
+        1
+        for m in range(sk[3])
+        if get(("sh", s, *sk[:3], m)) and slot_shipper(text, get, s, (*sk[:3], m)) == mine
+    )
+    return st.servers[s].shippers.index(mine) + earlier
+
+
+def _by_index(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int]:
+    """(server, shipper index)."""
+    return (a[0], shipper_index(text, st, get, a[0], a[1:5]))
+
+
+def _ship_label(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int, int]:
+    """(server, shipper index, sink server)."""
+    return (a[0], shipper_index(text, st, get, a[0], a[1:5]), a[6])
 
 
 def _ships(text: Any) -> list[tuple]:
@@ -56,7 +85,7 @@ class ZkSources:
     drop_head: Any
     head_guard: Any
 
-    @step(params=("server", "shipper", "sink"), fair=True, each=_ships)
+    @step(params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label)
     def ship(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int, k: int) -> None:
         """read a batch, filter it, ship it to a sink"""
         ops = t.ops
@@ -87,7 +116,7 @@ class ZkSources:
         self.deliver(ops, t, target, sent)
         t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
 
-    @step(params=("server", "shipper"), fair=True, each=_heads)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
     def persist(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """write the shipped position to the WAL's znode"""
         ops = t.ops
@@ -100,7 +129,7 @@ class ZkSources:
         )
         t[("qpos", s, p, ci, hw)] = t[("shpos", *sk)]
 
-    @step(params=("server", "shipper"), fair=True, each=_heads)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
     def advance(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """end of a WAL with a newer one queued: drop it"""
         ops = t.ops
@@ -117,7 +146,7 @@ class ZkSources:
         )
         self.drop_head(ops, t, sk, hw)
 
-    @step(params=("server", "shipper"), fair=True, each=_recovered_heads)
+    @step(params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index)
     def finish(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """a recovered shipper read its last WAL: drop it"""
         ops = t.ops
@@ -131,7 +160,7 @@ class ZkSources:
         )
         self.drop_head(ops, t, sk, hw)
 
-    @step(params=("server", "shipper"), fair=True, each=_heads)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
     def skip_missing(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """the WAL cannot be found: skip it"""
         ops = t.ops

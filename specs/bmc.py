@@ -248,7 +248,7 @@ def step_to(model: Model, cur: State, want: State) -> tuple[Action, State] | Non
     """The explicit model's action from ``cur`` to ``want`` (up to ``normalize``) and the state it
     leads to, or None when no enabled action leads there (``Model.successors``)."""
     target = normalize(want)
-    for action, nxt in model.successors(cur):
+    for action, nxt in model.successors_from_any(cur):
         if normalize(nxt) == target:
             return action, nxt
     return None

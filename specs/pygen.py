@@ -61,7 +61,29 @@ class Emitter:
             return f"({c} ? {x} : {y})" if self.c else f"({x} if {c} else {y})"
         if op == "neg":
             return f"(-{self.expr(a[0])})"
+        if op == "add":
+            terms = self._sum_terms(n)
+            if len(terms) > 2:
+                parts = ", ".join(self.expr(x) for x in terms)
+                return (
+                    f"({' + '.join(self.expr(x) for x in terms)})" if self.c else f"sum(({parts}))"
+                )
         return f"({self.expr(a[0])} {_BIN[op]} {self.expr(a[1])})"
+
+    def _sum_terms(self, n: int) -> list[int]:
+        """The operands of a chain of additions rooted at ``n`` (a count over many conditions
+        is one, nested as deep as it is long), in order: emitted as one sum, never as nested
+        parentheses a compiler refuses past some depth."""
+        out: list[int] = []
+        stack = [n]
+        while stack:
+            x = stack.pop()
+            op, a = self.g.nodes[x]
+            if op == "add" and (x == n or x not in self.names):
+                stack.extend(reversed(a))
+            else:
+                out.append(x)
+        return out
 
 
 def uses(g: Graph, roots: list[int]) -> Counter[int]:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from replcheck.conformance import branch_cov
 from replcheck.conformance.validate import validate_path
-from replcheck.model import STANDARD, Action, Model, get_design
+from replcheck.model import STANDARD, Action, get_design
+from replcheck.model.model import ExplicitModel
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
@@ -39,7 +40,7 @@ def test_each_step_goes_one_way_through_each_if_it_reaches() -> None:
     """zk-multi, ``race``: two survivors read the dead server's queue; the first ``multi``
     moves it, the second fails ("someone else took the log"). The claim check goes ``else``
     for the first and ``then`` for the second, once each."""
-    model = Model(get_design("zk-multi"), STANDARD["race"])
+    model = ExplicitModel(get_design("zk-multi"), STANDARD["race"])
     behaviour = [
         Action("crash", (0,)),
         Action("claim_read", (1, 0, 0)),
@@ -65,7 +66,7 @@ def test_a_replayed_run_counts_every_claim_check_once() -> None:
 
 def test_a_branch_is_counted_for_the_action_whose_step_took_it() -> None:
     design = "zk-multi"
-    model = Model(get_design(design), STANDARD["std"])
+    model = ExplicitModel(get_design(design), STANDARD["std"])
     st = model.init()
     first = next(iter(model.enabled(st)))
     hits = branch_cov.exercised(design, model, [first])
