@@ -19,6 +19,7 @@ written only there, or whose design brings text of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from .action import Action
@@ -68,6 +69,23 @@ def uses_text(cfg: Config, design: Any) -> bool:
     )
 
 
+_NONE = object()
+
+
+class _View:
+    """A packed state read by key (a Boolean slot as a bool), for the parts decoded."""
+
+    __slots__ = ("bools", "packed", "slot")
+
+    def __init__(self, packed: tuple, slot: dict[tuple, int], bools: Any) -> None:
+        self.packed, self.slot, self.bools = packed, slot, bools
+
+    def __getitem__(self, k: tuple) -> Any:
+        i = self.slot[k]
+        x = self.packed[i]
+        return bool(x) if self.bools[i] else x
+
+
 CACHE = 1 << 16
 """How many decoded states a ``TextModel`` remembers before it forgets them all."""
 
@@ -97,6 +115,7 @@ class TextModel(Model):
         """Packed state -> its readable state, for the states this model decoded (bounded by
         ``CACHE``): a successor reached again is not decoded again."""
         self._packed: dict[int, tuple[Any, tuple]] = {}
+        self._part_list: list[tuple[tuple, Any, Any, dict]] | None = None
         """``id`` of a readable state this model gave -> (the state, its packed form)."""
 
     def _program(self) -> tuple[Any, Any, Any]:
@@ -140,6 +159,8 @@ class TextModel(Model):
         if len(self._decoded) >= CACHE:
             self._decoded.clear()
             self._packed.clear()
+            for _part, _pick, _read, cache in self._part_list or ():
+                cache.clear()
         self._decoded[packed] = st
         self._packed[id(st)] = (st, packed)
 
@@ -170,19 +191,62 @@ class TextModel(Model):
 
     def _decode(self, action: Action, packed: Any) -> Any:
         """The readable successor (decoded once while remembered); a layout too small for it
-        (its ``overflow`` slot set) is refused, never read back as some other state."""
+        (its ``overflow`` slot set) is refused, never read back as some other state. A layout
+        that reads its state in parts (``decode_parts``) has each part read only when its slots
+        hold values no state decoded before had there (a step changes few parts)."""
         st = self._decoded.get(packed)
         if st is not None:
             return st
         flat, program, _code = self._program()
-        values = program.unpack(packed)
-        if values.get(("overflow",)):
+        parts = self._parts(program)
+        slot = self._slots(program)
+        if packed[slot[("overflow",)]] if ("overflow",) in slot else False:
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
-        st = flat.decode(values)
+        if parts is None:
+            st = flat.decode(program.unpack(packed))
+        else:
+            got = {}
+            view = None
+            for part, pick, read, cache in parts:
+                at = pick(packed)
+                value = cache.get(at, _NONE)
+                if value is _NONE:
+                    if view is None:
+                        view = _View(packed, slot, program.bools)
+                    value = cache[at] = read(view)
+                got[part] = value
+            st = self.text.assemble(got)
         self._remember(packed, st)
         return st
+
+    def _parts(self, program: Any) -> list[tuple[tuple, Any, Any, dict]] | None:
+        """Per part of the layout's readable state (``decode_parts``): its name, a getter of
+        its slots' values, its reader and what it read for the values seen (forgotten with the
+        decoded states, ``CACHE``); None for a layout that reads its state whole."""
+        if self._part_list is not None or not hasattr(self.text, "decode_parts"):
+            return self._part_list
+        keys = program.keys
+        owned: dict[tuple, list[int]] = {}
+        for i, k in enumerate(keys):
+            part = self.text.part_of(k)
+            if part is None and k != ("overflow",):
+                raise ValueError(f"slot {k} is in no part of the readable state")
+            owned.setdefault(part, []).append(i)
+        out = []
+        for part, read in self.text.decode_parts():
+            at = owned.get(part, [])
+            pick = (
+                (lambda s: ())
+                if not at
+                else (lambda s, i=at[0]: s[i])
+                if len(at) == 1
+                else itemgetter(*at)
+            )
+            out.append((part, pick, read, {}))
+        self._part_list = out
+        return out
 
     def enabled_args(self, st: Any, name: str) -> list[tuple]:
         return [a.args for a, _t in self._enabled(st) if a.name == name]

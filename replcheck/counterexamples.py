@@ -146,7 +146,7 @@ def induction_reproducer(model: Model, result: Any) -> str:
     found = step_to(model, before, after) if after is not None else None
     if found is None:  # the step's effect differs in some detail the property does not read
         name = str(cti.get("step", "")).partition("(")[0]
-        for action, nxt in model.successors(before):
+        for action, nxt in model.successors_from_any(before):
             holds = (
                 check.check(model.cfg, before, nxt)
                 if kind == "step"

@@ -25,7 +25,7 @@ of small configurations (``tests/specs/test_flat_zk.py``): same successors, same
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any
+from typing import Any, ClassVar
 
 from replcheck.model.config import Config
 from replcheck.model.design import Design
@@ -344,84 +344,143 @@ class ZkLayout:
             v[("b", name)] = n
         return v
 
+    # --- flat -> explicit, part by part -------------------------------------------------------
+
+    PARTS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "server": (
+            "alive", "cur", "known", "gone", "snk", "unreg", "clin", "clpos", "sh", "shn",
+            "shpos", "shw", "drop", "cl", "cld", "clp", "clc",
+        ),
+        "wal": ("wex", "wn", "wclosed", "wplace", "wu", "wkind", "wids", "wowed"),
+        "rs": ("rex", "lock", "qex", "qin", "qpos"),
+        "sinks": ("app", "dup", "down"),
+        "relays": ("rlen", "rship", "ru", "rkind", "rids"),
+        "cleaner": ("phase", "cand", "read", "seen", "changed", "cache", "lst"),
+        "rest": ("peer", "repl", "fail", "b"),
+    }  # fmt: skip
+    """The readable state's parts and the slots (by key name) each is read from; a server's, a
+    WAL's and an rs znode's are one part per index (the key's second element). ``overflow`` is
+    in none: no part reads it."""
+
+    INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "rs")
+
+    def part_of(self, k: tuple) -> tuple | None:
+        """The part slot ``k`` is read into (``("server", s)``, ``("sinks",)``), or None."""
+        for part, names in self.PARTS.items():
+            if k[0] in names:
+                return (part, k[1]) if part in self.INDEXED else (part,)
+        return None
+
+    def decode_parts(self) -> list[tuple[tuple, Any]]:
+        """Each part of the readable state and the function that reads it from the slots: the
+        parts depend on disjoint slots (``part_of``), so a part whose slots did not change need
+        not be read again (``TextModel``)."""
+        out: list[tuple[tuple, Any]] = []
+        out += [(("server", s), lambda v, s=s: self._server(v, s)) for s in self.S]
+        out += [(("wal", w), lambda v, w=w: self._wal(v, w)) for w in self.W]
+        out += [(("rs", s), lambda v, s=s: self._rs(v, s)) for s in self.S]
+        out += [(("sinks",), self._sinks), (("relays",), self._relays)]
+        out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
+        return out
+
     def decode(self, v: Any) -> State:
+        return self.assemble({part: read(v) for part, read in self.decode_parts()})
+
+    def assemble(self, got: dict[tuple, Any]) -> State:
+        """The readable state from its parts (``decode_parts``)."""
+        peers, repl, failover, budget = got[("rest",)]
+        return State(
+            tuple(got[("server", s)] for s in self.S),
+            tuple(got[("wal", w)] for w in self.W),
+            tuple(got[("rs", s)] for s in self.S),
+            peers,
+            repl,
+            got[("sinks",)],
+            got[("relays",)],
+            got[("cleaner",)],
+            failover,
+            budget,
+        )
+
+    def _rest(self, v: Any) -> tuple[tuple[int, ...], bool, int, Budget]:
+        """The peers, replication's switch, the failover mask and the budgets."""
+        return (
+            tuple(v[("peer", p)] for p in self.P),
+            v[("repl",)],
+            sum(1 << s for s in self.S if v[("fail", s)]),
+            Budget(*(v[("b", name)] for name in BUDGET)),
+        )
+
+    def _server(self, v: Any, s: int) -> Server:
         c = self.cfg
         key = self.key
-        servers = []
-        for s in self.S:
-            shippers = []
-            for sk in self.sh_keys:
-                if v[("sh", s, *sk)]:
-                    p, ci, g, _m = sk
-                    n = v[("shn", s, *sk)]
-                    wals = tuple(key[v[("shw", s, *sk, j)]] for j in range(n))
-                    shippers.append(Shipper(p, self.chains[ci], g, wals, v[("shpos", s, *sk)]))
-            claim = ()
-            if v[("cl", s)]:
-                wals = tuple(
-                    sorted(
-                        ((key[w], v[("clpos", s, w)]) for w in self.W if v[("clin", s, w)]),
+        shippers = []
+        for sk in self.sh_keys:
+            if v[("sh", s, *sk)]:
+                p, ci, g, _m = sk
+                n = v[("shn", s, *sk)]
+                wals = tuple(key[v[("shw", s, *sk, j)]] for j in range(n))
+                shippers.append(Shipper(p, self.chains[ci], g, wals, v[("shpos", s, *sk)]))
+        claim = ()
+        if v[("cl", s)]:
+            cwals = tuple(
+                sorted(
+                    ((key[w], v[("clpos", s, w)]) for w in self.W if v[("clin", s, w)]),
+                    key=lambda kp: wal_order(kp[0]),
+                )
+            )
+            q = Queue(v[("clp", s)], self.chains[v[("clc", s)]], cwals)
+            claim = (Claim(v[("cld", s)], q),)
+        return Server(
+            v[("alive", s)],
+            tuple(v[("cur", s, g)] for g in self.G),
+            sum(1 << p for p in self.P if v[("known", s, p)]),
+            sum(1 << p for p in self.P if v[("gone", s, p)]),
+            tuple(sorted(shippers)),
+            tuple(
+                sum(1 << k for k in range(c.sink_servers) if v[("snk", s, p, k)]) for p in self.P
+            ),
+            claim,
+            tuple(key[w] for w in self.W if v[("unreg", s, w)]),
+            tuple((p, self.chains[ci]) for p in self.P for ci in self.CH if v[("drop", s, p, ci)]),
+        )
+
+    def _wal(self, v: Any, w: int) -> Any:
+        if not v[("wex", w)]:
+            return ()
+        entries = tuple(
+            Edit(
+                self.uids[v[("wu", w, j)]],
+                v[("wkind", w, j)],
+                self.ids[v[("wids", w, j)]],
+                sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
+            )
+            for j in range(v[("wn", w)])
+        )
+        return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])
+
+    def _rs(self, v: Any, s: int) -> Any:
+        if not v[("rex", s)]:
+            return ()
+        key = self.key
+        queues = []
+        for p in self.P:
+            for ci in self.CH:
+                if v[("qex", s, p, ci)]:
+                    qw = sorted(
+                        (
+                            (key[w], v[("qpos", s, p, ci, w)])
+                            for w in self.W
+                            if v[("qin", s, p, ci, w)]
+                        ),
                         key=lambda kp: wal_order(kp[0]),
                     )
-                )
-                q = Queue(v[("clp", s)], self.chains[v[("clc", s)]], wals)
-                claim = (Claim(v[("cld", s)], q),)
-            servers.append(
-                Server(
-                    v[("alive", s)],
-                    tuple(v[("cur", s, g)] for g in self.G),
-                    sum(1 << p for p in self.P if v[("known", s, p)]),
-                    sum(1 << p for p in self.P if v[("gone", s, p)]),
-                    tuple(sorted(shippers)),
-                    tuple(
-                        sum(1 << k for k in range(c.sink_servers) if v[("snk", s, p, k)])
-                        for p in self.P
-                    ),
-                    claim,
-                    tuple(key[w] for w in self.W if v[("unreg", s, w)]),
-                    tuple(
-                        (p, self.chains[ci])
-                        for p in self.P
-                        for ci in self.CH
-                        if v[("drop", s, p, ci)]
-                    ),
-                )
-            )
-        wals: list[Any] = []
-        for w in self.W:
-            if not v[("wex", w)]:
-                wals.append(())
-                continue
-            entries = tuple(
-                Edit(
-                    self.uids[v[("wu", w, j)]],
-                    v[("wkind", w, j)],
-                    self.ids[v[("wids", w, j)]],
-                    sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
-                )
-                for j in range(v[("wn", w)])
-            )
-            wals.append(Wal(key[w], entries, v[("wclosed", w)], v[("wplace", w)]))
-        rs: list[Any] = []
-        for s in self.S:
-            if not v[("rex", s)]:
-                rs.append(())
-                continue
-            queues = []
-            for p in self.P:
-                for ci in self.CH:
-                    if v[("qex", s, p, ci)]:
-                        qw = sorted(
-                            (
-                                (key[w], v[("qpos", s, p, ci, w)])
-                                for w in self.W
-                                if v[("qin", s, p, ci, w)]
-                            ),
-                            key=lambda kp: wal_order(kp[0]),
-                        )
-                        queues.append(Queue(p, self.chains[ci], tuple(qw)))
-            rs.append(RsNode(v[("lock", s)], tuple(sorted(queues))))
-        sinks = tuple(
+                    queues.append(Queue(p, self.chains[ci], tuple(qw)))
+        return RsNode(v[("lock", s)], tuple(sorted(queues)))
+
+    def _sinks(self, v: Any) -> tuple[Sink, ...]:
+        c = self.cfg
+        return tuple(
             Sink(
                 tuple(sorted(self.uids[u] for u in self.U if v[("app", cl, u)])),
                 tuple(sorted(self.uids[u] for u in self.U if v[("dup", cl, u)])),
@@ -429,6 +488,9 @@ class ZkLayout:
             )
             for cl in range(c.clusters)
         )
+
+    def _relays(self, v: Any) -> tuple[Any, ...]:
+        c = self.cfg
         relays: list[Any] = [()] * c.clusters
         for cl in self.relay_clusters:
             log = tuple(
@@ -442,7 +504,11 @@ class ZkLayout:
             )
             shipped = tuple(v[("rship", cl, j)] for j in range(len(c.outbound(cl))))
             relays[cl] = Relay(log, shipped)
-        cleaner = Cleaner(
+        return tuple(relays)
+
+    def _cleaner(self, v: Any) -> Cleaner:
+        key = self.key
+        return Cleaner(
             v[("phase",)],
             tuple(key[w] for w in self.W if v[("cand", w)]),
             sum(1 << s for s in self.S if v[("read", s)]),
@@ -458,16 +524,4 @@ class ZkLayout:
                     if v[("lst", s, p, ci)]
                 )
             ),
-        )
-        return State(
-            tuple(servers),
-            tuple(wals),
-            tuple(rs),
-            tuple(v[("peer", p)] for p in self.P),
-            v[("repl",)],
-            sinks,
-            tuple(relays),
-            cleaner,
-            sum(1 << s for s in self.S if v[("fail", s)]),
-            Budget(*(v[("b", name)] for name in BUDGET)),
         )
