@@ -250,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         default="explicit",
         choices=("explicit", "c", "python"),
-        help="explicit: the explicit model; c: the flat text on the compiled C search "
+        help="explicit: the explicit-state explorer over readable states (the protocol text's "
+        "steps where it covers the configuration); c: the flat text on the compiled C search "
         "(generated Python where no C compiler is); python: generated Python",
     )
     p.add_argument(
