@@ -93,6 +93,14 @@ _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
 """(design class, configuration) -> (flat model, traced program, generated code)."""
 
 
+def _decodes_by_parts(cls: type) -> bool:
+    """Does the layout read its state in parts, with no feature of it decoding more after
+    them (a ``decode`` of a class before the one that defines ``decode_parts``)?"""
+    mro = cls.__mro__
+    parts = next((c for c in mro if "decode_parts" in vars(c)), None)
+    return parts is not None and next(c for c in mro if "decode" in vars(c)) is parts
+
+
 class TextModel(Model):
     def __init__(self, design: Design, cfg: Config) -> None:
         super().__init__(design, cfg)
@@ -225,14 +233,14 @@ class TextModel(Model):
         """Per part of the layout's readable state (``decode_parts``): its name, a getter of
         its slots' values, its reader and what it read for the values seen (forgotten with the
         decoded states, ``CACHE``); None for a layout that reads its state whole."""
-        if self._part_list is not None or not hasattr(self.text, "decode_parts"):
+        if self._part_list is not None or not _decodes_by_parts(type(self.text)):
             return self._part_list
         keys = program.keys
         owned: dict[tuple, list[int]] = {}
         for i, k in enumerate(keys):
             part = self.text.part_of(k)
             if part is None and k != ("overflow",):
-                raise ValueError(f"slot {k} is in no part of the readable state")
+                return None  # a feature's slot the parts do not read: decode whole states
             owned.setdefault(part, []).append(i)
         out = []
         for part, read in self.text.decode_parts():

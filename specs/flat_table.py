@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from replcheck.model import STANDARD, get_design
 from replcheck.model.config import Config
@@ -448,131 +448,176 @@ class TableFlat(TableSteps):
                 rows.append(Row(*rk, offsets))
         return tuple(rows)
 
+    PARTS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "server": (
+            "alive", "cur", "known", "sh", "shpos", "shw", "cl", "clp", "cls", "cld", "clhas",
+            "clseq", "clpos",
+        ),
+        "wal": ("wex", "wn", "wclosed", "wplace", "wkind", "wowed"),
+        "pproc": ("pp", "ppc", "ppkey", "ppn", "ppk", "pps", "ppref", "pprec"),
+        "scp": ("stage", "scpp", "ch", "cht"),
+        "rows": ("rex", "rhas", "rseq", "rpos"),
+        "sinks": ("app", "dup", "down"),
+        "cleaner": ("cph", "clive", "cpeers", "crex", "crhas", "crseq", "crpos"),
+        "rest": ("sid", "peer", "rdone", "bar", "barn", "b"),
+    }  # fmt: skip
+    """The readable state's parts and the slots (by key name) each is read from; a server's, a
+    WAL's, a peer procedure's and an SCP's are one part per index (the key's second element);
+    the text's variables (``Var``) are read with the rest. ``overflow`` is in none."""
+
+    INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "pproc", "scp")
+
+    def part_of(self, k: tuple) -> tuple | None:
+        """The part slot ``k`` is read into, or None (a feature's slot this decoding does not
+        know: ``TextModel`` then decodes whole states)."""
+        for part, names in self.PARTS.items():
+            if k[0] in names:
+                return (part, k[1]) if part in self.INDEXED else (part,)
+        if any(var.key == k for var in self.variables):
+            return ("rest",)
+        return None
+
+    def decode_parts(self) -> list[tuple[tuple, Any]]:
+        """Each part of the readable state and its reader (``specs/flat_zk.py`` has the same)."""
+        out: list[tuple[tuple, Any]] = []
+        out += [(("server", s), lambda v, s=s: self._server(v, s)) for s in self.S]
+        out += [(("wal", w), lambda v, w=w: self._wal(v, w)) for w in self.W]
+        out += [(("pproc", p), lambda v, p=p: self._pproc(v, p)) for p in self.P]
+        out += [(("scp", d), lambda v, d=d: self._scp(v, d)) for d in self.S]
+        out += [(("rows",), lambda v: self._get_rows(v, "r")), (("sinks",), self._sinks)]
+        out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
+        return out
+
     def decode(self, v: Any) -> TState:
-        c = self.cfg
-        i0 = self.init_state
-        uids = [(0, *self.key[w], j) for w in self.W for j in range(self.E)]
-        servers = []
-        for s in self.S:
-            shippers = []
-            for sk in self.sh_keys:
-                if sk[0] != s or not v[("sh", *sk)]:
-                    continue
-                _s, p, src, g, _m = sk
-                owner = self.wal_owner(s, src)
-                wals = tuple((owner, g, q) for q in self.Q if v[("shw", *sk, q)])
-                chain = () if src == NO_SOURCE else (src,)
-                shippers.append(Shipper(p, chain, g, wals, v[("shpos", *sk)]))
-            claim = tuple(
-                (
-                    Child(v[("clp", s, m)], v[("cls", s, m)], v[("cld", s, m)]),
-                    tuple(
-                        (g, v[("clseq", s, m, g)], v[("clpos", s, m, g)])
-                        for g in self.OG
-                        if v[("clhas", s, m, g)]
-                    ),
-                )
-                for m in range(CLAIMS)
-                if v[("cl", s, m)]
-            )
-            srv0 = i0.servers[s]
-            servers.append(
-                TServer(
-                    alive=v[("alive", s)],
-                    started=srv0.started,
-                    version=srv0.version,
-                    current=tuple(v[("cur", s, g)] for g in self.G),
-                    known=sum(1 << p for p in self.P if v[("known", s, p)]),
-                    shippers=tuple(sorted(shippers)),
-                    sinks=srv0.sinks,
-                    claim=claim,
-                    views=srv0.views,
-                    drained=srv0.drained,
-                )
-            )
-        wals: list[Any] = []
-        for w in self.W:
-            if not v[("wex", w)]:
-                wals.append(())
+        return self.assemble({part: read(v) for part, read in self.decode_parts()})
+
+    def assemble(self, got: dict[tuple, Any]) -> TState:
+        """The readable state from its parts (``decode_parts``)."""
+        rest = dict(got[("rest",)])
+        return self.init_state._replace(
+            servers=tuple(got[("server", s)] for s in self.S),
+            wals=tuple(got[("wal", w)] for w in self.W),
+            rows=got[("rows",)],
+            scps=tuple(got[("scp", d)] for d in self.S),
+            pprocs=tuple(got[("pproc", p)] for p in self.P),
+            cleaner=got[("cleaner",)],
+            sinks=got[("sinks",)],
+            **rest,
+        )
+
+    def _server(self, v: Any, s: int) -> TServer:
+        shippers = []
+        for sk in self.sh_keys:
+            if sk[0] != s or not v[("sh", *sk)]:
                 continue
-            entries = tuple(
-                Edit(
-                    (0, *self.key[w], j),
-                    v[("wkind", w, j)],
-                    (0,),
-                    sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
-                )
-                for j in range(v[("wn", w)])
-            )
-            wals.append(Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)]))
-        pprocs: list[Any] = []
-        for p in self.P:
-            if not v[("pp", p)]:
-                pprocs.append(())
-                continue
-            cursor: tuple = ()
-            if v[("ppc", p)]:
-                keys = tuple(
-                    (o, src) for o in self.S for src in self.SRC if v[("ppkey", p, o, src)]
-                )
-                cursor = (v[("ppn", p)], keys)
-            pprocs.append(
-                PeerProc(
-                    v[("ppk", p)],
-                    v[("pps", p)],
-                    sum(1 << s for s in self.S if v[("ppref", p, s)]),
-                    sum(1 << s for s in self.S if v[("pprec", p, s)]),
-                    cursor,
-                    0,
-                )
-            )
-        scps = tuple(
-            Scp(
-                v[("stage", d)],
-                sum(1 << p for p in self.P if v[("scpp", d, p)]),
+            _s, p, src, g, _m = sk
+            owner = self.wal_owner(s, src)
+            wals = tuple((owner, g, q) for q in self.Q if v[("shw", *sk, q)])
+            chain = () if src == NO_SOURCE else (src,)
+            shippers.append(Shipper(p, chain, g, wals, v[("shpos", *sk)]))
+        claim = tuple(
+            (
+                Child(v[("clp", s, m)], v[("cls", s, m)], v[("cld", s, m)]),
                 tuple(
-                    Child(p, src, v[("cht", d, p, src)])
-                    for p in self.P
-                    for src in self.SRC
-                    if v[("ch", d, p, src)]
+                    (g, v[("clseq", s, m, g)], v[("clpos", s, m, g)])
+                    for g in self.OG
+                    if v[("clhas", s, m, g)]
                 ),
             )
-            for d in self.S
+            for m in range(CLAIMS)
+            if v[("cl", s, m)]
         )
-        sinks = [i0.sinks[0]]
+        srv0 = self.init_state.servers[s]
+        return TServer(
+            alive=v[("alive", s)],
+            started=srv0.started,
+            version=srv0.version,
+            current=tuple(v[("cur", s, g)] for g in self.G),
+            known=sum(1 << p for p in self.P if v[("known", s, p)]),
+            shippers=tuple(sorted(shippers)),
+            sinks=srv0.sinks,
+            claim=claim,
+            views=srv0.views,
+            drained=srv0.drained,
+        )
+
+    def _wal(self, v: Any, w: int) -> Any:
+        if not v[("wex", w)]:
+            return ()
+        entries = tuple(
+            Edit(
+                (0, *self.key[w], j),
+                v[("wkind", w, j)],
+                (0,),
+                sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
+            )
+            for j in range(v[("wn", w)])
+        )
+        return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])
+
+    def _pproc(self, v: Any, p: int) -> Any:
+        if not v[("pp", p)]:
+            return ()
+        cursor: tuple = ()
+        if v[("ppc", p)]:
+            keys = tuple((o, src) for o in self.S for src in self.SRC if v[("ppkey", p, o, src)])
+            cursor = (v[("ppn", p)], keys)
+        return PeerProc(
+            v[("ppk", p)],
+            v[("pps", p)],
+            sum(1 << s for s in self.S if v[("ppref", p, s)]),
+            sum(1 << s for s in self.S if v[("pprec", p, s)]),
+            cursor,
+            0,
+        )
+
+    def _scp(self, v: Any, d: int) -> Scp:
+        return Scp(
+            v[("stage", d)],
+            sum(1 << p for p in self.P if v[("scpp", d, p)]),
+            tuple(
+                Child(p, src, v[("cht", d, p, src)])
+                for p in self.P
+                for src in self.SRC
+                if v[("ch", d, p, src)]
+            ),
+        )
+
+    def _sinks(self, v: Any) -> tuple[Sink, ...]:
+        uids = [(0, *self.key[w], j) for w in self.W for j in range(self.E)]
+        sinks = [self.init_state.sinks[0]]
         for cl in self.CL:
             sinks.append(
                 Sink(
                     tuple(sorted(uids[u] for u in self.U if v[("app", cl, u)])),
                     tuple(sorted(uids[u] for u in self.U if v[("dup", cl, u)])),
-                    sum(1 << k for k in range(c.sink_servers) if v[("down", cl, k)]),
+                    sum(1 << k for k in range(self.cfg.sink_servers) if v[("down", cl, k)]),
                 )
             )
-        cleaner = TCleaner(
+        return tuple(sinks)
+
+    def _cleaner(self, v: Any) -> TCleaner:
+        return TCleaner(
             v[("cph",)],
             sum(1 << s for s in self.S if v[("clive", s)]),
             sum(1 << p for p in self.P if v[("cpeers", p)]),
             self._get_rows(v, "cr"),
         )
-        b0 = i0.budget
+
+    def _rest(self, v: Any) -> tuple[tuple[str, Any], ...]:
+        """The state's other fields, as (field, value) pairs: the text's variables too."""
+        b0 = self.init_state.budget
         budget = TBudget(
             **{name: v[("b", name)] for name in self.budgets},
             **{name: getattr(b0, name) for name in self.constant_budgets},
         )
-        return i0._replace(
-            servers=tuple(servers),
-            wals=tuple(wals),
-            rows=self._get_rows(v, "r"),
-            sid=tuple(SID if v[("sid", p)] else 0 for p in self.P),
-            peers=tuple(v[("peer", p)] for p in self.P),
-            scps=scps,
-            pprocs=tuple(pprocs),
-            removed_done=sum(1 << p for p in self.P if v[("rdone", p)]),
-            barrier=(v[("bar",)], v[("barn",)]),
-            cleaner=cleaner,
-            sinks=tuple(sinks),
-            budget=budget,
-            **{var.field: v[var.key] for var in self.variables},
+        return (
+            ("sid", tuple(SID if v[("sid", p)] else 0 for p in self.P)),
+            ("peers", tuple(v[("peer", p)] for p in self.P)),
+            ("removed_done", sum(1 << p for p in self.P if v[("rdone", p)])),
+            ("barrier", (v[("bar",)], v[("barn",)])),
+            ("budget", budget),
+            *((var.field, v[var.key]) for var in self.variables),
         )
 
     # --- the model ------------------------------------------------------------------------------
