@@ -37,36 +37,41 @@ class NotCovered(ValueError):
 
 
 TEXT_SLOTS = 2000
-"""The largest ZooKeeper-era layout (in slots) run as generated Python: its program compiles in
+"""The largest layout (in slots) run as generated Python: its program compiles in
 a few seconds (``std:servers=3,crashes=2`` has 1,186 slots; eight servers, 5,997 slots, take a
 minute). A larger configuration runs on the explicit steps until the text has an interpreter of
 its own."""
 
 
-def uses_text(cfg: Config, design: Any) -> bool:
-    """Does ``design`` under ``cfg`` take its steps from the text? A ZooKeeper-era design does
-    wherever the text covers the configuration (everything but servers joining and zombies,
-    which trace validation sets) within ``TEXT_SLOTS``; a table-era design where the
-    configuration uses a component written only there, or where the design brings text of its
-    own (``Design.text``)."""
-    if getattr(design, "era", "") == "zk":
-        from replcheck.specs.flat_zk import FlatError
-        from replcheck.specs.flat_zk_designs import flat_class
-
-        if cfg.joins or cfg.zombies:
-            return False
-        from .registry import RegistryError, get_design
-
-        try:
-            if type(get_design(design.name)) is not type(design):
-                return False  # a design object of its own: its explicit steps are what it is
-            layout = flat_class(design.name, cfg)(design, cfg)
-        except (FlatError, RegistryError):
-            return False
-        return len(layout.sorts()) <= TEXT_SLOTS
-    return bool(cfg.bootstrap or cfg.restarts or cfg.syncup or cfg.migration) or (
-        design.text is not None
+def text_only(cfg: Config, design: Any) -> bool:
+    """Are ``design``'s steps under ``cfg`` written only in the text: a table-era configuration
+    that uses a component written only there, or a design that brings text of its own?"""
+    return getattr(design, "era", "") == "table" and bool(
+        cfg.bootstrap or cfg.restarts or cfg.syncup or cfg.migration or design.text is not None
     )
+
+
+def uses_text(cfg: Config, design: Any) -> bool:
+    """Does ``design`` under ``cfg`` take its steps from the text? Where they are only there
+    (``text_only``), and wherever the text covers the configuration (everything but servers
+    joining, zombies, which trace validation sets, and the table era's relay clusters) within
+    ``TEXT_SLOTS``."""
+    if text_only(cfg, design):
+        return True
+    if getattr(design, "era", "") not in ("zk", "table") or cfg.joins or cfg.zombies:
+        return False
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import flat_class
+
+    from .registry import RegistryError, get_design
+
+    try:
+        if type(get_design(design.name)) is not type(design):
+            return False  # a design object of its own: its explicit steps are what it is
+        layout = flat_class(design.name, cfg)(design, cfg)
+    except (FlatError, RegistryError):
+        return False
+    return len(layout.sorts()) <= TEXT_SLOTS
 
 
 _NONE = object()

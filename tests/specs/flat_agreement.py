@@ -15,17 +15,17 @@ from replcheck.model import STANDARD, Model, State, get_design
 from replcheck.model.config import Config
 from replcheck.model.model import ExplicitModel
 from replcheck.model.text import FPY, is_true
+from replcheck.model.text_model import text_only
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
 from replcheck.specs.flat_zk_designs import flat_model
 
 
 def reference(name: str, cfg: Config) -> Model:
-    """What the flat model is held against: a ZooKeeper-era design's explicit steps (its
-    ``Model`` runs the text itself); a table-era design's ``Model``, explicit wherever its
-    steps still are."""
+    """What the flat model is held against: the design's explicit steps, where it has them
+    (``Model`` runs the text itself); where its steps are only in the text, its ``Model``."""
     design = get_design(name)
-    return ExplicitModel(design, cfg) if type(design).era == "zk" else Model(design, cfg)
+    return Model(design, cfg) if text_only(cfg, design) else ExplicitModel(design, cfg)
 
 
 def check_states(name: str, config: str, states: Iterable[State]) -> tuple[int, set[str]]:
