@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .logic import PY, Ops
 
@@ -98,6 +98,33 @@ def is_true(x: Any) -> bool:
 
 class FlatError(ValueError):
     """The design or configuration has no flat form here."""
+
+
+class ByParts:
+    """A layout that reads its readable state in parts, each from its own slots: ``PARTS``
+    names each part's slots by key name (one part per index, the key's second element, for the
+    parts in ``INDEXED``), ``decode_parts`` gives each part's reader and ``assemble`` the state
+    from the parts. ``TextModel`` reads only the parts whose slots changed; a feature that
+    decodes more after them overrides ``decode``, and is then decoded whole."""
+
+    PARTS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    INDEXED: ClassVar[tuple[str, ...]] = ()
+
+    def part_of(self, k: tuple) -> tuple | None:
+        """The part slot ``k`` is read into (``("server", s)``, ``("sinks",)``), or None."""
+        for part, names in self.PARTS.items():
+            if k[0] in names:
+                return (part, k[1]) if part in self.INDEXED else (part,)
+        return None
+
+    def decode_parts(self) -> list[tuple[tuple, Any]]:
+        raise NotImplementedError
+
+    def assemble(self, got: dict[tuple, Any]) -> Any:
+        raise NotImplementedError
+
+    def decode(self, v: Any) -> Any:
+        return self.assemble({part: read(v) for part, read in self.decode_parts()})
 
 
 class Tx:

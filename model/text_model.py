@@ -99,11 +99,11 @@ _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
 
 
 def _decodes_by_parts(cls: type) -> bool:
-    """Does the layout read its state in parts, with no feature of it decoding more after
-    them (a ``decode`` of a class before the one that defines ``decode_parts``)?"""
-    mro = cls.__mro__
-    parts = next((c for c in mro if "decode_parts" in vars(c)), None)
-    return parts is not None and next(c for c in mro if "decode" in vars(c)) is parts
+    """Does the layout read its state in parts (``ByParts``), with no feature of it decoding
+    more after them (its own ``decode``)?"""
+    from .text import ByParts
+
+    return next(c for c in cls.__mro__ if "decode" in vars(c)) is ByParts
 
 
 class TextModel(Model):
@@ -128,8 +128,10 @@ class TextModel(Model):
         """Packed state -> its readable state, for the states this model decoded (bounded by
         ``CACHE``): a successor reached again is not decoded again."""
         self._packed: dict[int, tuple[Any, tuple]] = {}
-        self._part_list: list[tuple[tuple, Any, Any, dict]] | None = None
         """``id`` of a readable state this model gave -> (the state, its packed form)."""
+        self._part_list: list[tuple[tuple, Any, Any, dict]] | None = None
+        self._parts_known = False
+        """Whether ``_part_list`` is settled (None then: this layout decodes whole states)."""
 
     def _program(self) -> tuple[Any, Any, Any]:
         """The flat model, its traced program and the generated code, built at first use."""
@@ -213,7 +215,7 @@ class TextModel(Model):
         flat, program, _code = self._program()
         parts = self._parts(program)
         slot = self._slots(program)
-        if packed[slot[("overflow",)]] if ("overflow",) in slot else False:
+        if packed[slot[("overflow",)]]:
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
@@ -238,8 +240,11 @@ class TextModel(Model):
         """Per part of the layout's readable state (``decode_parts``): its name, a getter of
         its slots' values, its reader and what it read for the values seen (forgotten with the
         decoded states, ``CACHE``); None for a layout that reads its state whole."""
-        if self._part_list is not None or not _decodes_by_parts(type(self.text)):
+        if self._parts_known:
             return self._part_list
+        self._parts_known = True
+        if not _decodes_by_parts(type(self.text)):
+            return None
         keys = program.keys
         owned: dict[tuple, list[int]] = {}
         for i, k in enumerate(keys):

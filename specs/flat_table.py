@@ -59,7 +59,7 @@ from replcheck.model.table_state import (
     TServer,
     TState,
 )
-from replcheck.model.text import FlatModel, FlatProperty
+from replcheck.model.text import ByParts, FlatModel, FlatProperty
 
 from .flat_table_steps import TableSteps
 from .flat_zk import FlatError
@@ -109,7 +109,7 @@ def _constant(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     )
 
 
-class TableFlat(TableSteps):
+class TableFlat(ByParts, TableSteps):
     """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
 
     A configuration feature the base leaves out (``FEATURES``) is added by a mixin placed before
@@ -468,14 +468,11 @@ class TableFlat(TableSteps):
     INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "pproc", "scp")
 
     def part_of(self, k: tuple) -> tuple | None:
-        """The part slot ``k`` is read into, or None (a feature's slot this decoding does not
-        know: ``TextModel`` then decodes whole states)."""
-        for part, names in self.PARTS.items():
-            if k[0] in names:
-                return (part, k[1]) if part in self.INDEXED else (part,)
+        """``ByParts.part_of``; the text's variables (``Var``) are read with the rest, and a
+        feature's slot no part knows is None (``TextModel`` then decodes whole states)."""
         if any(var.key == k for var in self.variables):
             return ("rest",)
-        return None
+        return super().part_of(k)
 
     def decode_parts(self) -> list[tuple[tuple, Any]]:
         """Each part of the readable state and its reader (``specs/flat_zk.py`` has the same)."""
@@ -487,9 +484,6 @@ class TableFlat(TableSteps):
         out += [(("rows",), lambda v: self._get_rows(v, "r")), (("sinks",), self._sinks)]
         out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
         return out
-
-    def decode(self, v: Any) -> TState:
-        return self.assemble({part: read(v) for part, read in self.decode_parts()})
 
     def assemble(self, got: dict[tuple, Any]) -> TState:
         """The readable state from its parts (``decode_parts``)."""

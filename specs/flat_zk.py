@@ -46,7 +46,7 @@ from replcheck.model.state import (
     Wal,
     wal_order,
 )
-from replcheck.model.text import FlatError
+from replcheck.model.text import ByParts, FlatError
 from replcheck.model.zk_multi import ZkMulti
 
 BUDGET = ("crashes", "outages", "admin", "zk_faults", "foreign", "puts", "cleaner_runs")
@@ -55,7 +55,7 @@ COPIES = 2
 starts a second source for the same queue name needs two. More sets the ``overflow`` flag."""
 
 
-class ZkLayout:
+class ZkLayout(ByParts):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``flat_zk_steps.py``) adds the steps."""
 
@@ -364,13 +364,6 @@ class ZkLayout:
 
     INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "rs")
 
-    def part_of(self, k: tuple) -> tuple | None:
-        """The part slot ``k`` is read into (``("server", s)``, ``("sinks",)``), or None."""
-        for part, names in self.PARTS.items():
-            if k[0] in names:
-                return (part, k[1]) if part in self.INDEXED else (part,)
-        return None
-
     def decode_parts(self) -> list[tuple[tuple, Any]]:
         """Each part of the readable state and the function that reads it from the slots: the
         parts depend on disjoint slots (``part_of``), so a part whose slots did not change need
@@ -382,9 +375,6 @@ class ZkLayout:
         out += [(("sinks",), self._sinks), (("relays",), self._relays)]
         out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
         return out
-
-    def decode(self, v: Any) -> State:
-        return self.assemble({part: read(v) for part, read in self.decode_parts()})
 
     def assemble(self, got: dict[tuple, Any]) -> State:
         """The readable state from its parts (``decode_parts``)."""
