@@ -12,6 +12,7 @@ explicit model's states (``behaviour``), which the renderers draw as today.
 
 from __future__ import annotations
 
+import struct
 import sys
 import time
 from collections import deque
@@ -64,8 +65,8 @@ class CompiledExploration:
     seconds: float = 0.0
     """CPU seconds of the search."""
     search_seconds: float = 0.0
-    """C back end: of ``seconds``, those spent in the C search itself (not tracing the text,
-    lowering it, or building the kernels)."""
+    """Of ``seconds``, those spent in the search itself (not tracing the text, generating and
+    loading its program, or building the C kernels)."""
     bytes: int = 0
     """Memory the search's tables held at the end (C back end)."""
     parent: list[int] = field(default_factory=list)
@@ -74,6 +75,12 @@ class CompiledExploration:
     """Invariant -> the first state (breadth-first) that breaks it."""
     step_violation: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Step property -> (state, instance) of the first step that breaks it."""
+    images: int = 1
+    """Fingerprints naming a class, of which the least is its key (generated Python with
+    symmetry under a group of renamings: one per renaming)."""
+    fingerprints: int = 0
+    """Fingerprints the search stored (generated Python, with symmetry, also keeps one per
+    state as reached); 0: one per state."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
     kernels: str = ""
@@ -87,12 +94,12 @@ class CompiledExploration:
     @property
     def collision_probability(self) -> float:
         """An upper bound on the chance that two distinct states (classes, with symmetry) shared
-        a 64-bit fingerprint, so that one was never explored: n(n-1)/2 pairs, each 2^-64 (the
-        generated-Python search stores whole states: 0)."""
-        if self.backend != "c":
-            return 0.0
-        n = self.states
-        return n * (n - 1) / 2 / 2.0**64
+        a 64-bit fingerprint, so that one was never explored: n(n-1)/2 pairs, each 2^-64 (both
+        back ends store fingerprints, ``fingerprint`` for generated Python), over every
+        fingerprint stored; a class named by the least of ``images`` fingerprints shares it
+        with another when any of the images' do."""
+        n = self.fingerprints or self.states
+        return n * (n - 1) / 2 / 2.0**64 * self.images**2
 
     def instances_to(self, v: int) -> list[int]:
         """The instances taken from the initial state to state ``v``."""
@@ -197,7 +204,7 @@ def explore_compiled(
         if lib is not None:
             _run_c(lib, res, sym, liveness, (max_states, max_memory), progress, kernels)
         else:
-            _run_python(res, maps, liveness, (max_states, max_memory), progress)
+            _run_python(res, sym, liveness, (max_states, max_memory), progress)
     except KeyboardInterrupt:
         if not partial_on_interrupt:
             raise
@@ -294,19 +301,54 @@ def _run_c(
         search.close()
 
 
+def fingerprint(p: Program) -> Callable[[tuple[int, ...]], int]:
+    """The 64-bit fingerprint the generated-Python search keys a state by: CPython's hash of
+    the tuple (xxHash64's rounds over the slots' values), where no slot can hold both -1 and -2
+    (the only two small integers with one hash); else the hash of the state packed as bytes
+    (SipHash)."""
+    if not any(lo <= -2 and hi >= -1 for lo, hi in zip(p.lo, p.hi, strict=True)):
+        return hash
+    packer = struct.Struct(f"{len(p.lo)}b").pack
+
+    def packed(s: tuple[int, ...]) -> int:
+        return hash(packer(*s))
+
+    return packed
+
+
+def _is_group(perms: list[tuple[int, ...]]) -> bool:
+    """Are the renamings ``perms`` (with the identity) closed under composition?"""
+    have = set(perms)
+    return all(tuple(a[x] for x in b) in have for a in perms for b in perms)
+
+
 def _run_python(
     res: CompiledExploration,
-    maps: list[Any],
+    sym: Any,
     liveness: bool,
     limits: tuple[int | None, int | None],
     progress: Any,
 ) -> None:
-    from .pygen import compile_renamings
+    """Breadth-first search on generated Python (``pygen.compile_search``): each frontier
+    state carries the set of instances enabled in it, and a new state's set is its parent's
+    with only the guards its step can change evaluated again. The visited set keeps a 64-bit
+    fingerprint per state, not the state: Zobrist's, which a step updates from the slots it
+    writes (``pygen.PySearch``). With symmetry under a group of renamings, a state carries its
+    images' fingerprints too, and its class is named by the least of them. Where the layout is
+    closed under renamings that are not a group, a class is named by ``fingerprint`` of its
+    least image, and each state as reached by its Zobrist fingerprint too."""
+    from .pygen import compile_renamings, compile_search
 
     max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
-    renamings = compile_renamings(maps) if maps else []
+    maps = sym.maps if sym is not None else []
+    grouped = bool(maps) and _is_group(sym.perms)
+    srch = compile_search(p, maps if grouped else None)
+    renamings = compile_renamings(maps) if maps and not grouped else []
+    fp = fingerprint(p)
+    if grouped:
+        res.images = len(maps) + 1
 
     def canon(s: tuple[int, ...]) -> tuple[int, ...]:
         best = s
@@ -317,10 +359,13 @@ def _run_python(
         return best
 
     s0 = tuple(p.init)
-    index = {canon(s0): 0}
+    f0 = srch.fingerprints(s0)
+    index = {min(f0) if grouped else fp(canon(s0)) if renamings else f0: 0}
+    raw: dict[int, int] = {}
+    """With symmetry: the fingerprint of each state as reached (before renaming) -> its class."""
     res.parent, res.via = [-1], [-1]
     depth = [0]
-    frontier = deque([(s0, 0)])
+    frontier = deque([(s0, 0, srch.enabled(s0), f0)])
 
     eu: list[int] = []
     ev: list[int] = []
@@ -336,29 +381,51 @@ def _run_python(
     broken(code.invariants(s0), 0)
     if liveness:
         res.goal_bits.append(code.goals(s0))
-    after = code.after
+    after, fire, refresh, stepv = code.after, srch.fire, srch.refresh, srch.stepv
+    parent, via = res.parent, res.via
     ticks = 0
+    transitions = 0
+    t0 = time.process_time()
     while frontier:
         if max_states is not None and len(index) >= max_states:
             res.stopped = "state limit"
             break
-        s, u = frontier.popleft()
-        for i, t in code.successors(s):
-            res.transitions += 1
-            for j in code.step_violations(s, t):
-                res.step_violation.setdefault(p.step_properties[j][0], (u, i))
-            key = canon(t)
-            v = index.get(key, -1)
+        s, u, m, f = frontier.popleft()
+        transitions += m.bit_count()
+        x = m
+        while x:
+            low = x & -x
+            x ^= low
+            i = low.bit_length() - 1
+            t, h = fire[i](s, f)
+            sv = stepv[i]
+            if sv is not None:
+                for j in sv(s, t):
+                    res.step_violation.setdefault(p.step_properties[j][0], (u, i))
+            if grouped:
+                key = min(h)
+                v = index.get(key, -1)
+            elif renamings:
+                # a state already reached as itself needs no renaming to be found again
+                v = raw.get(h, -1)
+                if v < 0:
+                    key = fp(canon(t))
+                    v = raw[h] = index.get(key, -1)
+            else:
+                key = h
+                v = index.get(key, -1)
             if v < 0:
-                v = index[key] = len(res.parent)
-                res.parent.append(u)
-                res.via.append(i)
+                v = index[key] = len(parent)
+                if renamings:
+                    raw[h] = v
+                parent.append(u)
+                via.append(i)
                 depth.append(depth[u] + 1)
                 if live:
                     broken(after[i](t, live), v)
                 if liveness:
                     res.goal_bits.append(code.goals(t))
-                frontier.append((t, v))
+                frontier.append((t, v, refresh[i](t, m), h))
             if liveness:
                 eu.append(u), ev.append(v), ei.append(i)
         ticks += 1
@@ -368,6 +435,9 @@ def _run_python(
             if max_memory is not None and memory_mib() > max_memory:
                 res.stopped = "memory limit"
                 break
+    res.search_seconds = time.process_time() - t0
+    res.transitions += transitions
+    res.fingerprints = len(index) + len(raw)
     res.states = len(index)
     res.depth = max(depth)
     if liveness:

@@ -21,6 +21,7 @@ import importlib.util
 import marshal
 import os
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,6 +156,23 @@ def _writes(g: Graph, writes: list[tuple[int, int]], indent: str) -> list[str]:
     return lines
 
 
+def _by_first_conjunct(
+    prog: Program, em: Emitter, lines: list[str]
+) -> Iterator[tuple[str, list[tuple[int, list[int]]]]]:
+    """The instances grouped by their guards' first conjunct: for each group, the test of that
+    conjunct is appended to ``lines``, and the indent under it and each member's instance and
+    remaining conjuncts are given."""
+    groups: dict[int, list[int]] = {}
+    for i, conj in enumerate(prog.guards):
+        groups.setdefault(conj[0] if conj else -1, []).append(i)
+    for first, members in groups.items():
+        inner = "    "
+        if first >= 0:
+            lines.append(f"    if {em.expr(first)}:")
+            inner = "        "
+        yield inner, [(i, prog.guards[i][1:] if first >= 0 else prog.guards[i]) for i in members]
+
+
 def python_source(prog: Program) -> str:
     """The generated module's text."""
     g = prog.graph
@@ -165,16 +183,8 @@ def python_source(prog: Program) -> str:
         "    out = []",
         "    app = out.append",
     ]
-    groups: dict[int, list[int]] = {}
-    for i, conj in enumerate(prog.guards):
-        groups.setdefault(conj[0] if conj else -1, []).append(i)
-    for first, members in groups.items():
-        inner = "    "
-        if first >= 0:
-            lines.append(f"    if {em.expr(first)}:")
-            inner = "        "
-        for i in members:
-            rest = prog.guards[i][1:] if first >= 0 else prog.guards[i]
+    for inner, members in _by_first_conjunct(prog, em, lines):
+        for i, rest in members:
             body = inner
             lines.append(f"{inner}# {i}: {prog.names[i]}{prog.args[i]}")
             if rest:
@@ -264,6 +274,185 @@ def compile_python(prog: Program) -> PyCode:
     )
 
 
+Renaming = tuple[list[int], list[list[int] | None], list[int]]
+"""A renaming of servers as ``packsym.permutation_maps`` gives it: per slot, where it moves,
+its value map (or None) and the slot whose flag the map waits for (or -1)."""
+
+
+class _Terms:
+    """The Zobrist terms of a state's fingerprints: fingerprint 0 is the state's own, and
+    fingerprint ``q`` that of its image under ``maps[q - 1]`` (each slot's number is read at the
+    slot it moves to, for the value it is renamed to), so every one of them is the exclusive or
+    of one term per slot, and a step changes only the terms of the slots it writes, and of the
+    slots whose value map waits for a flag it writes."""
+
+    def __init__(self, maps: list[Renaming]) -> None:
+        self.maps = maps
+        self.tables: dict[tuple[int, ...], str] = {}
+
+    def term(self, q: int, i: int, v: str) -> str:
+        """Slot ``i``'s term in fingerprint ``q``, over the state named ``v``."""
+        if q == 0:
+            return f"Z[{256 * i + 128} + {v}[{i}]]"
+        slot_map, vmaps, conds = self.maps[q - 1]
+        base = 256 * slot_map[i] + 128
+        vm = vmaps[i]
+        if vm is None:
+            return f"Z[{base} + {v}[{i}]]"
+        name = self.tables.setdefault(tuple(vm), f"vm{len(self.tables)}")
+        mapped = f"{name}[{v}[{i}] + 128]"
+        if conds[i] < 0:
+            return f"Z[{base} + {mapped}]"
+        return f"Z[{base} + ({mapped} if {v}[{conds[i]}] else {v}[{i}])]"
+
+    def touched(self, q: int, written: list[int]) -> list[int]:
+        """The slots whose terms in fingerprint ``q`` a step writing ``written`` changes."""
+        if q == 0:
+            return written
+        _slot_map, vmaps, conds = self.maps[q - 1]
+        w = set(written)
+        flagged = [i for i, c in enumerate(conds) if c in w and vmaps[i] is not None]
+        return sorted(w | set(flagged))
+
+    def updates(self, written: list[int], images: int, indent: str) -> list[str]:
+        """Lines that carry the fingerprints ``f0``... of ``s`` to its successor ``n``: a term
+        is exchanged only where a slot it reads changed (a step writes many slots, few of them
+        to new values)."""
+        by_test: dict[str, list[tuple[int, int]]] = {}
+        w = set(written)
+        for q in range(images):
+            for i in self.touched(q, written):
+                test = f"n[{i}] != s[{i}]" if i in w else ""
+                c = self.maps[q - 1][2][i] if q else -1
+                if c >= 0 and self.maps[q - 1][1][i] is not None and c in w:
+                    test = f"{test} or n[{c}] != s[{c}]" if test else f"n[{c}] != s[{c}]"
+                by_test.setdefault(test, []).append((q, i))
+        out = []
+        for test, terms in by_test.items():
+            out.append(f"{indent}if {test}:")
+            for q, i in terms:
+                out.append(f"{indent}    f{q} ^= {self.term(q, i, 's')} ^ {self.term(q, i, 'n')}")
+        return out
+
+
+def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
+    """The generated search module's text (``compile_search``): the successors of a state from
+    the set of instances enabled in it, and that set carried to each successor through the
+    instance's frame (``terms.frames``), so only the guards a step can change are evaluated
+    again, and only for a state not seen before.
+
+    * ``enabled(s)``: the bit set of the instances enabled in ``s`` (every guard evaluated,
+      instances that begin with the same conjunct under one test of it);
+    * ``fingerprints(s)``: ``s``'s fingerprint (``PySearch``), or with ``maps`` the tuple of its
+      own and its images' under each renaming;
+    * ``fire[i](s, f)``: the state instance ``i`` leads to from ``s``, and its fingerprints
+      from ``s``'s, ``f``: only the terms of the slots ``i`` writes are read for them;
+    * ``refresh[i](t, m)``: the bit set of the instances enabled in ``t``, reached by ``i`` from a
+      state whose set was ``m``: the guards that read a slot ``i`` writes, evaluated on ``t``;
+    * ``stepv[i](s, t)``: the step properties the step ``s -> t`` by ``i`` breaks, from the
+      conjuncts ``i`` can break, or None where it can break none.
+    """
+    g = prog.graph
+    em = Emitter(g)
+    terms = _Terms(list(maps or []))
+    images = len(terms.maps) + 1
+    lines = [
+        f"# generated from the flat model of {prog.design} under {prog.config}; do not edit",
+        "def enabled(s):",
+        "    m = 0",
+    ]
+    for inner, members in _by_first_conjunct(prog, em, lines):
+        bits = 0
+        for i, rest in members:
+            if rest:
+                lines.append(f"{inner}if " + " and ".join(em.expr(c) for c in rest) + ":")
+                lines.append(f"{inner}    m |= {1 << i}  # {prog.names[i]}{prog.args[i]}")
+            else:
+                bits |= 1 << i
+        if bits:
+            lines.append(f"{inner}m |= {bits}")
+    lines.append("    return m")
+    lines.append("def fingerprints(s):")
+    for q in range(images):
+        lines.append(f"    f{q} = 0")
+        lines += [f"    f{q} ^= {terms.term(q, i, 's')}" for i in range(len(prog.lo))]
+    out = ", ".join(f"f{q}" for q in range(images))
+    lines.append(f"    return ({out},)" if maps else "    return f0")
+    fr = frames(prog)
+    for i, ws in enumerate(prog.writes):
+        lines.append(f"def fire_{i}(s, f):  # {prog.names[i]}{prog.args[i]}")
+        lines.extend(_writes(g, ws, "    "))
+        written = [k for k, _ in ws]
+        fps = ", ".join(f"f{q}" for q in range(images))
+        lines.append(f"    {fps}{',' if maps else ''} = f")
+        lines.extend(terms.updates(written, images, "    "))
+        lines.append(f"    return tuple(n), ({fps},)" if maps else "    return tuple(n), f0")
+        affected = fr.guards_of[i]
+        lines.append(f"def refresh_{i}(s, m):")
+        if affected:
+            lines.append(f"    m &= {~sum(1 << j for j in affected)}")
+        for j in affected:
+            conj = prog.guards[j]
+            test = " and ".join(em.expr(c) for c in conj) if conj else "True"
+            lines.append(f"    if {test}: m |= {1 << j}")
+        lines.append("    return m")
+        if fr.step_of[i]:
+            lines.append(f"def stepv_{i}(s, t):")
+            lines.append("    out = []")
+            for k in fr.step_of[i]:
+                j, n = fr.step[k]
+                lines.append(f"    if not {em.expr(n)}: out.append({j})")
+            lines.append("    return out")
+    n = len(prog.writes)
+    lines.append(f"fire = [{', '.join(f'fire_{i}' for i in range(n))}]")
+    lines.append(f"refresh = [{', '.join(f'refresh_{i}' for i in range(n))}]")
+    stepv = ", ".join(f"stepv_{i}" if fr.step_of[i] else "None" for i in range(n))
+    lines.append(f"stepv = [{stepv}]")
+    head = [f"{name} = {list(vm)!r}" for vm, name in terms.tables.items()]
+    return "\n".join(head + lines) + "\n"
+
+
+@dataclass
+class PySearch:
+    """The generated search module's functions (``search_source``).
+
+    A state's fingerprint is Zobrist's: the exclusive or of one random 64-bit number per slot
+    and value (``zobrist``, at ``256 * slot + 128 + value``). Two distinct states share one with
+    probability 2^-64 (their difference is the exclusive or of distinct independent uniform
+    numbers), and a step updates it from the slots it writes. With renamings, a state also
+    carries its images' fingerprints, computed the same way without building the images, and
+    the least of them names its class."""
+
+    enabled: Any
+    fingerprints: Any
+    fire: list[Any]
+    refresh: list[Any]
+    stepv: list[Any]
+    zobrist: list[int]
+
+
+ZOBRIST_SEED = 20261128
+"""The seed of the fingerprints' random numbers: a search is the same from run to run."""
+
+
+def compile_search(prog: Program, maps: list[Renaming] | None = None) -> PySearch:
+    import random
+
+    rng = random.Random(ZOBRIST_SEED)
+    table = [rng.getrandbits(64) for _ in range(256 * len(prog.lo))]
+    space: dict[str, Any] = {"Z": table}
+    src = search_source(prog, maps)
+    exec(_compiled(src, f"<generated search {prog.design}@{prog.config}>"), space)
+    return PySearch(
+        space["enabled"],
+        space["fingerprints"],
+        space["fire"],
+        space["refresh"],
+        space["stepv"],
+        table,
+    )
+
+
 def renamed(
     renaming: tuple[list[int], list[list[int] | None], list[int]],
     tables: dict[tuple[int, ...], str],
@@ -300,15 +489,22 @@ def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int
     tables: dict[tuple[int, ...], str] = {}
     for q, one in enumerate(maps):
         items = renamed(one, tables)
+        # the slots only moved are gathered at once; those whose values are renamed, one by one
+        lines.append(f"g{q} = itemgetter({', '.join(str(i) for i in sources(one[0]))})")
         lines.append(f"def f{q}(s):")
-        lines.append("    return (" + ", ".join(items) + ",)")
+        lines.append(f"    n = list(g{q}(s))")
+        for i, item in enumerate(items):
+            if not item.startswith("s["):
+                lines.append(f"    n[{i}] = {item}")
+        lines.append("    return tuple(n)")
         lines.append(f"def r{q}(s, b):")
         for i, item in enumerate(items):
             lines.append(f"    x = {item}")
             lines.append(f"    if x != b[{i}]:")
             lines.append(f"        return f{q}(s) if x < b[{i}] else None")
         lines.append("    return None")
-    head = [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
+    head = ["from operator import itemgetter"]
+    head += [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
     tail = [f"renamings = [{', '.join(f'r{q}' for q in range(len(maps)))}]"]
     return "\n".join(head + lines + tail) + "\n"
 
