@@ -120,6 +120,8 @@ class _Reader:
     def __init__(self, trace: Trace, design: str | None, unit: str = "line") -> None:
         self.trace = trace
         self.design = design
+        self.first_own: str | None = None
+        """The design the first event that names one names."""
         self.unit = unit
         self.last_zxid = -1
         self.last_zxid_at = 0
@@ -136,8 +138,11 @@ class _Reader:
             trace.fault = where + f"design: {own!r} is not a design name"
             return False
         name = design or own
-        if design and own and own != design:
-            trace.fault = where + f"design {own!r}, but the trace is read as {design!r}"
+        if design and own and own != design and not schema.same_family(own, design):
+            trace.fault = where + (
+                f"design {own!r}, but the trace is read as {design!r} (a design or mutant "
+                f"of another family)"
+            )
             return False
         if name:
             event["design"] = name
@@ -145,7 +150,9 @@ class _Reader:
         if problem:
             trace.fault = problem
             return False
-        first = trace.design
+        first = self.first_own
+        if own and first is None:
+            self.first_own = own
         if own and first and own != first:
             trace.fault = where + f"design {own!r}, but the trace's events before it are {first!r}"
             return False

@@ -76,6 +76,14 @@ def _designs() -> dict[str, Any]:
 
 
 @cache
+def same_family(a: str, b: str) -> bool:
+    """Are designs ``a`` and ``b`` one correct design or its mutants (whose events are the
+    same actions: a trace of one may be read as the other)?"""
+    from replcheck.model.registry import base_design
+
+    return base_design(a) == base_design(b)
+
+
 def _kinds(design: str) -> dict[str, tuple[str, ...]]:
     from replcheck.model import get_design
 

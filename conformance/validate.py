@@ -677,6 +677,9 @@ def validate_events(
     t0 = time.monotonic()
     actions = sum(1 for e in events if e["kind"] == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
+    if not events:
+        v.reason = "no event: nothing to hold against the model"
+        return v
     try:
         val = Validator(events, design, bounds=bounds, cfg=cfg, storage=storage)
     except TraceFault as exc:

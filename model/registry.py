@@ -129,6 +129,19 @@ def get_design(name: str) -> Design:
         raise RegistryError(f"unknown design {name!r}; known: {known}") from None
 
 
+def base_design(name: str) -> str:
+    """The correct design ``name`` is a mutant of, through every ``mutant_of`` (``name`` itself
+    for a correct design or a name the registry does not know)."""
+    seen = set()
+    while name in DESIGNS and name not in seen:
+        seen.add(name)
+        base = DESIGNS[name].mutant_of
+        if not base:
+            break
+        name = base
+    return name
+
+
 def designs() -> list[str]:
     """Correct designs, in registration order."""
     return [n for n, c in DESIGNS.items() if not c.is_mutant()]

@@ -351,6 +351,18 @@ def render_bmc(results: list[Any], failed: bool | None = None) -> str:
     return "\n".join(lines)
 
 
+def lemmas_of(name: str, by_design: dict[str, Any]) -> str | None:
+    """The design whose strengthening lemmas ``name``'s induction assumes: its own, or those of
+    the design it is a mutant of (a mutant is held to its base's lemmas: a step of its that
+    breaks one is its counterexample to induction), or None."""
+    from replcheck.model.registry import base_design
+
+    for candidate in (name, base_design(name)):
+        if candidate in by_design:
+            return candidate
+    return None
+
+
 def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
     from replcheck.specs import lemmas_table, lemmas_zk
@@ -360,13 +372,17 @@ def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
         **{n: lemmas_table.run_induction for n in lemmas_table.INDUCTION_DESIGNS},
     }
     names = names or list(by_design)
+    runs = []
     for n in names:
-        if n not in by_design:
+        base = lemmas_of(n, by_design)
+        if base is None:
             raise UsageError(
-                f"--induction has strengthening lemmas for {', '.join(by_design)} only"
+                f"--induction has strengthening lemmas for {', '.join(by_design)} and their "
+                f"mutants only: {n} is neither"
             )
+        runs.append((n, by_design[base]))
     timeout = args.timeout or 120.0
-    results = [r for n in names for r in by_design[n](timeout=timeout, design=n)]
+    results = [r for n, run in runs for r in run(timeout=timeout, design=n)]
     ok = all(r.verdict == "inductive" for r in results)
     wrong = [r for r in results if r.verdict not in ("inductive", "unknown")]
     code = 0 if ok else (1 if wrong else EXIT_UNDECIDED)

@@ -1,7 +1,8 @@
 """``replcheck validate``: replay recorded traces through the model (``conformance.validate``).
 
-    replcheck validate PATH... [--design NAME] [--hidden-depth N] [--slack S] [--reorder N]
-                       [--lookahead N] [--max-nodes N] [--json] [--junit FILE] [--full]
+    replcheck validate PATH... [--design NAME] [--design-file PATH] [--hidden-depth N]
+                       [--slack S] [--reorder N] [--lookahead N] [--max-nodes N] [--json]
+                       [--junit FILE] [--full]
     replcheck validate --zk-logs DIR... [--design NAME] ...
 
 Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
@@ -69,6 +70,13 @@ def add_commands(sub: Any) -> None:
         help="read the traces as this design (default: the design the events name)",
     )
     p.add_argument(
+        "--design-file",
+        action="append",
+        metavar="PATH",
+        help="load designs/mutants from a Python file first (repeatable); --design names the "
+        "one to read the traces as, a design or mutant of the family that recorded them",
+    )
+    p.add_argument(
         "--hidden-depth",
         type=_count,
         default=d.hidden_depth,
@@ -122,8 +130,10 @@ def add_commands(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
     from replcheck.conformance.validate import Bounds, validate_log, validate_path
-    from replcheck.model import DESIGNS
+    from replcheck.model import DESIGNS, load_design_file
 
+    for path in args.design_file or []:
+        load_design_file(path)
     if args.design and args.design not in DESIGNS:
         raise UsageError(f"unknown design {args.design!r} (replcheck list names them)")
     if args.junit:

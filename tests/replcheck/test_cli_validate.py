@@ -114,3 +114,30 @@ def test_the_masters_archives_after_the_run_end_are_teardown() -> None:
     assert validate_path(trace).status == "accepted"
     without_end = [e for e in events if e["name"] != "run_end"]
     assert validate_events(without_end, "zk-lock").status == "rejected"
+
+
+def test_a_trace_is_read_as_a_mutant_of_its_design_and_not_as_another_family(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["validate", str(VALID), "--design", "zk-multi/HBASE-12865"]) == 0
+    assert f"{VALID}: accepted (" in capsys.readouterr().out
+    # the first event already names another family: one line, the file and line, exit 2
+    assert main(["validate", str(VALID), "--design", "table"]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert (
+        f"{VALID}: bad input: {VALID}:1: design 'zk-multi', but the trace is read as 'table' "
+        "(a design or mutant of another family)"
+    ) in out
+
+
+def test_a_mutants_run_read_as_its_base_design_is_rejected(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What the mutant's cluster did (ship an edit back to the cluster it came from) is not a
+    behaviour of the design it is a mutant of."""
+    run = GOLDEN / "zk-lock--no-loop-prevention.jsonl"
+    assert main(["validate", str(run)]) == 1
+    assert "rejected: no_edit_at_origin at event" in capsys.readouterr().out
+    assert main(["validate", str(run), "--design", "zk-lock"]) == 1
+    assert "rejected: divergence at event" in capsys.readouterr().out

@@ -199,6 +199,39 @@ CASES: dict[str, Case] = {
         stdout=["zk-multi/drop-unread-wal", "refuted by zk-wal-done"],
         last_line="PASS",
     ),
+    "prove --induction holds the worked example to its base design's lemmas": Case(
+        [
+            "prove",
+            "--design-file",
+            str(EXAMPLE),
+            "--design",
+            "zk-multi/drop-unread-wal",
+            "--induction",
+        ],
+        1,
+        stdout=[
+            "not inductive  no_lost_edit",
+            "counterexample to induction: the step advance",
+            "zk-multi/drop-unread-wal: lemmas assumed",
+        ],
+        last_line="FAIL",
+    ),
+    "prove --induction refuses a design with no lemmas, naming it": Case(
+        ["prove", "--design", "table-naive", "--induction"], 2, stderr=["table-naive is neither"]
+    ),
+    "validate reads a recorded run as the worked example's mutant": Case(
+        [
+            "validate",
+            "--design-file",
+            str(EXAMPLE),
+            "--design",
+            "zk-multi/drop-unread-wal",
+            str(ROOT / "traces" / "golden" / "zk-multi-kill.jsonl"),
+        ],
+        0,
+        stdout=["zk-multi-kill.jsonl: accepted ("],
+        stderr=["validate: PASS: 1 traces: 1 accepted"],
+    ),
     "prove --timeout says what it bounds for --depth and --induction": Case(
         ["prove", "--help"], 0, stdout=["with --depth", "with --induction", "never a pass"]
     ),
