@@ -40,11 +40,23 @@ class Emitter:
         self.g = g
         self.names = names if names is not None else {}
         self.c = c
+        self._memo: dict[int, str] = {}
+        self._named = len(self.names)
 
     def expr(self, n: int) -> str:
+        """Node ``n``'s text (remembered until a node is named: names only grow)."""
         name = self.names.get(n)
         if name is not None:
             return name
+        if len(self.names) != self._named:
+            self._memo.clear()
+            self._named = len(self.names)
+        got = self._memo.get(n)
+        if got is None:
+            got = self._memo[n] = self._expr(n)
+        return got
+
+    def _expr(self, n: int) -> str:
         op, a = self.g.nodes[n]
         if op == "const":
             return str(int(a[0])) if self.c else repr(a[0])
