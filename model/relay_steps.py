@@ -7,7 +7,9 @@
   ours (one the filter refuses is passed over);
 * ``relay_home``: another cluster replicates its next edit into ours: a live region server of
   ours applies it and writes it to its current WAL, cluster ids kept (or, filtered out, it is
-  passed over).
+  passed over);
+* ``relay_apply``: only with the configuration's ``zombies``, the same, but the server dies
+  before answering: the edit stays the next to send.
 
 The layout (the ZooKeeper era's, ``specs/flat_zk.py``): per relay cluster its log, ``("rlen",
 cl)`` entries of ``("ru", cl, n)`` (an edit's index in the layout's ``uids``), ``("rkind", cl,
@@ -121,13 +123,31 @@ class RelaySteps:
     @step(params=("cluster", "server"), fair=True, each=_home, label=lambda text, st, get, a: a[:2])
     def relay_home(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
         """another cluster replicates an edit into ours"""
+        self.relay_in(t, cl, s, i, q, e, answered=True)
+
+    @step(
+        params=("cluster", "server"),
+        fair=False,
+        each=lambda text: _home(text) if text.cfg.zombies else [],
+        label=lambda text, st, get, a: a[:2],
+    )
+    def relay_apply(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+        """a server of ours applies a relayed edit and dies before answering: it is sent again"""
+        self.relay_in(t, cl, s, i, q, e, answered=False)
+
+    def relay_in(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int, answered: bool) -> None:
+        """Entry ``i`` of cluster ``cl``'s log, the next it sends us, applied by live server
+        ``s`` and written to its current WAL ``q`` as entry ``e`` (or, filtered out, passed
+        over); only an ``answered`` one is the other cluster's to move past (only with the
+        configuration's ``zombies`` is one not: work in flight when a server dies)."""
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
         kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
         ok = self.replicable(ops, rules.replicable_rule, kind, ids, 0)
         if q == FILTERED:
             t.require(self.relay_next(ops, t.get, cl, j, i), Server(t, s).alive, ops.not_(ok))
-            t[("rship", cl, j)] = i + 1
+            if answered:
+                t[("rship", cl, j)] = i + 1
             return
         w = self.cfg.slot((s, 0, q))
         t.require(
@@ -140,4 +160,5 @@ class RelaySteps:
         self.deliver(ops, t, 0, [(True, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])
         self.append(ops, t, s, w, e, uid, kind, home)
-        t[("rship", cl, j)] = i + 1
+        if answered:
+            t[("rship", cl, j)] = i + 1

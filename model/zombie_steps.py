@@ -29,21 +29,13 @@ from typing import Any
 
 from . import rules
 from .joins import StartedSlots
-from .state import ARCHIVED, DELETED, LIVE_DIR, REMOVED
+from .state import DELETED, REMOVED
 from .step import Ctx, step
 from .table_state import FULL, NO_SOURCE
-from .table_views import Budget, Server, TableText, WalFile
-from .wal import each_put, each_roll, each_wal
+from .table_views import Server, TableText, WalFile
+from .zombie_wals import ZombieWals, zombies_only
 
-
-def _on(each: Any) -> Any:
-    """``each`` where the configuration has ``zombies``, else no instance."""
-    return lambda text: each(text) if text.cfg.zombies else []
-
-
-_puts = _on(each_put)
-_rolls = _on(each_roll)
-_wals = _on(each_wal)
+_on = zombies_only
 
 
 @_on
@@ -70,7 +62,7 @@ def _refreshes(text: Any) -> list[tuple[int, int]]:
     return [(p, s) for s in text.S for p in text.P]
 
 
-class ZombieSteps(TableText):
+class ZombieSteps(ZombieWals, TableText):
     """The ``zombies`` feature (the layout's helpers are ``StepBase``'s)."""
 
     handles = frozenset({"zombies"})
@@ -85,65 +77,18 @@ class ZombieSteps(TableText):
         started = t[("started", s)] if isinstance(self, StartedSlots) else True
         return ops.and_(started, ops.not_(Server(t, s).alive))
 
-    def unsplit(self, ops: Any, t: Any, w: int) -> Any:
-        """WAL slot ``w`` is still where its dead writer left it."""
-        return ops.and_(WalFile(t, w).exists, WalFile(t, w).place == LIVE_DIR)
-
-    @step(
-        params=("server", "group", "kind"),
-        fair=False,
-        each=_puts,
-        label=lambda text, st, get, a: a[:3],
-    )
-    def zombie_put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
-        """a dead server's writer appends an edit before the split takes its WAL's lease"""
+    def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
         ops = t.ops
-        w = self.slot(s, g, q)
-        t.require(
-            Budget(t, "puts").left > 0,
-            ops.not_(Server(t, s).alive),
-            Server(t, s).current[g] == q,
-            self.unsplit(ops, t, w),
-            WalFile(t, w).entries == j,
-        )
 
         def stored(k: tuple) -> Any:
             # the edit is owed to every peer in storage, as if the server knew them all
             return self.storage(ops, t.get, k[2]) if k[0] == "known" else t[k]
 
         owed = [self.rule_owed(ops, stored, s, kind, p) for p in self.P]
-        Budget(t, "puts").left = Budget(t, "puts").left - 1
         t[("wkind", w, j)] = kind
         for p in self.P:
             t[("wowed", w, j, p)] = owed[p]
         WalFile(t, w).entries = j + 1
-
-    @step(params=("server", "group"), fair=False, each=_rolls, label=lambda text, st, get, a: a[:2])
-    def zombie_roll(self, t: Ctx, s: int, g: int, q: int) -> None:
-        """a dead server's writer rolls to a new WAL before the split takes its WALs' leases"""
-        ops = t.ops
-        t.require(
-            ops.not_(Server(t, s).alive),
-            Server(t, s).current[g] == q,
-            self.unsplit(ops, t, self.slot(s, g, q)),
-        )
-        new = self.slot(s, g, q + 1)
-        WalFile(t, new).exists = True
-        WalFile(t, new).entries = 0
-        WalFile(t, new).closed = True
-        WalFile(t, new).place = LIVE_DIR
-        t[("cur", s, g)] = q + 1
-
-    @step(params=("server", "group", "seq"), fair=False, each=_wals)
-    def zombie_archive(self, t: Ctx, s: int, g: int, q: int) -> None:
-        """a dead server moves a WAL it rolled away from to oldWALs before the split"""
-        ops = t.ops
-        t.require(
-            ops.not_(Server(t, s).alive),
-            self.unsplit(ops, t, self.slot(s, g, q)),
-            q < Server(t, s).current[g],
-        )
-        WalFile(t, self.slot(s, g, q)).place = ARCHIVED
 
     @step(params=("server", "group", "seq", "entry", "peer"), fair=False, each=_edits)
     def zombie_ship(self, t: Ctx, s: int, g: int, q: int, j: int, p: int) -> None:

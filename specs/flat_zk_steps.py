@@ -25,9 +25,11 @@ from replcheck.model.state import (
 from replcheck.model.step import instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from replcheck.model.zk_claim_drop import ClaimDrops
+from replcheck.model.zk_joins import ZkJoins
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
 from replcheck.model.zk_source import ZkSources
 from replcheck.model.zk_wal import ZkWals
+from replcheck.model.zk_zombies import ZkZombies
 
 from .flat_zk import COPIES, ZkLayout
 
@@ -42,6 +44,8 @@ class ZkFlat(
     SinkServers,
     RelaySteps,
     ZkPeerAdmin,
+    ZkJoins,
+    ZkZombies,
     ZkLayout,
 ):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
@@ -222,8 +226,19 @@ class ZkFlat(
         for p in self.P:
             for ci in self.CH:
                 tx[("drop", s, p, ci)] = False
+        self.on_death(ops, tx, s)
+
+    def on_death(self, ops: Any, tx: Tx, s: int) -> None:
+        """``on_death``: the master learns of the death (zk-multi schedules a
+        ServerCrashProcedure, a persisted procedure)."""
         if self.multi:
             tx[("fail", s)] = True
+
+    def rs_child_created(self, ops: Any, tx: Tx) -> None:
+        """``rs_child_created``: a znode was created under ``/rs`` (zk-multi's cleaner reads its
+        cversion)."""
+        if self.multi:
+            self.bump_cversion(ops, tx, True)
 
     def clear_claim(self, tx: Tx, s: int) -> None:
         tx[("cl", s)] = False

@@ -82,6 +82,66 @@ SLOW_ZK = [
 ]
 
 
+def _traced(config: str, **bounds: int | bool) -> Config:
+    """A standard configuration with a recorded run's features (``zombies``, servers joining)."""
+    name = "+".join([config, *bounds])
+    return dataclasses.replace(STANDARD[config], name=name, **bounds)  # type: ignore[arg-type]
+
+
+ZK_TRACED = [
+    # (design, configuration, depth, states, steps each taken at least once)
+    (
+        "zk-lock",
+        _traced("race", servers=3, joins=1, zombies=True),
+        8,
+        3075,
+        ("join", "died_starting"),
+    ),
+    (
+        "zk-multi",
+        _traced("race", servers=3, joins=1, zombies=True),
+        8,
+        3330,
+        ("join", "died_starting"),
+    ),
+    (
+        "zk-lock",
+        _traced("std", zombies=True),
+        8,
+        9788,
+        ("zombie_put", "zombie_roll", "zombie_archive", "zombie_ship"),
+    ),
+    (
+        "zk-lock",
+        _traced("master-master", zombies=True, crashes=1),
+        5,
+        407,
+        ("relay_apply", "zombie_relay_apply"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "cfg", "depth", "states", "steps"), ZK_TRACED)
+def test_the_zookeeper_eras_recorded_run_steps_agree(
+    name: str, cfg: Config, depth: int, states: int, steps: tuple[str, ...]
+) -> None:
+    """The steps only a recorded run's configuration has (``model/zk_joins.py``,
+    ``model/zk_zombies.py``, ``relay_apply``) against their explicit copies, every state within
+    ``depth`` steps (a zombie's relayed edit can be applied again and again, for ever; the
+    layout holds a few)."""
+    taken: Counter = Counter()
+    assert _agree(name, cfg, depth=depth, taken=taken) == states
+    for step in steps:
+        assert taken[step], step
+
+
+@pytest.mark.slow
+def test_zk_multis_zombies_agree() -> None:
+    taken: Counter = Counter()
+    assert _agree("zk-multi", _traced("std", zombies=True), depth=8, taken=taken) == 14529
+    assert taken["zombie_roll"] and taken["zombie_archive"]
+
+
 @pytest.mark.parametrize(
     ("name", "config", "states"),
     FAST_ZK + [pytest.param(*p, marks=pytest.mark.slow) for p in SLOW_ZK],

@@ -1,0 +1,133 @@
+"""What a ZooKeeper-era region server does after its session expired and before the master's
+split takes its WALs' leases (a *zombie*), in the protocol text's form (``model/step.py``).
+HBase's zombie writer can still append to its current WAL until lease recovery fences it, and a
+batch its source had in flight still reaches the sink. The model's dead server otherwise takes
+no step; these exist only under the configuration's ``zombies`` (trace validation sets it), so
+no checker's state space changes:
+
+* ``zombie_put``, ``zombie_roll``, ``zombie_archive``: its writer appends an edit (owed to the
+  peers in storage, which the sources it had would have shipped), rolls to a new WAL in its WAL
+  directory, or moves a WAL it rolled away from to ``oldWALs``, while the split has not taken
+  the WAL;
+* ``zombie_ship``: an edit of any WAL, to a peer that should receive it, once some server is
+  dead (its sources may have had a batch of it in flight, read before the log cleaner deleted the
+  WAL if it since has);
+* ``zombie_relay_apply``: an edit another cluster sent us (in its log, sent or next to send) that
+  the dead server's sink handler had received: it applies it and writes it to its current WAL,
+  and answers no one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules
+from .state import DISABLED, ENABLED
+from .step import Ctx, step
+from .table_views import Server, WalFile
+from .text import lookup
+from .zombie_wals import ZombieWals, zombies_only
+
+_on = zombies_only
+
+
+@_on
+def _edits(text: Any) -> list[tuple[int, int, int]]:
+    return [(w, j, p) for w in text.W for j in range(text.E) for p in text.P]
+
+
+@_on
+def _received(text: Any) -> list[tuple[int, int, int, int, int]]:
+    return [
+        (cl, s, i, q, e)
+        for cl in text.relay_clusters
+        if 0 in text.cfg.outbound(cl)
+        for s in text.S
+        for i in range(text.L)
+        for q in text.Q
+        for e in range(text.E + 1)
+    ]
+
+
+def _key_label(text: Any, st: Any, get: Any, a: tuple) -> tuple:
+    return (*text.key[a[0]], *a[1:])
+
+
+class ZkZombies(ZombieWals):
+    """The zombie steps (the layout provides ``append``, ``deliver``, ``replicable`` and the
+    relays' ``relay_next``)."""
+
+    cfg: Any
+    S: range
+    P: range
+    W: range
+    E: int
+    L: int
+    key: list[tuple[int, int, int]]
+    uid_index: dict[tuple, int]
+    ids_index: dict[tuple, int]
+    ext: list[list[int]]
+    relay_clusters: list[int]
+    append: Any
+    deliver: Any
+    replicable: Any
+    relay_next: Any
+
+    def append_as_stored(
+        self, ops: Any, t: Ctx, s: int, w: int, j: int, uid: Any, kind: Any, ids: Any
+    ) -> None:
+        """``append``, the edit owed to every peer in storage, as if the dead server knew them
+        all (what it knew is kept)."""
+        known = [t[("known", s, p)] for p in self.P]
+        for p in self.P:
+            t[("known", s, p)] = ops.or_(t[("peer", p)] == ENABLED, t[("peer", p)] == DISABLED)
+        self.append(ops, t, s, w, j, uid, kind, ids)
+        for p in self.P:
+            t[("known", s, p)] = known[p]
+
+    def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
+        uid, ids = self.uid_index[(0, *self.key[w], j)], self.ids_index[(0,)]
+        self.append_as_stored(t.ops, t, s, w, j, uid, kind, ids)
+
+    @step(
+        params=("server", "group", "seq", "entry", "peer"),
+        fair=False,
+        each=_edits,
+        label=_key_label,
+    )
+    def zombie_ship(self, t: Ctx, w: int, j: int, p: int) -> None:
+        """an edit in a dead server's batch in flight reaches the peer"""
+        ops = t.ops
+        kind, ids, uid = t[("wkind", w, j)], t[("wids", w, j)], t[("wu", w, j)]
+        t.require(
+            ops.or_(*(ops.not_(Server(t, x).alive) for x in self.S)),
+            WalFile(t, w).exists,
+            j < WalFile(t, w).entries,
+            self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
+        )
+        self.deliver(ops, t, p + 1, [(True, uid, kind, ids)])
+
+    @step(
+        params=("cluster", "server", "entry"),
+        fair=False,
+        each=_received,
+        label=lambda text, st, get, a: a[:3],
+    )
+    def zombie_relay_apply(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+        """a dead server's sink handler writes an edit the other cluster had sent it"""
+        ops = t.ops
+        j = self.cfg.outbound(cl).index(0)
+        w = self.cfg.slot((s, 0, q))
+        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        t.require(
+            ops.not_(Server(t, s).alive),
+            Server(t, s).current[0] == q,
+            self.unsplit(ops, t, w),
+            i < t[("rlen", cl)],
+            i <= t[("rship", cl, j)],
+            self.replicable(ops, rules.replicable_rule, kind, ids, 0),
+            WalFile(t, w).entries == e,
+        )
+        self.deliver(ops, t, 0, [(True, uid, kind, ids)])
+        home = lookup(ops, ids, [row[0] for row in self.ext])
+        self.append_as_stored(ops, t, s, w, e, uid, kind, home)
