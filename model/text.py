@@ -126,6 +126,17 @@ class ByParts:
     def decode(self, v: Any) -> Any:
         return self.assemble({part: read(v) for part, read in self.decode_parts()})
 
+    def defaults(self) -> dict[tuple, Any]:
+        """Every variable at its default (the value of an unused slot): a fresh dict, from
+        ``sorts`` once per layout."""
+        got = self.__dict__.get("_defaults")
+        if got is None:
+            got = self.__dict__["_defaults"] = {
+                k: (False if sort == "b" else (-1 if sort[1] == -1 else 0))
+                for k, sort in self.sorts().items()  # type: ignore[attr-defined]
+            }
+        return dict(got)
+
 
 class Tx:
     """One step's writes over a flat state: reads see earlier writes of the same step."""

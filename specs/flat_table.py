@@ -286,16 +286,6 @@ class TableFlat(ByParts, TableSteps):
         b = self.init_state.budget
         return tuple(getattr(b, name) for name in self.budgets)
 
-    def defaults(self) -> dict[tuple, Any]:
-        """Every variable at its default (the value of an unused slot): a fresh dict."""
-        got = self.__dict__.get("_defaults")
-        if got is None:
-            got = self.__dict__["_defaults"] = {
-                k: (False if sort == "b" else (-1 if sort[1] == -1 else 0))
-                for k, sort in self.sorts().items()
-            }
-        return dict(got)
-
     # --- explicit <-> flat ----------------------------------------------------------------------
 
     def _constants(self, st: TState) -> None:

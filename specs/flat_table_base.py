@@ -55,10 +55,6 @@ class StepBase:
         queue's source server's."""
         return s if src == NO_SOURCE else src
 
-    def defaults(self) -> dict[tuple, Any]:
-        """Every variable at its default (``TableFlat``)."""
-        raise NotImplementedError
-
     # --- shared pieces ------------------------------------------------------------------------
 
     def dflt(self, k: tuple) -> Any:

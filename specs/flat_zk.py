@@ -246,9 +246,7 @@ class ZkLayout(ByParts):
 
     def encode(self, st: State) -> dict[tuple, Any]:
         c = self.cfg
-        v: dict[tuple, Any] = {}
-        for k, sort in self.sorts().items():
-            v[k] = False if sort == "b" else (-1 if sort[1] == -1 else 0)
+        v = self.defaults()
         for s, srv in enumerate(st.servers):
             v[("alive", s)] = srv.alive
             for g, q in enumerate(srv.current):

@@ -288,7 +288,12 @@ class Program:
         return {k: i for i, k in enumerate(self.keys)}
 
     def pack(self, values: Mapping[tuple, Any]) -> tuple[int, ...]:
-        return tuple(int(values[k]) for k in self.keys)
+        get = self.__dict__.get("_getter")
+        if get is None:
+            get = self.__dict__["_getter"] = itemgetter(*self.keys) if len(self.keys) > 1 else None
+        if get is None:
+            return tuple(int(values[k]) for k in self.keys)
+        return tuple(map(int, get(values)))
 
     def unpack(self, state: tuple[int, ...]) -> dict[tuple, Any]:
         out = dict(zip(self.keys, state, strict=True))
