@@ -416,6 +416,20 @@ def _induction_reproducers(results: list[Any]) -> list[str]:
     return out
 
 
+def _elsewhere(design: str, config: str) -> list[str]:
+    """A note where a mutant is caught in configurations other than the one the lemmas are
+    written for: what the induction proved says nothing of those."""
+    from replcheck.model import get_design
+
+    d = get_design(design)
+    if not d.is_mutant() or config in d.configs:
+        return []
+    return [
+        f"  note: the induction is under {config}; {design} is caught under "
+        f"{', '.join(d.configs)}, which it does not judge"
+    ]
+
+
 def render_induction(results: list[Any]) -> str:
     lines = []
     for r in results:
@@ -429,6 +443,7 @@ def render_induction(results: list[Any]) -> str:
         lemmas = next(r.lemmas for r in results if r.design == design)
         lines.append(f"{design}: lemmas assumed, each proved inductive with the rest:")
         lines.append(f"  {', '.join(lemmas)}")
+        lines.extend(_elsewhere(design, next(r.config for r in results if r.design == design)))
     good = sum(r.verdict == "inductive" for r in results)
     wrong = any(r.verdict not in ("inductive", "unknown") for r in results)
     verdict = "PASS" if good == len(results) else ("FAIL" if wrong else "UNDECIDED (not a pass)")
