@@ -75,7 +75,6 @@ def _designs() -> dict[str, Any]:
     return DESIGNS
 
 
-@cache
 def same_family(a: str, b: str) -> bool:
     """Are designs ``a`` and ``b`` one correct design or its mutants (whose events are the
     same actions: a trace of one may be read as the other)?"""
@@ -84,6 +83,7 @@ def same_family(a: str, b: str) -> bool:
     return base_design(a) == base_design(b)
 
 
+@cache
 def _kinds(design: str) -> dict[str, tuple[str, ...]]:
     from replcheck.model import get_design
 
