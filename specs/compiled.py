@@ -12,7 +12,6 @@ explicit model's states (``behaviour``), which the renderers draw as today.
 
 from __future__ import annotations
 
-import struct
 import sys
 import time
 from collections import deque
@@ -95,9 +94,8 @@ class CompiledExploration:
     def collision_probability(self) -> float:
         """An upper bound on the chance that two distinct states (classes, with symmetry) shared
         a 64-bit fingerprint, so that one was never explored: n(n-1)/2 pairs, each 2^-64 (both
-        back ends store fingerprints, ``fingerprint`` for generated Python), over every
-        fingerprint stored; a class named by the least of ``images`` fingerprints shares it
-        with another when any of the images' do."""
+        back ends store fingerprints), over every fingerprint stored; a class named by the
+        least of ``images`` fingerprints shares it with another when any of the images' do."""
         n = self.fingerprints or self.states
         return n * (n - 1) / 2 / 2.0**64 * self.images**2
 
@@ -301,27 +299,6 @@ def _run_c(
         search.close()
 
 
-def fingerprint(p: Program) -> Callable[[tuple[int, ...]], int]:
-    """The 64-bit fingerprint the generated-Python search keys a state by: CPython's hash of
-    the tuple (xxHash64's rounds over the slots' values), where no slot can hold both -1 and -2
-    (the only two small integers with one hash); else the hash of the state packed as bytes
-    (SipHash)."""
-    if not any(lo <= -2 and hi >= -1 for lo, hi in zip(p.lo, p.hi, strict=True)):
-        return hash
-    packer = struct.Struct(f"{len(p.lo)}b").pack
-
-    def packed(s: tuple[int, ...]) -> int:
-        return hash(packer(*s))
-
-    return packed
-
-
-def _is_group(perms: list[tuple[int, ...]]) -> bool:
-    """Are the renamings ``perms`` (with the identity) closed under composition?"""
-    have = set(perms)
-    return all(tuple(a[x] for x in b) in have for a in perms for b in perms)
-
-
 def _run_python(
     res: CompiledExploration,
     sym: Any,
@@ -335,18 +312,18 @@ def _run_python(
     fingerprint per state, not the state: Zobrist's, which a step updates from the slots it
     writes (``pygen.PySearch``). With symmetry under a group of renamings, a state carries its
     images' fingerprints too, and its class is named by the least of them. Where the layout is
-    closed under renamings that are not a group, a class is named by ``fingerprint`` of its
-    least image, and each state as reached by its Zobrist fingerprint too."""
+    closed under renamings that are not a group, a class is named by the fingerprint of its
+    least image, and each state as reached is remembered by its own too."""
     from .pygen import compile_renamings, compile_search
 
     max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
     maps = sym.maps if sym is not None else []
-    grouped = bool(maps) and _is_group(sym.perms)
+    grouped = bool(maps) and sym.group
     srch = compile_search(p, maps if grouped else None)
     renamings = compile_renamings(maps) if maps and not grouped else []
-    fp = fingerprint(p)
+    fp = srch.fingerprints
     if grouped:
         res.images = len(maps) + 1
 

@@ -256,6 +256,13 @@ class Symmetry:
     """Per slot: the same number for the matching slot of every server."""
 
     @property
+    def group(self) -> bool:
+        """Are the renamings (with the identity) closed under composition? Then every state of a
+        class has the same images under them."""
+        have = set(self.perms)
+        return all(tuple(a[x] for x in b) in have for a in self.perms for b in self.perms)
+
+    @property
     def complete(self) -> bool:
         """Every renaming is there: a search may try only those that order servers by their
         signatures (the least image among them is the same from any state of the class)."""

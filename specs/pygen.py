@@ -317,28 +317,26 @@ class _Terms:
             return f"Z[{base} + {mapped}]"
         return f"Z[{base} + ({mapped} if {v}[{conds[i]}] else {v}[{i}])]"
 
-    def touched(self, q: int, written: list[int]) -> list[int]:
-        """The slots whose terms in fingerprint ``q`` a step writing ``written`` changes."""
+    def reads(self, q: int, i: int) -> tuple[int, ...]:
+        """The slots slot ``i``'s term in fingerprint ``q`` reads: its own, and the flag its
+        value map waits for."""
         if q == 0:
-            return written
+            return (i,)
         _slot_map, vmaps, conds = self.maps[q - 1]
-        w = set(written)
-        flagged = [i for i, c in enumerate(conds) if c in w and vmaps[i] is not None]
-        return sorted(w | set(flagged))
+        return (i, conds[i]) if vmaps[i] is not None and conds[i] >= 0 else (i,)
 
     def updates(self, written: list[int], images: int, indent: str) -> list[str]:
         """Lines that carry the fingerprints ``f0``... of ``s`` to its successor ``n``: a term
         is exchanged only where a slot it reads changed (a step writes many slots, few of them
         to new values)."""
-        by_test: dict[str, list[tuple[int, int]]] = {}
         w = set(written)
+        by_test: dict[str, list[tuple[int, int]]] = {}
         for q in range(images):
-            for i in self.touched(q, written):
-                test = f"n[{i}] != s[{i}]" if i in w else ""
-                c = self.maps[q - 1][2][i] if q else -1
-                if c >= 0 and self.maps[q - 1][1][i] is not None and c in w:
-                    test = f"{test} or n[{c}] != s[{c}]" if test else f"n[{c}] != s[{c}]"
-                by_test.setdefault(test, []).append((q, i))
+            for i in range(len(self.maps[q - 1][0])) if q else written:
+                changed = [k for k in self.reads(q, i) if k in w]
+                if changed:
+                    test = " or ".join(f"n[{k}] != s[{k}]" for k in changed)
+                    by_test.setdefault(test, []).append((q, i))
         out = []
         for test, terms in by_test.items():
             out.append(f"{indent}if {test}:")
@@ -429,18 +427,17 @@ class PySearch:
     """The generated search module's functions (``search_source``).
 
     A state's fingerprint is Zobrist's: the exclusive or of one random 64-bit number per slot
-    and value (``zobrist``, at ``256 * slot + 128 + value``). Two distinct states share one with
-    probability 2^-64 (their difference is the exclusive or of distinct independent uniform
-    numbers), and a step updates it from the slots it writes. With renamings, a state also
-    carries its images' fingerprints, computed the same way without building the images, and
-    the least of them names its class."""
+    and value (``Z``, at ``256 * slot + 128 + value``, seeded by ``ZOBRIST_SEED``). Two
+    distinct states share one with probability 2^-64 (their difference is the exclusive or
+    of distinct independent uniform numbers), and a step updates it from the slots it
+    writes. With renamings, a state also carries its images' fingerprints, computed the same
+    way without building the images, and the least of them names its class."""
 
     enabled: Any
     fingerprints: Any
     fire: list[Any]
     refresh: list[Any]
     stepv: list[Any]
-    zobrist: list[int]
 
 
 ZOBRIST_SEED = 20261128
@@ -461,7 +458,6 @@ def compile_search(prog: Program, maps: list[Renaming] | None = None) -> PySearc
         space["fire"],
         space["refresh"],
         space["stepv"],
-        table,
     )
 
 

@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 from replcheck.model import STANDARD, get_design
-from replcheck.specs.compiled import _is_group, _program
+from replcheck.specs.compiled import _program
 from replcheck.specs.packsym import apply, symmetry
 from replcheck.specs.pygen import compile_python, compile_search
 
@@ -33,7 +33,7 @@ def test_frames_and_fingerprints_agree_with_whole_states(name: str, config: str)
     cfg = STANDARD[config]
     layout, _fm, prog = _program(name, cfg)
     sym = symmetry(layout, type(get_design(name)).era, prog)
-    assert _is_group(sym.perms)
+    assert sym.group
     code = compile_python(prog)
     plain = compile_search(prog)
     images = compile_search(prog, sym.maps)
@@ -67,3 +67,22 @@ def test_frames_and_fingerprints_agree_with_whole_states(name: str, config: str)
     # one key per class, and a different key for each
     assert len(set(least.values())) == len(least)
     assert len(seen) > len(least) > 1
+
+
+def test_the_least_image_names_classes_where_the_renamings_are_not_a_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search's other way of naming a class (its least image's fingerprint, used where
+    the renamings a layout is closed under are not a group) finds the classes the images'
+    fingerprints do, on a configuration where both apply."""
+    from replcheck.specs.compiled import explore_compiled
+    from replcheck.specs.packsym import Symmetry
+
+    cfg = STANDARD["t-race"]
+    by_images = explore_compiled("table", cfg, backend="python", symmetry=True)
+    assert by_images.images > 1
+    monkeypatch.setattr(Symmetry, "group", property(lambda self: False))
+    by_least = explore_compiled("table", cfg, backend="python", symmetry=True)
+    assert by_least.images == 1
+    got = (by_least.states, by_least.transitions, by_least.depth)
+    assert got == (by_images.states, by_images.transitions, by_images.depth)
