@@ -38,13 +38,13 @@ from .state import (
 
 class Model:
     def __new__(cls, design: Design, cfg: Config) -> Model:
-        """A configuration that uses a component written only in the protocol text
-        (``model/text_model.py``'s ``uses_text``) gets a ``TextModel``."""
+        """A configuration the protocol text covers gets the model that runs it
+        (``model/text_model.py``'s ``text_engine``: ``TextModel``, or ``PlainModel`` for a
+        layout too large to generate a program for)."""
         if cls is Model:
-            from .text_model import TextModel, uses_text
+            from .text_model import text_engine
 
-            if uses_text(cfg, design):
-                cls = TextModel
+            cls = text_engine(cfg, design) or cls
         return super().__new__(cls)
 
     def __init__(self, design: Design, cfg: Config) -> None:

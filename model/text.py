@@ -127,15 +127,19 @@ class ByParts:
         return self.assemble({part: read(v) for part, read in self.decode_parts()})
 
     def defaults(self) -> dict[tuple, Any]:
-        """Every variable at its default (the value of an unused slot): a fresh dict, from
-        ``sorts`` once per layout."""
+        """Every variable at its default (the value of an unused slot): a fresh dict."""
+        return dict(self.shared_defaults())
+
+    def shared_defaults(self) -> dict[tuple, Any]:
+        """``defaults``, computed from ``sorts`` once per layout and shared: not to be
+        written."""
         got = self.__dict__.get("_defaults")
         if got is None:
             got = self.__dict__["_defaults"] = {
                 k: (False if sort == "b" else (-1 if sort[1] == -1 else 0))
                 for k, sort in self.sorts().items()  # type: ignore[attr-defined]
             }
-        return dict(got)
+        return got
 
 
 class Tx:

@@ -39,8 +39,7 @@ class NotCovered(ValueError):
 TEXT_SLOTS = 2000
 """The largest layout (in slots) run as generated Python: its program compiles in
 a few seconds (``std:servers=3,crashes=2`` has 1,186 slots; eight servers, 5,997 slots, take a
-minute). A larger configuration runs on the explicit steps until the text has an interpreter of
-its own."""
+minute). A larger configuration runs on the plain interpreter (``model/plain.py``)."""
 
 
 def text_only(cfg: Config, design: Any) -> bool:
@@ -53,27 +52,40 @@ def text_only(cfg: Config, design: Any) -> bool:
 
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text? Where they are only there
-    (``text_only``), and wherever the text covers the configuration within ``TEXT_SLOTS``:
-    everything but what trace validation sets (servers joining and zombies, whose steps the
-    text of both eras has, held against the explicit ones in ``tests/model/test_text_model.py``,
-    but whose recorded runs a fixed layout cannot yet be sized for: a zombie's relayed edit can
-    be written again and again; and the table era's relay clusters, which its text lacks)."""
-    if text_only(cfg, design):
-        return True
-    if getattr(design, "era", "") not in ("zk", "table") or cfg.joins or cfg.zombies:
-        return False
+    (``text_only``), and wherever the text covers the configuration: everything but what trace
+    validation sets (servers joining and zombies, whose steps the text of both eras has, held
+    against the explicit ones in ``tests/model/test_text_model.py``, but whose recorded runs a
+    fixed layout cannot yet be sized for: a zombie's relayed edit can be written again and
+    again; and the table era's relay clusters, which its text lacks)."""
+    return text_engine(cfg, design) is not None
+
+
+def text_engine(cfg: Config, design: Any) -> type[Model] | None:
+    """The ``Model`` that runs ``design``'s text under ``cfg`` (None: its explicit steps):
+    ``TextModel``'s generated program within ``TEXT_SLOTS``, the plain interpreter
+    (``model/plain.py``) beyond, where generating would take longer than the run."""
+    if getattr(design, "era", "") not in ("zk", "table"):
+        return None
+    if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
+        return None
     from replcheck.specs.flat_zk import FlatError
     from replcheck.specs.flat_zk_designs import flat_class
 
     from .registry import RegistryError, get_design
 
     try:
-        if type(get_design(design.name)) is not type(design):
-            return False  # a design object of its own: its explicit steps are what it is
+        if not text_only(cfg, design) and type(get_design(design.name)) is not type(design):
+            return None  # a design object of its own: its explicit steps are what it is
         layout = flat_class(design.name, cfg)(design, cfg)
     except (FlatError, RegistryError):
-        return False
-    return len(layout.sorts()) <= TEXT_SLOTS
+        if text_only(cfg, design):
+            return TextModel  # which says, in one line, what the text does not cover
+        return None
+    if len(layout.sorts()) <= TEXT_SLOTS:
+        return TextModel
+    from .plain import PlainModel
+
+    return PlainModel
 
 
 _NONE = object()

@@ -67,9 +67,9 @@ class MultiClaims:
     @step(params=("server", "dead", "queue"), fair=True, each=_queues, label=_queue_label)
     def claim_read(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """read a dead server's queue positions"""
+        t.require(t[("fail", d)])
         t.require(
             t[("rex", d)],
-            t[("fail", d)],
             t[("alive", s)],
             t.ops.not_(t[("cl", s)]),
             t[("qex", d, p, ci)],
@@ -86,9 +86,9 @@ class MultiClaims:
     def claim_commit(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """the claim multi: move the queue, bump the cversion"""
         ops = t.ops
+        t.require(t[("cl", s)])
         t.require(
             t[("alive", s)],
-            t[("cl", s)],
             t[("cld", s)] == d,
             t[("clp", s)] == p,
             t[("clc", s)] == ci,

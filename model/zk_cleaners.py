@@ -127,7 +127,8 @@ class MultiCleaner:
     def cleaner_delete_wal(self, t: Ctx, w: int) -> None:
         """log cleaner: delete one WAL the run decided it may delete"""
         ops = t.ops
-        t.require(t[("phase",)] == DELETING, t[("cand", w)])
+        t.require(t[("cand", w)])
+        t.require(t[("phase",)] == DELETING)
         t[("wplace", w)] = DELETED
         t[("cand", w)] = False
         rest = ops.or_(*(t[("cand", v)] for v in self.W if v != w))

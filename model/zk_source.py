@@ -90,6 +90,8 @@ class ZkSources:
         """read a batch, filter it, ship it to a sink"""
         ops = t.ops
         sk = (s, p, ci, g, m)
+        t.require(t[("sh", *sk)])
+        t.require(self.head_guard(ops, t.get, sk, hw))
         target = p + 1
         batch = self.cfg.batch
         rule = self.rule["rule_ships"]
@@ -104,7 +106,6 @@ class ZkSources:
         status = t[("peer", p)]
         t.require(
             t[("repl",)],
-            self.head_guard(ops, t.get, sk, hw),
             ops.or_(status == ENABLED, ops.and_(status == REMOVED, ops.not_(t[("gone", s, p)]))),
             t[("wex", hw)],
             pos < n,
@@ -121,6 +122,7 @@ class ZkSources:
         """write the shipped position to the WAL's znode"""
         ops = t.ops
         sk = (s, p, ci, g, m)
+        t.require(t[("sh", *sk)])
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("qex", s, p, ci)],
@@ -134,11 +136,12 @@ class ZkSources:
         """end of a WAL with a newer one queued: drop it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
+        t.require(t[("sh", *sk)])
+        t.require(self.head_guard(ops, t.get, sk, hw))
         done = self.rule["rule_wal_done"](
             ops, t[("shn", *sk)] > 1, t[("wclosed", hw)], t[("shpos", *sk)], t[("wn", hw)]
         )
         t.require(
-            self.head_guard(ops, t.get, sk, hw),
             t[("wex", hw)],
             done,
             t[("qex", s, p, ci)],
@@ -151,6 +154,7 @@ class ZkSources:
         """a recovered shipper read its last WAL: drop it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
+        t.require(t[("sh", *sk)])
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("shn", *sk)] == 1,
@@ -165,6 +169,7 @@ class ZkSources:
         """the WAL cannot be found: skip it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
+        t.require(t[("sh", *sk)])
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             True if ci else t[("shn", *sk)] > 1,

@@ -1,0 +1,189 @@
+"""``PlainModel``: the protocol text run on plain values, with no generated program.
+
+``TextModel`` (``model/text_model.py``) traces the text's instances and runs them as generated
+straight-line Python: fast per state, but generating costs time that grows with the layout
+(seconds at 2,000 slots, a minute at 6,000). ``PlainModel`` runs the same instances' guards and
+updates directly (``Ctx`` over a dict of slot values, guards stopping at their first false
+conjunct), so it serves a layout of any size at once: what ``TextModel`` leaves to the explicit
+steps, and what a replay, ``show`` or a fuzzer's single run needs.
+
+Steps are indexed by what they first read. Each instance's guard is run once on the layout's
+defaults (every slot unused), recording the slots it reads. A guard that is false there can be
+true only in a state where one of the slots it read holds another value: a guard reads the
+same slots in the same order, and so decides the same, as long as the values it reads are the
+same. So the instance is filed under those slots, and in a state only the instances filed under
+a slot that is not at its default (and those whose guard holds on the defaults) are tried. A
+step whose guard begins with what makes it possible (the shipper exists, the queue exists)
+reads one slot on the defaults and is tried only where that slot is set.
+
+Everything else is ``TextModel``'s: the readable states, the actions' labels, decoding by parts,
+refusing a successor that overflows the layout (``NotCovered``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .action import Action
+from .text import FPY, Tx, is_true
+from .text_model import NotCovered, TextModel
+
+
+class _Index:
+    """The instances of a flat model filed under the slots their guards read on the defaults."""
+
+    def __init__(self, instances: list[Any], defaults: dict[tuple, Any]) -> None:
+        self.always: list[int] = []
+        """Instances whose guard holds on the defaults: tried in every state."""
+        self.under: dict[tuple, list[int]] = {}
+        """Slot -> the instances whose guard read it on the defaults and was false."""
+        for i, inst in enumerate(instances):
+            reads: list[tuple] = []
+
+            def get(k: tuple, reads: list[tuple] = reads) -> Any:
+                reads.append(k)
+                return defaults[k]
+
+            if is_true(inst.guard(FPY, get)):
+                self.always.append(i)
+                continue
+            for k in dict.fromkeys(reads):
+                self.under.setdefault(k, []).append(i)
+
+    def candidates(self, values: dict[tuple, Any], defaults: dict[tuple, Any]) -> list[int]:
+        """The instances that may be enabled in ``values``, in the flat model's order."""
+        out = set(self.always)
+        under = self.under
+        for k, v in values.items():
+            if v != defaults[k] or type(v) is not type(defaults[k]):
+                got = under.get(k)
+                if got:
+                    out.update(got)
+        return sorted(out)
+
+
+_INDEXES: dict[tuple, _Index] = {}
+"""(design class, configuration) -> the index of its instances."""
+
+
+class PlainModel(TextModel):
+    """The text on plain values (see the module docstring)."""
+
+    def __init__(self, design: Any, cfg: Any) -> None:
+        super().__init__(design, cfg)
+        self._flat: Any = None
+        self._values: dict[int, tuple[Any, dict[tuple, Any], dict[tuple, Any] | None]] = {}
+        """``id`` of a readable state this model gave -> (the state, its slot values, its parts
+        as decoded: None for a layout read whole)."""
+        self._readers: dict[tuple, Any] | None = None
+
+    @property
+    def flat(self) -> Any:
+        if self._flat is None:
+            self._flat = self.text.model()
+        return self._flat
+
+    def _index(self) -> _Index:
+        if self._key not in _INDEXES:
+            _INDEXES[self._key] = _Index(self.flat.instances, self.text.shared_defaults())
+        return _INDEXES[self._key]
+
+    def reader_values(self, st: Any) -> dict[tuple, Any]:
+        """The slot values of a readable state (remembered for the states this model gave)."""
+        return self._memo(st)[0]
+
+    def _memo(self, st: Any) -> tuple[dict[tuple, Any], dict[tuple, Any] | None]:
+        """(slot values, parts as decoded) of a readable state: remembered for the states this
+        model gave, encoded otherwise (its parts then read afresh when needed)."""
+        hit = self._values.get(id(st))
+        if hit is not None and hit[0] is st:
+            return hit[1], hit[2]
+        values = self.text.encode(st)
+        self._keep(st, values, None)
+        return values, None
+
+    def _keep(self, st: Any, values: dict[tuple, Any], parts: dict[tuple, Any] | None) -> None:
+        if len(self._values) >= 1 << 16:
+            self._values.clear()
+        self._values[id(st)] = (st, values, parts)
+
+    def _enabled(self, st: Any) -> list[tuple[Action, Any]]:
+        last = self._last
+        if last is not None and (last[0] is st or last[0] == st):
+            return last[1]
+        values = self.reader_values(st)
+        get = values.__getitem__
+        instances = self.flat.instances
+        out = []
+        for i in self._index().candidates(values, self.text.shared_defaults()):
+            inst = instances[i]
+            if not is_true(inst.guard(FPY, get)):
+                continue
+            tx = Tx(FPY, values)
+            inst.apply(FPY, tx)
+            label = self.labels.get(inst.name)
+            args = label(self.text, st, get, inst.args) if label else inst.args
+            out.append((Action(inst.name, args), tx.new))
+        out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
+        self._last = (st, out)
+        return out
+
+    def _successor(self, st: Any, action: Action, new: dict[tuple, Any]) -> Any:
+        """The readable successor; a layout that reads its state in parts (``decode_parts``)
+        has only the parts whose slots the step wrote read again."""
+        if new.get(("overflow",)):
+            raise NotCovered(
+                f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
+            )
+        old, parts = self._memo(st)
+        values = dict(old)
+        values.update(new)
+        readers = self._part_readers()
+        if readers is None:
+            nxt = self.text.decode(values)
+            self._keep(nxt, values, None)
+            return nxt
+        if parts is None:
+            got = {part: read(values) for part, read in readers.items()}
+        else:
+            got = dict(parts)
+            part_of = self.text.part_of
+            for part in {part_of(k) for k in new}:
+                if part is not None:
+                    got[part] = readers[part](values)
+        nxt = self.text.assemble(got)
+        self._keep(nxt, values, got)
+        return nxt
+
+    def _part_readers(self) -> dict[tuple, Any] | None:
+        """Each part's reader (``decode_parts``), or None for a layout read whole."""
+        if self._readers is None:
+            from .text_model import _decodes_by_parts
+
+            self._readers = (
+                dict(self.text.decode_parts()) if _decodes_by_parts(type(self.text)) else {}
+            )
+        return self._readers or None
+
+    def step(self, st: Any, action: Action) -> Any:
+        for a, new in self._enabled(st):
+            if a == action:
+                return self._successor(st, a, new)
+        raise ValueError(f"{self.design.name}: {action} is not enabled here")
+
+    def successors(self, st: Any) -> Iterator[tuple[Action, Any]]:
+        for a, new in self._enabled(st):
+            yield a, self._successor(st, a, new)
+
+    def successors_from_any(self, st: Any) -> Iterator[tuple[Action, Any]]:
+        for a, new in self._enabled(st):
+            try:
+                yield a, self._successor(st, a, new)
+            except NotCovered:
+                continue
+
+    def reader(self, st: Any) -> Any:
+        from .step import Reader
+
+        return Reader(self.reader_values(st).__getitem__)

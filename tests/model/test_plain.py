@@ -1,0 +1,105 @@
+"""``PlainModel`` (``model/plain.py``), the text on plain values, against the generated program
+(``TextModel``) on whole state spaces, and against the explicit steps where no program is
+generated: from every reachable state, the same actions leading to the same states."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from replcheck.model import STANDARD, Config, Model, get_design
+from replcheck.model.model import ExplicitModel
+from replcheck.model.plain import PlainModel, _Index
+from replcheck.model.text_model import TEXT_SLOTS, TextModel
+from replcheck.specs.bmc import normalize
+
+from replcheck.matrix import resolve_config
+
+
+def _agree(name: str, cfg: Config, other: type, depth: int | None = None) -> int:
+    """How many states ``PlainModel`` and ``other`` both reach, agreeing on each one's
+    successors (within ``depth`` steps, breadth first, if given)."""
+    plain = PlainModel(get_design(name), cfg)
+    ref = other(get_design(name), cfg)
+    s0 = ref.init()
+    assert plain.init() == s0
+    seen, frontier, level = {s0}, [s0], 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        later = []
+        for st in frontier:
+            want = Counter((a, normalize(ref.step(st, a))) for a in ref.enabled(st))
+            assert Counter(plain.successors(st)) == want, st
+            for _a, nxt in want:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    later.append(nxt)
+        frontier = later
+    return len(seen)
+
+
+FAST = [
+    ("zk-multi", "race", 1246),
+    ("zk-lock", "race", 802),
+    ("zk-lock", "master-master", 398),
+    ("table", "t-race", 1400),
+]
+SLOW = [
+    ("zk-multi", "cleaner-race", 2467),
+    ("zk-lock", "zk-faults", 3096),
+    ("zk-multi", "multiwal", 6771),
+    ("zk-multi", "filtering", 5254),
+    ("table", "t-add-peer", 5800),
+    ("table", "t-sync", None),
+    ("table", "t-migrate", None),
+]
+
+
+@pytest.mark.parametrize(("name", "config", "states"), FAST)
+def test_the_plain_interpreter_agrees_with_the_generated_program(
+    name: str, config: str, states: int
+) -> None:
+    assert _agree(name, STANDARD[config], TextModel) == states
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "config", "states"), SLOW)
+def test_the_plain_interpreter_agrees_on_more_configurations(
+    name: str, config: str, states: int | None
+) -> None:
+    got = _agree(name, STANDARD[config], TextModel)
+    if states is not None:
+        assert got == states
+
+
+def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
+    """Past ``TEXT_SLOTS`` no program is generated: the text runs on plain values, and agrees
+    with the explicit steps on every state within four steps."""
+    big = resolve_config("std:servers=8")
+    model = Model(get_design("zk-multi"), big)
+    assert type(model) is PlainModel
+    assert len(model.text.sorts()) > TEXT_SLOTS
+    assert _agree("zk-multi", big, ExplicitModel, depth=4) > 1000
+
+
+def test_a_guard_false_on_the_defaults_is_tried_only_where_a_slot_it_read_is_set() -> None:
+    """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper,
+    so on the defaults it reads that one slot and is filed under it alone; a state tries the
+    ``ship`` instances of the shippers it has, and no other."""
+    model = PlainModel(get_design("zk-multi"), STANDARD["std"])
+    flat = model.flat
+    index = _Index(flat.instances, model.text.shared_defaults())
+    ships = [i for i, inst in enumerate(flat.instances) if inst.name == "ship"]
+    assert ships
+    for i in ships:
+        s, p, ci, g, m = flat.instances[i].args[:5]
+        assert i in index.under[("sh", s, p, ci, g, m)]
+        assert all(i not in got for k, got in index.under.items() if k[0] != "sh")
+    values = model.text.encode(model.init())
+    tried = set(index.candidates(values, model.text.shared_defaults()))
+    present = {i for i in ships if values[("sh", *flat.instances[i].args[:5])]}
+    assert present and len(present) < len(ships)
+    assert tried & set(ships) == present
+    assert {a.name for a in model.enabled(model.init())} == {
+        a.name for a in TextModel(get_design("zk-multi"), STANDARD["std"]).enabled(model.init())
+    }
