@@ -158,8 +158,8 @@ class Claims(TableText):
         """claim: sleep, check the peer, getOffsets"""
         ops = t.ops
         rk = (p, d, src)
+        t.require(t[("ch", d, p, src)])
         t.require(
-            t[("ch", d, p, src)],
             t[("cht", d, p, src)] == c,
             Server(t, c).alive,
             ops.not_(t[("cl", c, 0)]),
@@ -180,6 +180,7 @@ class Claims(TableText):
     def claim_commit(self, t: Ctx, c: int, d: int, p: int, src: int) -> None:
         """claim: conditional delete+put; start recovered source"""
         ops = t.ops
+        t.require(t[("cl", c, 0)])
         t.require(Server(t, c).alive, self.claim_is(ops, t.get, c, 0, d, p, src))
         mine = ops.and_(t[("ch", d, p, src)], t[("cht", d, p, src)] == c)
         self.clear(t, mine, [("ch", d, p, src), ("cht", d, p, src)])
@@ -198,6 +199,7 @@ class Claims(TableText):
     def claim_lost(self, t: Ctx, d: int, p: int, src: int) -> None:
         """the claim's target is gone: the child finishes"""
         ops = t.ops
+        t.require(t[("ch", d, p, src)])
         target = t[("cht", d, p, src)]
         dead = ops.or_(*(ops.and_(target == x, ops.not_(Server(t, x).alive)) for x in self.S))
         t.require(t[("ch", d, p, src)], dead)
@@ -207,6 +209,7 @@ class Claims(TableText):
     def zombie_claim_commit(self, t: Ctx, c: int, d: int, p: int, src: int) -> None:
         """a dead claimer's in-flight claim mutation lands before its own SCP splits its logs"""
         ops = t.ops
+        t.require(t[("cl", c, 0)])
         t.require(
             ops.not_(Server(t, c).alive),
             Crash(t, c).stage == SCP_SPLIT,
@@ -219,6 +222,7 @@ class Claims(TableText):
         """master restart: a claim still running on its target is dispatched again"""
         ops = t.ops
         rk = (p, d, src)
+        t.require(t[("cl", c, 0)])
         t.require(
             t[("b", "master_restarts")] > 0,
             Server(t, c).alive,

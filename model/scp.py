@@ -139,6 +139,7 @@ class AssignQueues(TableText):
     def arqp_claim(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
         """CLAIM: send each queue to a shuffled live server"""
         ops = t.ops
+        t.require(Crash(t, d).stage == ARQP_CLAIM)
         n = len(tup)
         keys = self.claim_queue_keys(d)
         skip = self.rule_should_skip(t, d)

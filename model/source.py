@@ -94,6 +94,7 @@ class Sources(TableText):
         """read a batch, filter it, ship it to a sink"""
         ops = t.ops
         sk = (s, p, src, g, m)
+        t.require(t[("shw", *sk, q)])
         target = p + 1
         w = self.head_slot(sk, q)
         batch = self.cfg.batch
@@ -130,6 +131,7 @@ class Sources(TableText):
         """setOffset: the shipped position, last writer wins"""
         ops = t.ops
         sk = (s, p, src, g, m)
+        t.require(t[("shw", *sk, q)])
         rk = (p, s, src)
         pos = t[("shpos", *sk)]
         t.require(
@@ -145,6 +147,7 @@ class Sources(TableText):
         """end of a WAL with a newer one queued: offset -1"""
         ops = t.ops
         sk = (s, p, src, g, m)
+        t.require(t[("shw", *sk, q)])
         w = self.head_slot(sk, q)
         done = rules.wal_done_rule(
             ops,
@@ -163,6 +166,7 @@ class Sources(TableText):
         """a recovered WAL group is done; the last removes it"""
         ops = t.ops
         sk = (s, p, src, g, m)
+        t.require(t[("shw", *sk, q)])
         w = self.head_slot(sk, q)
         t.require(
             self.head_is(ops, t.get, sk, q),
