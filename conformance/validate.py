@@ -37,6 +37,7 @@ from replcheck.model.config import Config
 from replcheck.model.model import Model
 from replcheck.model.render import render_diff, render_state
 from replcheck.model.state import CATALOG, GLOBAL, LOCAL
+from replcheck.model.text_model import NotCovered
 
 from . import txnagree, txnfill, txnread, txntrace
 from .events import Trace, TraceFault, read_trace
@@ -125,6 +126,7 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     count: dict[str, int] = {}
     faults: dict[str, int] = {}
     topology: set[tuple[int, int]] = set()
+    died: dict[int, None] = {}
     entries: dict[tuple[int, int, int], int] = {}
     for e in events:
         a = e.get("args") or {}
@@ -154,6 +156,8 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
                     entries[key] = entries.get(key, 0) + 1
         if e["kind"] == "action":
             count[e["name"]] = count.get(e["name"], 0) + 1
+            if e["name"] == "crash" and isinstance(a.get("server"), int):
+                died.setdefault(a["server"])
         if e["name"] == "fault":
             faults[d.get("fault", "")] = faults.get(d.get("fault", ""), 0) + 1
     if servers > MAX_SERVERS:
@@ -171,6 +175,8 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
         initial_peers=0,
         wals_per_server=seqs + 1,
         edits_per_wal=max(entries.values(), default=1),
+        wal_entries=max(entries.values(), default=1) if steps.era == "zk" else 0,
+        death_order=tuple(died) if steps.era == "zk" else (),
         edits=count.get("put", 0),
         batch=1,
         crashes=crashes,
@@ -279,6 +285,7 @@ class Validator:
         cfg: Config | None = None,
         storage: dict[int, Any] | None = None,
         widest_early: bool = False,
+        engine: type[Model] | None = None,
     ) -> None:
         self.bounds = bounds
         self.widest_early = widest_early
@@ -292,7 +299,9 @@ class Validator:
         self.events = events = promote(events, self.design)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
-        self.model = Model(self.design, self.cfg)
+        self.model = (engine or Model)(self.design, self.cfg)
+        """The design's model (``engine``: a chosen one, such as the plain interpreter of the
+        text, ``model/plain.py``)."""
         self.mapping = Mapping(self.model, events, log_only=storage is not None)
         self.roles = [self.mapping.role(e) for e in events]
         procs: dict[tuple[str, ...], list[int]] = {}
@@ -341,6 +350,9 @@ class Validator:
         self.best_front = len(events)
         self.violations: list[tuple[int, str, Any, Any, tuple[Action, ...], _Node]] = []
         self.misfits: dict[int, int] = {}
+        self.overflows = 0
+        """Steps the search could not follow because their state did not fit the layout
+        (``NotCovered``)."""
 
     def effective_times(self, events: list[dict[str, Any]]) -> list[float]:
         """When each event happened at the latest. A line's timestamp is taken after the step:
@@ -445,7 +457,13 @@ class Validator:
         for a in actions:
             if not self.enabled(st, a):
                 return None, None, None, None
-            nxt = self.model.step(st, a)
+            try:
+                nxt = self.model.step(st, a)
+            except NotCovered:
+                # The layout sized from the trace cannot hold this step's state: this
+                # behaviour is not followed, and a rejection is then not a verdict.
+                self.overflows += 1
+                return None, None, None, None
             for prop in self.model.step_properties:
                 if not prop.check(self.cfg, st, nxt):
                     return nxt, prop.name, st, a
@@ -671,9 +689,11 @@ def validate_events(
     cfg: Config | None = None,
     seconds: float | None = None,
     storage: dict[int, Any] | None = None,
+    engine: type[Model] | None = None,
 ) -> Verdict:
     """Validate already-read events (see the module docstring); ``storage``: the events are a
-    ZooKeeper log's alone (``txntrace``), with the queues after each storage event."""
+    ZooKeeper log's alone (``txntrace``), with the queues after each storage event; ``engine``:
+    the model to hold them to, if not the design's default."""
     t0 = time.monotonic()
     actions = sum(1 for e in events if e["kind"] == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
@@ -681,7 +701,7 @@ def validate_events(
         v.reason = "no event: nothing to hold against the model"
         return v
     try:
-        val = Validator(events, design, bounds=bounds, cfg=cfg, storage=storage)
+        val = Validator(events, design, bounds=bounds, cfg=cfg, storage=storage, engine=engine)
     except TraceFault as exc:
         text = str(exc)
         where = f"{path}:{text.removeprefix('line ')}" if text.startswith("line ") else None
@@ -705,11 +725,22 @@ def validate_events(
             # have read anywhere in its lane's window: search again with it ranked by the
             # window's start; the first search's rejection stands if this one fails too.
             again = Validator(
-                val.events, design, bounds=bounds, cfg=val.cfg, storage=storage, widest_early=True
+                val.events,
+                design,
+                bounds=bounds,
+                cfg=val.cfg,
+                storage=storage,
+                widest_early=True,
+                engine=engine,
             )
             got = again.run(deadline)
             if got[0] == "accepted":
                 val, (outcome, final) = again, got
+    except NotCovered as exc:
+        v.status = "undecided"
+        v.reason = f"the model's layout for this trace cannot hold a step: {exc}"
+        v.nodes, v.seconds = val.nodes, time.monotonic() - t0
+        return v
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         # An event whose facts the mapping cannot read: said, never a traceback or a pass.
         v.status = "undecided"
@@ -741,6 +772,14 @@ def validate_events(
         describe_prefix(val, v)
         return v
     report_rejection(val, v)
+    if val.overflows:
+        v.detail["overflows"] = val.overflows
+        v.status = "undecided"
+        v.reason = (
+            f"{v.headline()}, but {val.overflows} steps did not fit the layout sized from the "
+            "trace, so not every behaviour was tried"
+        )
+        return v
     if v.reason == "divergence" and v.event in val.storage_misfits:
         model, real = val.storage_misfits[v.event]
         v.detail["storage_misfit"] = txntrace.storage_diff(model, real)

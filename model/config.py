@@ -62,6 +62,12 @@ class Config:
     """A dead server may still append to its unsplit WALs, and a batch its source had in flight
     may still land (``zombie_put``, ``zombie_ship``): trace validation's bound, since real runs
     do this; off for every checker's configuration."""
+    death_order: tuple[int, ...] = ()
+    """A recorded run's servers in the order they died (trace validation): the layout then gives
+    a queue a chain of dead servers only in that order, where a checker's gives every order."""
+    wal_entries: int = 0
+    """Entries a WAL slot of the layout holds, replicated ones included (trace validation: what
+    the run wrote); 0 for a checker's layout, which holds every edit a WAL can receive."""
     # --- the table era ---
     spare_servers: int = 0
     """Region servers (the last ones) that have not joined yet: they start during an upgrade."""

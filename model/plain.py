@@ -26,44 +26,26 @@ from collections.abc import Iterator
 from typing import Any
 
 from .action import Action
+from .plain_index import Index
 from .text import FPY, Tx, is_true
 from .text_model import NotCovered, TextModel
 
 
-class _Index:
-    """The instances of a flat model filed under the slots their guards read on the defaults."""
+class Slots(dict):
+    """A state's slot values held sparsely: the slots a step or the encoding wrote; every other
+    slot reads its default. A successor copies its parent's written slots, not the layout."""
 
-    def __init__(self, instances: list[Any], defaults: dict[tuple, Any]) -> None:
-        self.always: list[int] = []
-        """Instances whose guard holds on the defaults: tried in every state."""
-        self.under: dict[tuple, list[int]] = {}
-        """Slot -> the instances whose guard read it on the defaults and was false."""
-        for i, inst in enumerate(instances):
-            reads: list[tuple] = []
+    __slots__ = ("defaults",)
 
-            def get(k: tuple, reads: list[tuple] = reads) -> Any:
-                reads.append(k)
-                return defaults[k]
+    def __init__(self, defaults: dict[tuple, Any], items: Any = ()) -> None:
+        super().__init__(items)
+        self.defaults = defaults
 
-            if is_true(inst.guard(FPY, get)):
-                self.always.append(i)
-                continue
-            for k in dict.fromkeys(reads):
-                self.under.setdefault(k, []).append(i)
-
-    def candidates(self, values: dict[tuple, Any], defaults: dict[tuple, Any]) -> list[int]:
-        """The instances that may be enabled in ``values``, in the flat model's order."""
-        out = set(self.always)
-        under = self.under
-        for k, v in values.items():
-            if v != defaults[k] or type(v) is not type(defaults[k]):
-                got = under.get(k)
-                if got:
-                    out.update(got)
-        return sorted(out)
+    def __missing__(self, k: tuple) -> Any:
+        return self.defaults[k]
 
 
-_INDEXES: dict[tuple, _Index] = {}
+_INDEXES: dict[tuple, Index] = {}
 """(design class, configuration) -> the index of its instances."""
 
 
@@ -84,9 +66,9 @@ class PlainModel(TextModel):
             self._flat = self.text.model()
         return self._flat
 
-    def _index(self) -> _Index:
+    def _index(self) -> Index:
         if self._key not in _INDEXES:
-            _INDEXES[self._key] = _Index(self.flat.instances, self.text.shared_defaults())
+            _INDEXES[self._key] = Index(self.text, self.flat.instances, self.text.shared_defaults())
         return _INDEXES[self._key]
 
     def reader_values(self, st: Any) -> dict[tuple, Any]:
@@ -99,7 +81,15 @@ class PlainModel(TextModel):
         hit = self._values.get(id(st))
         if hit is not None and hit[0] is st:
             return hit[1], hit[2]
-        values = self.text.encode(st)
+        defaults = self.text.shared_defaults()
+        values = Slots(
+            defaults,
+            (
+                (k, v)
+                for k, v in self.text.encode(st).items()
+                if v != defaults[k] or type(v) is not type(defaults[k])
+            ),
+        )
         self._keep(st, values, None)
         return values, None
 
@@ -137,7 +127,7 @@ class PlainModel(TextModel):
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
         old, parts = self._memo(st)
-        values = dict(old)
+        values = Slots(old.defaults, old)
         values.update(new)
         readers = self._part_readers()
         if readers is None:

@@ -142,6 +142,11 @@ class RelaySteps:
         configuration's ``zombies`` is one not: work in flight when a server dies)."""
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
+        t.require(t[("rship", cl, j)] == i)
+        if q != FILTERED:
+            w = self.cfg.slot((s, 0, q))
+            t.require(Server(t, s).current[0] == q)
+            t.require(t[("wn", w)] == e)
         kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
         ok = self.replicable(ops, rules.replicable_rule, kind, ids, 0)
         if q == FILTERED:
@@ -149,14 +154,7 @@ class RelaySteps:
             if answered:
                 t[("rship", cl, j)] = i + 1
             return
-        w = self.cfg.slot((s, 0, q))
-        t.require(
-            self.relay_next(ops, t.get, cl, j, i),
-            Server(t, s).alive,
-            ok,
-            Server(t, s).current[0] == q,
-            t[("wn", w)] == e,
-        )
+        t.require(self.relay_next(ops, t.get, cl, j, i), Server(t, s).alive, ok)
         self.deliver(ops, t, 0, [(True, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])
         self.append(ops, t, s, w, e, uid, kind, home)

@@ -64,10 +64,11 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
     """The ``Model`` that runs ``design``'s text under ``cfg`` (None: its explicit steps):
     ``TextModel``'s generated program within ``TEXT_SLOTS``, the plain interpreter
     (``model/plain.py``) beyond, where generating would take longer than the run."""
-    if getattr(design, "era", "") not in ("zk", "table"):
+    era = getattr(design, "era", "")
+    if era not in ("zk", "table"):
         return None
     if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
-        return None
+        return None  # a recorded run's (trace validation): ``PlainModel`` on request only
     from replcheck.specs.flat_zk import FlatError
     from replcheck.specs.flat_zk_designs import flat_class
 

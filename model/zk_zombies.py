@@ -98,6 +98,7 @@ class ZkZombies(ZombieWals):
     def zombie_ship(self, t: Ctx, w: int, j: int, p: int) -> None:
         """an edit in a dead server's batch in flight reaches the peer"""
         ops = t.ops
+        t.require(WalFile(t, w).exists)
         kind, ids, uid = t[("wkind", w, j)], t[("wids", w, j)], t[("wu", w, j)]
         t.require(
             ops.or_(*(ops.not_(Server(t, x).alive) for x in self.S)),
@@ -118,15 +119,15 @@ class ZkZombies(ZombieWals):
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
         w = self.cfg.slot((s, 0, q))
+        t.require(Server(t, s).current[0] == q)
+        t.require(WalFile(t, w).entries == e)
         kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
         t.require(
             ops.not_(Server(t, s).alive),
-            Server(t, s).current[0] == q,
             self.unsplit(ops, t, w),
             i < t[("rlen", cl)],
             i <= t[("rship", cl, j)],
             self.replicable(ops, rules.replicable_rule, kind, ids, 0),
-            WalFile(t, w).entries == e,
         )
         self.deliver(ops, t, 0, [(True, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])

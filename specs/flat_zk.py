@@ -24,7 +24,7 @@ of small configurations (``tests/specs/test_flat_zk.py``): same successors, same
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from replcheck.model.config import Config
@@ -76,9 +76,13 @@ class ZkLayout(ByParts):
                 for q in self.Q:
                     self.key[c.slot((s, g, q))] = (s, g, q)
         kills = min(c.crashes + c.zk_faults, c.servers)
-        self.chains = [
-            chain for n in range(kills + 1) for chain in permutations(range(c.servers), n)
-        ]
+        self.chains = (
+            [sub for n in range(len(c.death_order) + 1) for sub in combinations(c.death_order, n)]
+            if c.death_order
+            else [chain for n in range(kills + 1) for chain in permutations(range(c.servers), n)]
+        )
+        """The chains of dead servers a queue can be named by: every order of up to as many
+        servers as can die, or a recorded run's order (``death_order``) and its subsequences."""
         self.chain_index = {ch: i for i, ch in enumerate(self.chains)}
         self.CH = range(len(self.chains))
         self.relay_clusters = [cl for cl in range(1, c.clusters) if c.outbound(cl)]
@@ -94,8 +98,9 @@ class ZkLayout(ByParts):
         self.ext = [
             [self.ids_index.get((*t, cl), -1) for cl in range(c.clusters)] for t in self.ids
         ]
-        self.E = c.edits_per_wal + len(self.home_edges) * len(uids)
-        """Entries a WAL can hold: client puts plus edits replicated into it."""
+        self.E = c.wal_entries or c.edits_per_wal + len(self.home_edges) * len(uids)
+        """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
+        run's, ``wal_entries``)."""
         self.L = len(uids)
         """Entries a relay's log can hold: each edit is applied once per cluster."""
         self.LW = c.servers * c.wals_per_server

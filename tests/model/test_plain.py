@@ -9,7 +9,9 @@ from collections import Counter
 import pytest
 from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.model import ExplicitModel
-from replcheck.model.plain import PlainModel, _Index
+from replcheck.model.plain import PlainModel
+from replcheck.model.plain_index import Index, probe
+from replcheck.model.step import steps_of
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
 from replcheck.specs.bmc import normalize
 
@@ -82,24 +84,41 @@ def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
     assert _agree("zk-multi", big, ExplicitModel, depth=4) > 1000
 
 
-def test_a_guard_false_on_the_defaults_is_tried_only_where_a_slot_it_read_is_set() -> None:
-    """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper,
-    so on the defaults it reads that one slot and is filed under it alone; a state tries the
-    ``ship`` instances of the shippers it has, and no other."""
+def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
+    """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper, so
+    it is filed under that slot being set; a state tries the ``ship`` instances of the shippers
+    it has, and no other. A relayed edit's step requires the relay's next entry, the server's
+    current WAL and that WAL's length, each equal to one of its arguments: it is filed under
+    those three values."""
     model = PlainModel(get_design("zk-multi"), STANDARD["std"])
-    flat = model.flat
-    index = _Index(flat.instances, model.text.shared_defaults())
+    flat, text = model.flat, model.text
+    sorts, defaults = text.sorts(), text.shared_defaults()
+    body = {s.name: s.body for s in steps_of(type(text))}
     ships = [i for i, inst in enumerate(flat.instances) if inst.name == "ship"]
     assert ships
     for i in ships:
-        s, p, ci, g, m = flat.instances[i].args[:5]
-        assert i in index.under[("sh", s, p, ci, g, m)]
-        assert all(i not in got for k, got in index.under.items() if k[0] != "sh")
-    values = model.text.encode(model.init())
-    tried = set(index.candidates(values, model.text.shared_defaults()))
+        args = flat.instances[i].args
+        assert probe(text, body["ship"], args, sorts, defaults)[0] == (
+            ("sh", *args[:5]),
+            frozenset({True}),
+        )
+    values = text.encode(model.init())
+    tried = set(Index(text, flat.instances, defaults).candidates(values, defaults))
     present = {i for i in ships if values[("sh", *flat.instances[i].args[:5])]}
     assert present and len(present) < len(ships)
     assert tried & set(ships) == present
-    assert {a.name for a in model.enabled(model.init())} == {
-        a.name for a in TextModel(get_design("zk-multi"), STANDARD["std"]).enabled(model.init())
-    }
+
+    relay = PlainModel(get_design("zk-lock"), STANDARD["master-master"])
+    rtext = relay.text
+    home = [x for x in relay.flat.instances if x.name == "relay_home" and x.args[3] >= 0]
+    assert home
+    rbody = {s.name: s.body for s in steps_of(type(rtext))}["relay_home"]
+    for inst in home:
+        cl, s, i, q, e = inst.args
+        levels = probe(rtext, rbody, inst.args, rtext.sorts(), rtext.shared_defaults())
+        w = rtext.cfg.slot((s, 0, q))
+        assert [(k, set(v)) for k, v in levels] == [
+            (("rship", cl, 0), {i}),
+            (("cur", s, 0), {q}),
+            (("wn", w), {e}),
+        ]

@@ -1,0 +1,238 @@
+"""Which of a text's instances to try in a state: steps indexed by what they first read.
+
+The plain interpreter (``model/plain.py``) must not run every instance's guard in every state: a
+recorded run's layout has tens of thousands of instances (a relayed edit's, per log entry, server,
+WAL and entry), of which a state enables a handful. Two indexes, both derived from the text by
+running each instance's body on plain values (``probe``), none declared by hand:
+
+* **The leading requires.** A step that begins with ``require``s each over one slot (the
+  shipper exists; the relay's next entry is ``i``; the server's current WAL is ``q``) is filed
+  in a tree under the values of those slots that let it past them: the first require's slot and
+  each value that passes it, then the second's, and so on while each level passes one value.
+  The values are found by running the require with the slot given a value that records the
+  constants it is compared with (``_Probe``): a require that only tests the slot for equality
+  holds on those constants or everywhere else, so trying each of them and one other value
+  decides it. A require that reads anything else, or does anything else with the slot (orders
+  it, indexes with it, hashes it), ends the levels there. In a state only the branches the
+  state's values take are walked.
+* **The reads on the defaults**, for an instance with no leading require over one slot: its
+  guard run once with every slot at its default, which reads a set of slots. If it is false
+  there, it can hold only in a state where one of those slots holds another value (a guard
+  reads the same slots in the same order, and decides the same, as long as what it reads is
+  the same), so the instance is tried only in a state that wrote one of them.
+
+Both are sound by construction, and ``tests/model/test_plain.py`` holds the interpreter to the
+generated program on whole state spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .step import Ctx, _Stop, steps_of
+from .text import FPY, is_true
+
+DEPTH = 4
+"""Leading requires looked at, at most."""
+
+
+class _Other(Exception):
+    """The probed slot was used otherwise than compared for equality."""
+
+
+class _Probe(int):
+    """A slot's value that records the constants it is compared with for equality, and refuses
+    every other use (ordering, arithmetic, indexing, hashing)."""
+
+    seen: set[Any]
+
+    def __eq__(self, o: object) -> bool:  # type: ignore[override]
+        self.seen.add(o)
+        return int(self) == o
+
+    def __ne__(self, o: object) -> bool:  # type: ignore[override]
+        self.seen.add(o)
+        return int(self) != o
+
+    def _other(self, *_a: Any) -> Any:
+        raise _Other
+
+    __lt__ = __le__ = __gt__ = __ge__ = __hash__ = __index__ = __bool__ = _other
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = _other
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _other
+    __lshift__ = __rshift__ = __mod__ = __floordiv__ = __truediv__ = _other
+
+
+class _Done(Exception):
+    """The require probed for was reached: ``holds`` says whether it passed."""
+
+    def __init__(self, holds: bool) -> None:
+        self.holds = holds
+
+
+class _Upto(Ctx):
+    """A guard run up to its ``n``-th require (counting from 0), which it reports."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, get: Callable[[tuple], Any], n: int) -> None:
+        super().__init__(FPY, get)
+        self.left = n
+
+    def require(self, *conds: Any) -> None:
+        if self.left == 0:
+            raise _Done(all(is_true(c) for c in conds))
+        self.left -= 1
+        super().require(*conds)
+
+
+def _domain(sort: Any) -> list[Any]:
+    return [False, True] if sort == "b" else list(range(sort[1], sort[2] + 1))
+
+
+def probe(
+    text: Any, body: Callable, args: tuple, sorts: dict[tuple, Any], defaults: dict[tuple, Any]
+) -> list[tuple[tuple, frozenset]] | None:
+    """The leading requires of one instance, as (slot, the values that pass it) per level;
+    None if some level passes no value (the instance can never be enabled)."""
+    fixed: dict[tuple, Any] = {}
+    levels: list[tuple[tuple, frozenset]] = []
+
+    def run(n: int, k: tuple | None, x: Any) -> tuple[bool | None, list[tuple]]:
+        """Run to require ``n`` with slot ``k`` at ``x``: (whether it passed, None if the
+        run stopped before it; the slots read other than the levels')."""
+        reads: list[tuple] = []
+
+        def get(key: tuple) -> Any:
+            if key in fixed:
+                return fixed[key]
+            reads.append(key)
+            return x if key == k else defaults[key]
+
+        try:
+            body(text, _Upto(get, n), *args)
+        except _Done as done:
+            return done.holds, reads
+        except (_Stop, _Other, TypeError):
+            return None, reads
+        return None, reads
+
+    while len(levels) < DEPTH:
+        n = len(levels)
+        _holds, reads = run(n, None, None)
+        if _holds is None or len(set(reads)) != 1:
+            break
+        k = reads[0]
+        sort = sorts[k]
+        if sort == "b":
+            tries = _domain(sort)
+        else:
+            p = _Probe(defaults[k])
+            p.seen = set()
+            held, _r = run(n, k, p)
+            if held is None:
+                break
+            dom = _domain(sort)
+            consts = [c for c in p.seen if isinstance(c, int) and c in dom]
+            rest = [v for v in dom if v not in p.seen]
+            tries = consts + rest[:1]
+        passing = []
+        for x in tries:
+            held, r = run(n, k, x)
+            if held is None or set(r) != {k}:
+                return levels  # it reads more than the slot for some value: stop here
+            if held:
+                passing.append(x)
+        if sort != "b" and rest and rest[0] in passing:
+            break  # it holds off the compared constants too: not selective
+        if not passing:
+            return None
+        levels.append((k, frozenset(passing)))
+        if len(passing) != 1:
+            break
+        fixed[k] = passing[0]
+    return levels
+
+
+class Tree:
+    """Instances filed under the values of their leading requires' slots."""
+
+    __slots__ = ("by", "here")
+
+    def __init__(self) -> None:
+        self.here: list[int] = []
+        self.by: dict[tuple, dict[Any, Tree]] = {}
+
+    def add(self, i: int, levels: list[tuple[tuple, frozenset]]) -> None:
+        if not levels:
+            self.here.append(i)
+            return
+        (k, values), rest = levels[0], levels[1:]
+        at = self.by.setdefault(k, {})
+        for v in values:
+            child = at.get(v)
+            if child is None:
+                child = at[v] = Tree()
+            child.add(i, rest)
+
+    def walk(self, values: Any, out: set[int]) -> None:
+        out.update(self.here)
+        for k, at in self.by.items():
+            child = at.get(values[k])
+            if child is not None:
+                child.walk(values, out)
+
+
+class Index:
+    """The instances of a flat model to try in a state (see the module docstring)."""
+
+    def __init__(self, text: Any, instances: list[Any], defaults: dict[tuple, Any]) -> None:
+        sorts = text.sorts()
+        bodies = {s.name: s.body for s in steps_of(type(text))}
+        gated = {k for g in _gates(text) for k in g.kinds}
+        self.tree = Tree()
+        self.always: list[int] = []
+        """Instances whose guard holds on the defaults and have no leading require."""
+        self.under: dict[tuple, list[int]] = {}
+        """Slot -> the instances with no leading require whose guard read it on the defaults
+        and was false."""
+        for i, inst in enumerate(instances):
+            body = bodies.get(inst.name)
+            if body is not None and inst.name not in gated:
+                levels = probe(text, body, inst.args, sorts, defaults)
+                if levels is None:
+                    continue  # never enabled
+                if levels:
+                    self.tree.add(i, levels)
+                    continue
+            reads: list[tuple] = []
+
+            def get(k: tuple, reads: list[tuple] = reads) -> Any:
+                reads.append(k)
+                return defaults[k]
+
+            if is_true(inst.guard(FPY, get)):
+                self.always.append(i)
+                continue
+            for k in dict.fromkeys(reads):
+                self.under.setdefault(k, []).append(i)
+
+    def candidates(self, values: dict[tuple, Any], defaults: dict[tuple, Any]) -> list[int]:
+        """The instances that may be enabled in ``values`` (every slot, or only those written,
+        ``Slots``), in the flat model's order."""
+        out = set(self.always)
+        self.tree.walk(values, out)
+        under = self.under
+        for k, v in values.items():
+            if v != defaults[k] or type(v) is not type(defaults[k]):
+                got = under.get(k)
+                if got:
+                    out.update(got)
+        return sorted(out)
+
+
+def _gates(text: Any) -> list[Any]:
+    from .step import gates_of
+
+    return gates_of(type(text))
