@@ -93,12 +93,12 @@ class RelaySteps:
             ops,
             (
                 ops.and_(i < rlen, ops.or_(*(t[("ru", cl, i)] == u for u in mine)))
-                for i in range(self.L)
+                for i in t.below(self.L, 0, rlen)
             ),
         )
         t.require(Budget(t, "foreign").left > 0, own == n)
         Budget(t, "foreign").left = Budget(t, "foreign").left - 1
-        for i in range(self.L):
+        for i in t.below(self.L, rlen, rlen + 1):
             at = rlen == i
             t.when(at, ("ru", cl, i), self.uid_index[(cl, n)])
             t.when(at, ("rkind", cl, i), GLOBAL)

@@ -89,6 +89,10 @@ class Ctx:
         self.wrote = True
         return self.tx
 
+    def below(self, bound: int, lo: Any = 0, *limits: Any) -> range:
+        """``below(bound, lo, *limits)``."""
+        return below(bound, lo, *limits)
+
     def require(self, *conds: Any) -> None:
         """Guard conjuncts: the step is enabled only where every one holds."""
         if self.tx is not None:
@@ -106,6 +110,16 @@ class Ctx:
         if len(self.conds) < 2:
             return self.conds[0] if self.conds else True
         return self.ops.and_(*self.conds)
+
+
+def below(bound: int, lo: Any = 0, *limits: Any) -> range:
+    """The indexes of ``range(bound)`` a loop must visit when those outside ``lo <= i <
+    min(limits)`` contribute nothing (each one's conjuncts say so): on plain values only those,
+    on terms every one (which ones is not known while building). The plain interpreter's loops
+    then cost what the state holds, not what the layout could."""
+    if isinstance(lo, int) and all(isinstance(x, int) for x in limits):
+        return range(max(lo, 0), min(bound, *limits) if limits else bound)
+    return range(bound)
 
 
 Body = Callable[..., None]

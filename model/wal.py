@@ -53,12 +53,9 @@ def each_roll(text: Any) -> list[tuple[int, int, int]]:
 def take_put(t: Ctx, s: int, g: int, q: int, w: int, j: int) -> None:
     """A client write's guard and its budget, in either era: a put is left, the server is alive,
     ``q`` is its current WAL of group ``g`` (slot ``w``) and ``j`` that WAL's next entry."""
-    t.require(
-        Budget(t, "puts").left > 0,
-        Server(t, s).alive,
-        Server(t, s).current[g] == q,
-        WalFile(t, w).entries == j,
-    )
+    t.require(Server(t, s).current[g] == q)
+    t.require(WalFile(t, w).entries == j)
+    t.require(Budget(t, "puts").left > 0, Server(t, s).alive)
     Budget(t, "puts").left = Budget(t, "puts").left - 1
 
 

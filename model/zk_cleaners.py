@@ -5,9 +5,11 @@
   (``cleaner_start``), reads each server's znode by listing its queues (``cleaner_read``) and
   reading each of them (``cleaner_read_queue``), and, if the cversion of ``/rs`` did not move
   meanwhile, decides which listed WALs no queue named (``cleaner_finish``; else it reads again);
-  the files go one by one (``cleaner_delete_wal``).
+  the files go one by one (``cleaner_delete_wal``). A master restart (``master_restart``, a
+  recorded run's) abandons a run in progress: the snapshot was in the master's memory.
 * ``zk-lock`` (seed 003): a WAL past its TTL is looked up in every queue, the found ones cached,
-  and deleted if not found (``clean``; the lookup is the layout's ``clean_wal``).
+  and deleted if not found (``clean``; the lookup is the layout's ``clean_wal``). A master
+  restart loses the cache.
 
 The layout provides the cleaner's slots (``phase``, ``changed``, ``cand``, ``seen``, ``cache``,
 ``read``, ``lst``), ``queued_anywhere`` and ``may_delete``.
@@ -31,6 +33,12 @@ def _wal_key(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int, int]:
     return text.key[a[0]]
 
 
+def _restarts(text: Any) -> list[tuple[()]]:
+    """The master restart's one instance, where the configuration has master restarts (a
+    recorded run's: they are not counted down)."""
+    return [()] if text.cfg.master_restarts else []
+
+
 class MultiCleaner:
     """zk-multi's cversion-checked snapshot (the layout provides ``S``, ``P``, ``CH``, ``W``,
     ``key`` and ``may_delete``)."""
@@ -45,6 +53,21 @@ class MultiCleaner:
     def listing(self, ops: Any, get: Any) -> Any:
         """Some server's queues are listed and not all read yet."""
         return ops.or_(*(get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH))
+
+    @step(params=(), fair=False, each=_restarts)
+    def master_restart(self, t: Ctx) -> None:
+        """the master restarts: a cleaner run in progress is lost"""
+        t[("phase",)] = IDLE
+        t[("changed",)] = False
+        for w in self.W:
+            t[("cand", w)] = False
+            t[("seen", w)] = False
+            t[("cache", w)] = False
+        for s in self.S:
+            t[("read", s)] = False
+            for p in self.P:
+                for ci in self.CH:
+                    t[("lst", s, p, ci)] = False
 
     @step(params=(), fair=False, each=lambda text: [()])
     def cleaner_start(self, t: Ctx) -> None:
@@ -142,6 +165,12 @@ class LockCleaner:
     W: range
     queued_anywhere: Any
     may_delete: Any
+
+    @step(params=(), fair=False, each=_restarts)
+    def master_restart(self, t: Ctx) -> None:
+        """the master restarts: the cleaner's cache is lost"""
+        for w in self.W:
+            t[("cache", w)] = False
 
     @step(
         params=("server", "group", "seq"),

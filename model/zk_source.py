@@ -91,13 +91,14 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(t[("sh", *sk)])
+        t.require(t[("shw", *sk, 0)] == hw)
         t.require(self.head_guard(ops, t.get, sk, hw))
         target = p + 1
         batch = self.cfg.batch
         rule = self.rule["rule_ships"]
         pos, n = t[("shpos", *sk)], t[("wn", hw)]
         edits = []
-        for j in range(self.E):
+        for j in t.below(self.E, pos, pos + batch, n):
             inb = ops.and_(pos <= j, j < pos + batch, j < n)
             kind, ids = t[("wkind", hw, j)], t[("wids", hw, j)]
             edits.append((inb, kind, ids, self.replicable(ops, rule, kind, ids, target), j))
@@ -123,6 +124,7 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(t[("sh", *sk)])
+        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("qex", s, p, ci)],
@@ -137,6 +139,7 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(t[("sh", *sk)])
+        t.require(t[("shw", *sk, 0)] == hw)
         t.require(self.head_guard(ops, t.get, sk, hw))
         done = self.rule["rule_wal_done"](
             ops, t[("shn", *sk)] > 1, t[("wclosed", hw)], t[("shpos", *sk)], t[("wn", hw)]
@@ -155,6 +158,7 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(t[("sh", *sk)])
+        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("shn", *sk)] == 1,
@@ -170,6 +174,7 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(t[("sh", *sk)])
+        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             True if ci else t[("shn", *sk)] > 1,

@@ -119,11 +119,11 @@ class ZkZombies(ZombieWals):
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
         w = self.cfg.slot((s, 0, q))
+        t.require(ops.not_(Server(t, s).alive))
         t.require(Server(t, s).current[0] == q)
         t.require(WalFile(t, w).entries == e)
         kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
         t.require(
-            ops.not_(Server(t, s).alive),
             self.unsplit(ops, t, w),
             i < t[("rlen", cl)],
             i <= t[("rship", cl, j)],

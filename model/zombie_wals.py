@@ -44,13 +44,10 @@ class ZombieWals:
         """a dead server's writer appends an edit before the split takes its WAL's lease"""
         ops = t.ops
         w = self.cfg.slot((s, g, q))
-        t.require(
-            Budget(t, "puts").left > 0,
-            ops.not_(Server(t, s).alive),
-            Server(t, s).current[g] == q,
-            self.unsplit(ops, t, w),
-            WalFile(t, w).entries == j,
-        )
+        t.require(ops.not_(Server(t, s).alive))
+        t.require(Server(t, s).current[g] == q)
+        t.require(WalFile(t, w).entries == j)
+        t.require(Budget(t, "puts").left > 0, self.unsplit(ops, t, w))
         Budget(t, "puts").left = Budget(t, "puts").left - 1
         self.zombie_append(t, s, w, j, kind)
 

@@ -22,7 +22,7 @@ from replcheck.model.state import (
     REMOVED,
     wal_order,
 )
-from replcheck.model.step import instances_of
+from replcheck.model.step import below, instances_of
 from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
 from replcheck.model.zk_claim_drop import ClaimDrops
 from replcheck.model.zk_joins import ZkJoins
@@ -94,7 +94,7 @@ class ZkFlat(
             if cond is False:
                 continue
             newly = []
-            for u in self.U:
+            for u in below(len(self.U), uid, uid + 1):
                 hit = (
                     ops.and_(cond, uid == u)
                     if not isinstance(uid, int)
@@ -110,7 +110,7 @@ class ZkFlat(
                 continue
             new = ops.or_(*newly)
             n = tx[("rlen", cl)]
-            for pos in range(self.L):
+            for pos in below(self.L, n, n + 1):
                 at = ops.and_(new, n == pos)
                 tx.when(at, ("ru", cl, pos), uid)
                 tx.when(at, ("rkind", cl, pos), kind)

@@ -122,3 +122,14 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
             (("cur", s, 0), {q}),
             (("wn", w), {e}),
         ]
+
+
+@pytest.mark.parametrize("name", ["zk-multi", "zk-lock"])
+def test_a_zookeeper_era_master_restart_is_the_explicit_one(name: str) -> None:
+    """A recorded run's master restarts (the ZooKeeper era's cleaner loses its snapshot or its
+    cache): the text's step agrees with the explicit one on every state within five steps of a
+    configuration where a cleaner run is under way."""
+    import dataclasses
+
+    cfg = dataclasses.replace(STANDARD["std"], name="std+master-restarts", master_restarts=1)
+    assert _agree(name, cfg, ExplicitModel, depth=5) > 100
