@@ -87,10 +87,6 @@ class _Upto(Ctx):
         super().require(*conds)
 
 
-def _domain(sort: Any) -> list[Any]:
-    return [False, True] if sort == "b" else list(range(sort[1], sort[2] + 1))
-
-
 def probe(
     text: Any, body: Callable, args: tuple, sorts: dict[tuple, Any], defaults: dict[tuple, Any]
 ) -> list[tuple[tuple, frozenset]] | None:
@@ -99,53 +95,60 @@ def probe(
     fixed: dict[tuple, Any] = {}
     levels: list[tuple[tuple, frozenset]] = []
 
-    def run(n: int, k: tuple | None, x: Any) -> tuple[bool | None, list[tuple]]:
-        """Run to require ``n`` with slot ``k`` at ``x``: (whether it passed, None if the
-        run stopped before it; the slots read other than the levels')."""
+    def run(n: int, k: tuple | None, x: Any) -> tuple[bool | None, list[tuple], Any]:
+        """Run to require ``n`` with slot ``k`` at ``x`` (``k`` None: the first integer slot
+        read gets a ``_Probe`` of its default): (whether it passed, None if the run stopped
+        before it; the slots read other than the levels'; the probe given, if any)."""
         reads: list[tuple] = []
+        given: list[_Probe] = []
 
         def get(key: tuple) -> Any:
             if key in fixed:
                 return fixed[key]
             reads.append(key)
-            return x if key == k else defaults[key]
+            if key == k:
+                return x
+            if k is None and not given and sorts[key] != "b":
+                p = _Probe(defaults[key])
+                p.seen = set()
+                given.append(p)
+                return p
+            return defaults[key]
 
         try:
             body(text, _Upto(get, n), *args)
         except _Done as done:
-            return done.holds, reads
+            return done.holds, reads, given[0] if given else None
         except (_Stop, _Other, TypeError):
-            return None, reads
-        return None, reads
+            pass
+        return None, reads, None
 
     while len(levels) < DEPTH:
         n = len(levels)
-        _holds, reads = run(n, None, None)
-        if _holds is None or len(set(reads)) != 1:
+        held, reads, p = run(n, None, None)
+        if held is None or len(set(reads)) != 1:
             break
         k = reads[0]
-        sort = sorts[k]
+        sort, d = sorts[k], defaults[k]
+        results = {d: held}
         if sort == "b":
-            tries = _domain(sort)
+            tries = [not d]
+            off = None
         else:
-            p = _Probe(defaults[k])
-            p.seen = set()
-            held, _r = run(n, k, p)
-            if held is None:
-                break
-            dom = _domain(sort)
-            consts = [c for c in p.seen if isinstance(c, int) and c in dom]
-            rest = [v for v in dom if v not in p.seen]
-            tries = consts + rest[:1]
-        passing = []
+            dom = range(sort[1], sort[2] + 1)
+            consts = {c for c in p.seen if type(c) is int and c in dom}
+            tries = [c for c in consts if c != d]
+            off = d if d not in consts else next((v for v in dom if v not in consts), None)
+            if off is not None and off != d:
+                tries.append(off)
         for x in tries:
-            held, r = run(n, k, x)
-            if held is None or set(r) != {k}:
+            got, r, _p = run(n, k, x)
+            if got is None or set(r) != {k}:
                 return levels  # it reads more than the slot for some value: stop here
-            if held:
-                passing.append(x)
-        if sort != "b" and rest and rest[0] in passing:
+            results[x] = got
+        if off is not None and results[off]:
             break  # it holds off the compared constants too: not selective
+        passing = [x for x, ok in results.items() if ok]
         if not passing:
             return None
         levels.append((k, frozenset(passing)))

@@ -85,9 +85,9 @@ def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
 
 
 def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
-    """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper, so
-    it is filed under that slot being set; a state tries the ``ship`` instances of the shippers
-    it has, and no other. A relayed edit's step requires the relay's next entry, the server's
+    """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper and
+    its head WAL, so it is filed under that slot being set and that head; a state tries the
+    ``ship`` instances of the shippers it has, at their heads, and no other. A relayed edit's step requires the relay's next entry, the server's
     current WAL and that WAL's length, each equal to one of its arguments: it is filed under
     those three values."""
     model = PlainModel(get_design("zk-multi"), STANDARD["std"])
@@ -98,13 +98,18 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
     assert ships
     for i in ships:
         args = flat.instances[i].args
-        assert probe(text, body["ship"], args, sorts, defaults)[0] == (
-            ("sh", *args[:5]),
-            frozenset({True}),
-        )
+        assert probe(text, body["ship"], args, sorts, defaults)[:2] == [
+            (("sh", *args[:5]), frozenset({True})),
+            (("shw", *args[:5], 0), frozenset({args[5]})),
+        ]
     values = text.encode(model.init())
     tried = set(Index(text, flat.instances, defaults).candidates(values, defaults))
-    present = {i for i in ships if values[("sh", *flat.instances[i].args[:5])]}
+    present = {
+        i
+        for i in ships
+        if values[("sh", *flat.instances[i].args[:5])]
+        and values[("shw", *flat.instances[i].args[:5], 0)] == flat.instances[i].args[5]
+    }
     assert present and len(present) < len(ships)
     assert tried & set(ships) == present
 
