@@ -950,10 +950,11 @@ def validate_path(
     design: str | None = None,
     bounds: Bounds = Bounds(),
     seconds: float | None = None,
+    engine: type[Model] | None = None,
 ) -> Verdict:
     """Read and validate one trace file or run folder. Bad input is a ``bad-input`` verdict
     whose reason names the file and line; the valid prefix is still validated and reported in
-    ``detail['prefix']``."""
+    ``detail['prefix']``. ``engine``: the model, if not the design's default."""
     try:
         trace: Trace = read_trace(path, design)
     except TraceFault as exc:
@@ -981,6 +982,7 @@ def validate_path(
         path=str(trace.path),
         bounds=bounds,
         seconds=seconds,
+        engine=engine,
     )
     if filled:
         v.detail["from_txn_log"] = filled
@@ -1003,9 +1005,10 @@ def validate_log(
     *,
     bounds: Bounds = Bounds(),
     seconds: float | None = None,
+    engine: type[Model] | None = None,
 ) -> Verdict:
     """Validate a run from its ZooKeeper transaction logs alone (``txntrace``): ``path`` is a run
-    folder or a ZooKeeper data directory."""
+    folder or a ZooKeeper data directory; ``engine`` as ``validate_path``'s."""
     try:
         steps = Steps.for_model(get_design(design))
     except ValueError as exc:
@@ -1024,7 +1027,13 @@ def validate_log(
         reason = f"{path}: a write cannot be read as a step ({type(exc).__name__}: {exc})"
         return Verdict(path=str(path), design=design, status="bad-input", reason=reason)
     v = validate_events(
-        log.events, design, path=str(path), bounds=bounds, seconds=seconds, storage=log.storage
+        log.events,
+        design,
+        path=str(path),
+        bounds=bounds,
+        seconds=seconds,
+        storage=log.storage,
+        engine=engine,
     )
     v.detail["zk_logs"] = {"transactions": log.transactions, "events": len(log.events)}
     if log.names:

@@ -1,8 +1,8 @@
 """``replcheck validate``: replay recorded traces through the model (``conformance.validate``).
 
     replcheck validate PATH... [--design NAME] [--design-file PATH] [--hidden-depth N]
-                       [--slack S] [--reorder N] [--lookahead N] [--max-nodes N] [--json]
-                       [--junit FILE] [--full]
+                       [--slack S] [--reorder N] [--lookahead N] [--max-nodes N]
+                       [--engine explicit|plain] [--json] [--junit FILE] [--full]
     replcheck validate --zk-logs DIR... [--design NAME] ...
 
 Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
@@ -121,6 +121,13 @@ def add_commands(sub: Any) -> None:
         help="each PATH is a run folder or a ZooKeeper data directory: validate it from its "
         "transaction logs alone (design: --design, default zk-multi, HBase 2.x's)",
     )
+    p.add_argument(
+        "--engine",
+        choices=("explicit", "plain"),
+        default="explicit",
+        help="the model's steps: the explicit ones (default), or the protocol text run on plain "
+        "values (model/plain.py; the ZooKeeper era's, slower: docs/text.md)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")
     p.add_argument("--full", action="store_true", help="draw the states of a rejection in full")
@@ -146,11 +153,16 @@ def _run(args: argparse.Namespace) -> int:
         reorder=args.reorder,
         lookahead=args.lookahead,
     )
+    engine = None
+    if args.engine == "plain":
+        from replcheck.model.plain import PlainModel
+
+        engine = PlainModel
     for text in args.paths:
         if args.zk_logs:
-            v = validate_log(Path(text), args.design or "zk-multi", bounds=bounds)
+            v = validate_log(Path(text), args.design or "zk-multi", bounds=bounds, engine=engine)
         else:
-            v = validate_path(Path(text), design=args.design, bounds=bounds)
+            v = validate_path(Path(text), design=args.design, bounds=bounds, engine=engine)
         verdicts.append(v)
         if not args.json:
             sys.stdout.write(render_text(v, full=args.full) + "\n")

@@ -87,9 +87,9 @@ def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
 def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
     """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper and
     its head WAL, so it is filed under that slot being set and that head; a state tries the
-    ``ship`` instances of the shippers it has, at their heads, and no other. A relayed edit's step requires the relay's next entry, the server's
-    current WAL and that WAL's length, each equal to one of its arguments: it is filed under
-    those three values."""
+    ``ship`` instances of the shippers it has, at their heads, and no other. A relayed edit's
+    step requires the relay's next entry, the server's current WAL and that WAL's length, each
+    equal to one of its arguments: it is filed under those three values."""
     model = PlainModel(get_design("zk-multi"), STANDARD["std"])
     flat, text = model.flat, model.text
     sorts, defaults = text.sorts(), text.shared_defaults()
