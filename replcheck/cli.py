@@ -249,10 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--engine",
         default="explicit",
-        choices=("explicit", "c", "python"),
+        choices=("explicit", "plain", "c", "python"),
         help="explicit: the explicit-state explorer over readable states (the protocol text's "
-        "steps where it covers the configuration); c: the flat text on the compiled C search "
-        "(generated Python where no C compiler is); python: generated Python",
+        "steps where it covers the configuration); plain: the same explorer on the protocol "
+        "text run on plain values, with no generated program (model/plain.py); c: the flat "
+        "text on the compiled C search (generated Python where no C compiler is); python: "
+        "generated Python",
     )
     p.add_argument(
         "--kernels",
@@ -495,9 +497,14 @@ def cmd_explore(args: argparse.Namespace) -> int:
     progress = _progress(args)
     results = []
     for name, cfg in pairs:
-        model = Model(get_design(name), cfg)
+        if args.engine == "plain":
+            from replcheck.model.plain import PlainModel
+
+            model = PlainModel(get_design(name), cfg)
+        else:
+            model = Model(get_design(name), cfg)
         progress.task(f"{name}@{cfg.name} explore")
-        if args.engine == "explicit":
+        if args.engine in ("explicit", "plain"):
             run = lambda model=model: check(  # noqa: E731
                 model,
                 symmetry=not args.no_symmetry,

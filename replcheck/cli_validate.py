@@ -2,7 +2,7 @@
 
     replcheck validate PATH... [--design NAME] [--design-file PATH] [--hidden-depth N]
                        [--slack S] [--reorder N] [--lookahead N] [--max-nodes N]
-                       [--engine explicit|plain] [--json] [--junit FILE] [--full]
+                       [--engine default|plain] [--json] [--junit FILE] [--full]
     replcheck validate --zk-logs DIR... [--design NAME] ...
 
 Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
@@ -123,10 +123,11 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--engine",
-        choices=("explicit", "plain"),
-        default="explicit",
-        help="the model's steps: the explicit ones (default), or the protocol text run on plain "
-        "values (model/plain.py; the ZooKeeper era's, slower: docs/text.md)",
+        choices=("default", "plain"),
+        default="default",
+        help="the model's steps: the design's default (its explicit steps, for a recorded run), "
+        "or the protocol text run on plain values (model/plain.py; the ZooKeeper era's, "
+        "slower: docs/text.md)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")

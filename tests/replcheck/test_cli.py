@@ -227,6 +227,20 @@ def test_explore_on_a_compiled_engine_gives_the_explicit_verdicts(capsys, engine
     assert got["stats"]["backend"] == engine
 
 
+def test_explore_on_the_plain_interpreter_gives_the_default_engines_counts(capsys) -> None:
+    """``--engine plain`` runs the text on plain values: the same states, transitions, depth,
+    verdicts and counterexample lengths as the default engine (a caught mutant)."""
+    args = ("explore", "--design", MUTANT, "--config", "filtering", "--json")
+    code, out, _err = run(capsys, *args)
+    want = json.loads(out)["results"][0]
+    code_p, out_p, _err = run(capsys, *args, "--engine", "plain")
+    (got,) = json.loads(out_p)["results"]
+    assert (code_p, got["verdicts"]) == (code, want["verdicts"]) and code == 1
+    for key in ("states", "transitions", "depth"):
+        assert got["stats"][key] == want["stats"][key]
+    assert got["counterexamples"] and got["counterexamples"] == want["counterexamples"]
+
+
 def test_explore_on_a_compiled_engine_refuses_a_configuration_without_a_flat_form(capsys) -> None:
     code, _out, err = run(
         capsys, "explore", "--design", "zk-multi", "--config", "std:joins=1", "--engine", "c"

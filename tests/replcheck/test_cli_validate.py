@@ -29,6 +29,27 @@ def test_an_accepted_trace_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.strip().splitlines()[-1] == "validate: PASS: 1 traces: 1 accepted"
 
 
+@pytest.mark.slow
+def test_the_plain_interpreter_keeps_the_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--engine plain`` holds a trace to the protocol text on plain values: a golden trace
+    with a master restart is accepted, and a hand-made edit (a claim of a live server's queue)
+    is rejected at the event the default engine rejects."""
+    trace = GOLDEN / "zk-lock-master-restart.jsonl"
+    assert main(["validate", "--engine", "plain", str(trace)]) == 0
+    capsys.readouterr()
+    events = tracemut.load(GOLDEN / "zk-lock-kill.jsonl")
+    path = tmp_path / "claim-of-live-server.jsonl"
+    bad = tracemut.HAND_MADE["claim-of-live-server"](events)
+    tracemut.dump(tracemut.apply_edit(events, bad), path)
+    assert main(["validate", "--json", str(path)]) == 1
+    (want,) = json.loads(capsys.readouterr()[0])
+    assert main(["validate", "--engine", "plain", "--json", str(path)]) == 1
+    (got,) = json.loads(capsys.readouterr()[0])
+    assert got["verdict"] == want["verdict"] and got["verdict"].startswith("rejected:")
+
+
 def test_a_rejected_trace_exits_1_with_its_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
