@@ -7,14 +7,11 @@ updates directly (``Ctx`` over a dict of slot values, guards stopping at their f
 conjunct), so it serves a layout of any size at once: what ``TextModel`` leaves to the explicit
 steps, and what a replay, ``show`` or a fuzzer's single run needs.
 
-Steps are indexed by what they first read. Each instance's guard is run once on the layout's
-defaults (every slot unused), recording the slots it reads. A guard that is false there can be
-true only in a state where one of the slots it read holds another value: a guard reads the
-same slots in the same order, and so decides the same, as long as the values it reads are the
-same. So the instance is filed under those slots, and in a state only the instances filed under
-a slot that is not at its default (and those whose guard holds on the defaults) are tried. A
-step whose guard begins with what makes it possible (the shipper exists, the queue exists)
-reads one slot on the defaults and is tried only where that slot is set.
+A state's slots are held sparsely (``Slots``: what was written; every other slot reads its
+default), so a successor copies what its parent holds, not the layout. Only the instances that
+can be enabled are tried: steps are indexed by what they first read (``model/plain_index.py``).
+A layout past ``TEXT_SLOTS`` runs here (``text_engine``); so do ``explore --engine plain`` and
+``validate --engine plain``.
 
 Everything else is ``TextModel``'s: the readable states, the actions' labels, decoding by parts,
 refusing a successor that overflows the layout (``NotCovered``).
