@@ -4,40 +4,22 @@ generated: from every reachable state, the same actions leading to the same stat
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
+from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 from replcheck.model.plain_index import Index, probe
 from replcheck.model.step import steps_of
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
-from replcheck.specs.bmc import normalize
 
 from replcheck.matrix import resolve_config
 
 
 def _agree(name: str, cfg: Config, other: type, depth: int | None = None) -> int:
-    """How many states ``PlainModel`` and ``other`` both reach, agreeing on each one's
+    """How many states ``other`` and ``PlainModel`` both reach, agreeing on each one's
     successors (within ``depth`` steps, breadth first, if given)."""
-    plain = PlainModel(get_design(name), cfg)
-    ref = other(get_design(name), cfg)
-    s0 = ref.init()
-    assert plain.init() == s0
-    seen, frontier, level = {s0}, [s0], 0
-    while frontier and (depth is None or level < depth):
-        level += 1
-        later = []
-        for st in frontier:
-            want = Counter((a, normalize(ref.step(st, a))) for a in ref.enabled(st))
-            assert Counter(plain.successors(st)) == want, st
-            for _a, nxt in want:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    later.append(nxt)
-        frontier = later
-    return len(seen)
+    return agree(name, cfg, depth, ref=other, other=PlainModel)
 
 
 FAST = [

@@ -7,43 +7,12 @@ import dataclasses
 from collections import Counter
 
 import pytest
+from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
-from replcheck.specs.bmc import normalize
 
-
-def _agree(
-    name: str, config: str | Config, depth: int | None = None, taken: Counter | None = None
-) -> int:
-    """How many states both models reach, agreeing on each one's successors: every state, or
-    every state within ``depth`` steps (breadth first) where the space has no end. ``taken``
-    counts the actions taken, by name. Explicit successors are compared with their shippers
-    sorted (``normalize``), as the text's readable state keeps them: the explicit ``ship``
-    updates a shipper in place, so two equal recovered shippers (a zombie's or a mutant's) can
-    end up in either order there."""
-    cfg = STANDARD[config] if isinstance(config, str) else config
-    explicit = ExplicitModel(get_design(name), cfg)
-    text = TextModel(get_design(name), cfg)
-    s0 = explicit.init()
-    assert text.init() == s0
-    seen, frontier = {s0}, [s0]
-    level = 0
-    while frontier and (depth is None or level < depth):
-        level += 1
-        later = []
-        for st in frontier:
-            want = Counter((a, normalize(explicit.step(st, a))) for a in explicit.enabled(st))
-            assert Counter(text.successors(st)) == want, st
-            for a, nxt in want:
-                if taken is not None:
-                    taken[a.name] += 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    later.append(nxt)
-        frontier = later
-    return len(seen)
+_agree = agree
 
 
 def test_every_step_agrees_on_a_race() -> None:
