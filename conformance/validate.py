@@ -564,7 +564,12 @@ class Validator:
             if self.roles[n] != "action":
                 continue
             fitted = False
-            for cand in self.mapping.candidates(n, self.events[n], node.st):
+            try:
+                cands = list(self.mapping.candidates(n, self.events[n], node.st))
+            except NotCovered:  # a composed step the mapping took does not fit the layout
+                self.overflows += 1
+                cands = []
+            for cand in cands:
                 st = self.take(node, n, cand)
                 if st is not None:
                     fitted = True
@@ -775,9 +780,10 @@ def validate_events(
     if val.overflows:
         v.detail["overflows"] = val.overflows
         v.status = "undecided"
+        where = f" at event {v.event}" if v.event is not None else ""
         v.reason = (
-            f"{v.headline()}, but {val.overflows} steps did not fit the layout sized from the "
-            "trace, so not every behaviour was tried"
+            f"the behaviours tried are rejected ({v.reason}{where}), but {val.overflows} steps "
+            "did not fit the layout sized from the trace, so not every behaviour was tried"
         )
         return v
     if v.reason == "divergence" and v.event in val.storage_misfits:
@@ -897,8 +903,12 @@ def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
             if not val.enabled(st, a):
                 missing = a
                 break
-            st = val.model.step(st, a)
-        if missing is None and cand.expect is not None:
+            try:
+                st = val.model.step(st, a)
+            except NotCovered:
+                out.setdefault("does_not_fit", str(a))
+                break
+        if missing is None and cand.expect is not None and "does_not_fit" not in out:
             out.setdefault("disagrees", cand.expect(node.st, st))
         if missing is not None:
             same = [str(a) for a in val.model.enabled(node.st) if a.name == missing.name]

@@ -375,3 +375,27 @@ def test_a_cleaner_read_recorded_as_one_line_per_server_is_read_at_its_listing()
     v = validate_path(run)
     assert (v.status, v.reason, v.event) == ("rejected", "divergence", 234), v.headline()
     assert validate_log(run, "zk-multi").status == "accepted"
+
+
+def test_a_step_that_does_not_fit_the_runs_layout_makes_a_rejection_undecided() -> None:
+    """On the plain interpreter the layout is sized from the run: a layout whose WALs hold one
+    entry cannot hold the run's second write to a WAL, the search cannot follow it, and the
+    trace, which no behaviour then consumes, is undecided (never rejected) and says why."""
+    import dataclasses
+
+    from replcheck.conformance.events import read_trace
+    from replcheck.conformance.mapping import promote
+    from replcheck.conformance.steps import Steps
+    from replcheck.conformance.validate import derive_config
+    from replcheck.model import get_design
+    from replcheck.model.plain import PlainModel
+
+    trace = read_trace(Path("traces/golden/zk-lock-master-restart.jsonl"), None)
+    design = get_design(trace.design)
+    cfg = derive_config(trace.design, promote(trace.events, design), Steps.for_model(design))
+    assert cfg.wal_entries > 1
+    small = dataclasses.replace(cfg, wal_entries=1)
+    v = validate_events(trace.events, trace.design, cfg=small, engine=PlainModel)
+    assert v.status == "undecided"
+    assert "did not fit the layout sized from the trace" in v.reason
+    assert v.detail["overflows"] > 0
