@@ -175,7 +175,11 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
         initial_peers=0,
         wals_per_server=seqs + 1,
         edits_per_wal=max(entries.values(), default=1),
-        wal_entries=max(entries.values(), default=1) if steps.era == "zk" else 0,
+        # A WAL holds what the run wrote to it, and room for every edit relayed home: where
+        # the search places one among the run's rolls is not pinned by the run.
+        wal_entries=max(entries.values(), default=1) + count.get("relay_home", 0)
+        if steps.era == "zk"
+        else 0,
         death_order=tuple(died) if steps.era == "zk" else (),
         edits=count.get("put", 0),
         batch=1,
