@@ -174,11 +174,21 @@ class Config:
         return tuple(d for c, d in self.topology if c == cluster)
 
     def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every bound, but a recorded run's sizing (``RECORDED_FIELDS``) only where it is set:
+        a checker's configuration reads as it did before those fields existed (its JSON, and
+        the fuzzer's derandomized examples, which hash it)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in RECORDED_FIELDS or getattr(self, f.name) != f.default
+        }
 
     def with_overrides(self, **changes: object) -> Config:
         return replace(self, **changes)
 
+
+RECORDED_FIELDS = ("death_order", "wal_entries")
+"""The bounds only a recorded run's configuration sets (trace validation's layout)."""
 
 ERA_FIELDS: dict[str, tuple[str, ...]] = {
     "zk": ("zk_faults", "hyphen_hosts"),

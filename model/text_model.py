@@ -207,11 +207,13 @@ class TextModel(Model):
 
         instances = flat.instances
         out = []
-        for i, nxt in code.successors(packed):
+        for i, nxt in sorted(code.successors(packed), key=lambda inxt: inxt[0]):
             inst = instances[i]
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
             out.append((Action(inst.name, args), nxt))
+        # Kind by kind in the design's order, each kind's in the text's instance order (not
+        # the generated program's, which groups instances by their first conjunct).
         out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
         self._last = (st, out)
         return out
