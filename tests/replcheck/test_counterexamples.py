@@ -132,16 +132,25 @@ def test_induction_prints_a_reproducer_from_its_state(
     fm = z.model()
     single_owner = next(p for p in fm.invariants if p.name == "single_owner")
     model = Model(get_design("zk-multi"), STANDARD["std"])
-    # Z3 picks the counterexample; which one depends on what the process asked Z3 before. From
-    # some state no run reaches, the explicit model cannot take the step, or the printed state
-    # does not replay it ("no reproducer", checked by running the test it would print): ask
-    # again, a few times, for one it can.
-    for _ in range(6):
-        r = induct(fm, single_owner, [], timeout=120)
-        assert r.verdict == "not inductive" and r.states is not None
-        out = induction_reproducer(model, r)
-        if "reproduce single_owner with this pytest test:" in out:
-            break
+    # Z3 picks the counterexample; which one depends on what the process asked Z3 before and on
+    # its random seeds. From some state no run reaches, the model cannot take the step, or the
+    # printed state does not replay it ("no reproducer", checked by running the test it would
+    # print): ask again under other seeds (three in eight were replayable when measured) for one
+    # it can, and put the seeds back for the rest of the process.
+    import z3
+
+    try:
+        for seed in range(16):
+            z3.set_param("smt.random_seed", seed)
+            z3.set_param("sat.random_seed", seed)
+            r = induct(fm, single_owner, [], timeout=120)
+            assert r.verdict == "not inductive" and r.states is not None
+            out = induction_reproducer(model, r)
+            if "reproduce single_owner with this pytest test:" in out:
+                break
+    finally:
+        z3.set_param("smt.random_seed", 0)
+        z3.set_param("sat.random_seed", 0)
     source = _program(out, "single_owner")
     assert "START = State(" in source and "MAY BE UNREACHABLE" in source
     assert model.init() != r.states[0]  # it does not start from the initial state
