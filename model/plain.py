@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .action import Action
-from .plain_index import Index
+from .plain_index import Index, written
 from .text import FPY, Tx, is_true
 from .text_model import NotCovered, TextModel
 
@@ -81,11 +81,7 @@ class PlainModel(TextModel):
         defaults = self.text.shared_defaults()
         values = Slots(
             defaults,
-            (
-                (k, v)
-                for k, v in self.text.encode(st).items()
-                if v != defaults[k] or type(v) is not type(defaults[k])
-            ),
+            ((k, v) for k, v in self.text.encode(st).items() if written(v, defaults[k])),
         )
         self._keep(st, values, None)
         return values, None

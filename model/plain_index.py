@@ -37,6 +37,12 @@ DEPTH = 4
 """Leading requires looked at, at most."""
 
 
+def written(v: Any, default: Any) -> bool:
+    """Does a slot hold something other than its default (a bool and an int of equal value
+    count as different: the index must not miss a slot a step wrote)?"""
+    return v != default or type(v) is not type(default)
+
+
 class _Other(Exception):
     """The probed slot was used otherwise than compared for equality."""
 
@@ -228,7 +234,7 @@ class Index:
         self.tree.walk(values, out)
         under = self.under
         for k, v in values.items():
-            if v != defaults[k] or type(v) is not type(defaults[k]):
+            if written(v, defaults[k]):
                 got = under.get(k)
                 if got:
                     out.update(got)
