@@ -43,7 +43,11 @@ class Slots(dict):
 
 
 _INDEXES: dict[tuple, Index] = {}
-"""(design class, configuration) -> the index of its instances."""
+"""(design class, configuration, action kind or None for all) -> the index of its instances
+(of that kind)."""
+
+_KINDS: dict[tuple, dict[str, list[int]]] = {}
+"""(design class, configuration) -> each action kind's instances, by position."""
 
 
 class PlainModel(TextModel):
@@ -56,6 +60,8 @@ class PlainModel(TextModel):
         """``id`` of a readable state this model gave -> (the state, its slot values, its parts
         as decoded: None for a layout read whole)."""
         self._readers: dict[tuple, Any] | None = None
+        self._last_kinds: tuple[Any, dict[str, list[tuple[Action, Any]]]] | None = None
+        """A state and the enabled actions of each kind asked of it (``_enabled_kind``)."""
 
     @property
     def flat(self) -> Any:
@@ -63,10 +69,20 @@ class PlainModel(TextModel):
             self._flat = self.text.model()
         return self._flat
 
-    def _index(self) -> Index:
-        if self._key not in _INDEXES:
-            _INDEXES[self._key] = Index(self.text, self.flat.instances, self.text.shared_defaults())
-        return _INDEXES[self._key]
+    def _index(self, kind: str | None = None) -> Index:
+        """The index of the instances (of one action ``kind``: built when first asked for)."""
+        key = (*self._key, kind)
+        if key not in _INDEXES:
+            only = None
+            if kind is not None:
+                if self._key not in _KINDS:
+                    by: dict[str, list[int]] = {}
+                    for i, inst in enumerate(self.flat.instances):
+                        by.setdefault(inst.name, []).append(i)
+                    _KINDS[self._key] = by
+                only = _KINDS[self._key].get(kind, [])
+            _INDEXES[key] = Index(self.text, self.flat.instances, self.text.shared_defaults(), only)
+        return _INDEXES[key]
 
     def reader_values(self, st: Any) -> dict[tuple, Any]:
         """The slot values of a readable state (remembered for the states this model gave)."""
@@ -95,11 +111,31 @@ class PlainModel(TextModel):
         last = self._last
         if last is not None and (last[0] is st or last[0] == st):
             return last[1]
+        out = self._run(st, self._index())
+        self._last = (st, out)
+        return out
+
+    def _enabled_kind(self, st: Any, name: str) -> list[tuple[Action, Any]]:
+        """``_enabled`` for one action kind: only its instances are tried (what a trace's
+        event asks of a state)."""
+        last = self._last
+        if last is not None and (last[0] is st or last[0] == st):
+            return [an for an in last[1] if an[0].name == name]
+        seen = self._last_kinds
+        if seen is None or not (seen[0] is st or seen[0] == st):
+            seen = self._last_kinds = (st, {})
+        got = seen[1].get(name)
+        if got is None:
+            got = seen[1][name] = self._run(st, self._index(name))
+        return got
+
+    def _run(self, st: Any, index: Index) -> list[tuple[Action, Any]]:
+        """The enabled actions among ``index``'s candidates in ``st``, with their writes."""
         values = self.reader_values(st)
         get = values.__getitem__
         instances = self.flat.instances
         out = []
-        for i in self._index().candidates(values, self.text.shared_defaults()):
+        for i in index.candidates(values, self.text.shared_defaults()):
             inst = instances[i]
             if not is_true(inst.guard(FPY, get)):
                 continue
@@ -109,7 +145,6 @@ class PlainModel(TextModel):
             args = label(self.text, st, get, inst.args) if label else inst.args
             out.append((Action(inst.name, args), tx.new))
         out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
-        self._last = (st, out)
         return out
 
     def _successor(self, st: Any, action: Action, new: dict[tuple, Any]) -> Any:
@@ -149,8 +184,11 @@ class PlainModel(TextModel):
             )
         return self._readers or None
 
+    def enabled_args(self, st: Any, name: str) -> list[tuple]:
+        return [a.args for a, _new in self._enabled_kind(st, name)]
+
     def step(self, st: Any, action: Action) -> Any:
-        for a, new in self._enabled(st):
+        for a, new in self._enabled_kind(st, action.name):
             if a == action:
                 return self._successor(st, a, new)
         raise ValueError(f"{self.design.name}: {action} is not enabled here")

@@ -196,7 +196,14 @@ class Tree:
 class Index:
     """The instances of a flat model to try in a state (see the module docstring)."""
 
-    def __init__(self, text: Any, instances: list[Any], defaults: dict[tuple, Any]) -> None:
+    def __init__(
+        self,
+        text: Any,
+        instances: list[Any],
+        defaults: dict[tuple, Any],
+        only: list[int] | None = None,
+    ) -> None:
+        """Index ``instances`` (those at the positions ``only``, if given: one kind's, say)."""
         sorts = text.sorts()
         bodies = {s.name: s.body for s in steps_of(type(text))}
         gated = {k for g in _gates(text) for k in g.kinds}
@@ -206,7 +213,8 @@ class Index:
         self.under: dict[tuple, list[int]] = {}
         """Slot -> the instances with no leading require whose guard read it on the defaults
         and was false."""
-        for i, inst in enumerate(instances):
+        for i in range(len(instances)) if only is None else only:
+            inst = instances[i]
             body = bodies.get(inst.name)
             if body is not None and inst.name not in gated:
                 levels = probe(text, body, inst.args, sorts, defaults)

@@ -29,9 +29,6 @@ from .step import Ctx, step
 from .table_views import Budget, Server
 from .text import count, lookup
 
-FILTERED = -1
-"""``relay_home``'s WAL sequence when the filter refuses the edit: nothing is written."""
-
 
 def _foreign_puts(text: Any) -> list[tuple[int, int]]:
     return [(cl, n) for cl in text.relay_clusters for n in range(text.cfg.foreign_edits)]
@@ -47,16 +44,8 @@ def _onward(text: Any) -> list[tuple[int, int, int]]:
     ]
 
 
-def _home(text: Any) -> list[tuple[int, int, int, int, int]]:
-    out = []
-    for cl in text.relay_clusters:
-        if 0 not in text.cfg.outbound(cl):
-            continue
-        for s in text.S:
-            for i in range(text.L):
-                out.append((cl, s, i, FILTERED, FILTERED))
-                out.extend((cl, s, i, q, e) for q in text.Q for e in range(text.E + 1))
-    return out
+def _home(text: Any) -> list[tuple[int, int]]:
+    return [(cl, s) for cl in text.relay_clusters if 0 in text.cfg.outbound(cl) for s in text.S]
 
 
 class RelaySteps:
@@ -121,9 +110,9 @@ class RelaySteps:
         t[("rship", cl, j)] = i + 1
 
     @step(params=("cluster", "server"), fair=True, each=_home, label=lambda text, st, get, a: a[:2])
-    def relay_home(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+    def relay_home(self, t: Ctx, cl: int, s: int) -> None:
         """another cluster replicates an edit into ours"""
-        self.relay_in(t, cl, s, i, q, e, answered=True)
+        self.relay_in(t, cl, s, answered=True)
 
     @step(
         params=("cluster", "server"),
@@ -131,32 +120,40 @@ class RelaySteps:
         each=lambda text: _home(text) if text.cfg.zombies else [],
         label=lambda text, st, get, a: a[:2],
     )
-    def relay_apply(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+    def relay_apply(self, t: Ctx, cl: int, s: int) -> None:
         """a server of ours applies a relayed edit and dies before answering: it is sent again"""
-        self.relay_in(t, cl, s, i, q, e, answered=False)
+        self.relay_in(t, cl, s, answered=False)
 
-    def relay_in(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int, answered: bool) -> None:
-        """Entry ``i`` of cluster ``cl``'s log, the next it sends us, applied by live server
-        ``s`` and written to its current WAL ``q`` as entry ``e`` (or, filtered out, passed
-        over); only an ``answered`` one is the other cluster's to move past (only with the
-        configuration's ``zombies`` is one not: work in flight when a server dies)."""
+    def relay_in(self, t: Ctx, cl: int, s: int, answered: bool) -> None:
+        """The next entry of cluster ``cl``'s log to send us, applied by live server ``s`` and
+        written to its current WAL (or, filtered out, passed over); only an ``answered`` one is
+        the other cluster's to move past (only with the configuration's ``zombies`` is one not:
+        work in flight when a server dies). Which entry, WAL and place in it are the state's:
+        one instance per cluster and server."""
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
-        t.require(t[("rship", cl, j)] == i)
-        if q != FILTERED:
-            w = self.cfg.slot((s, 0, q))
-            t.require(Server(t, s).current[0] == q)
-            t.require(t[("wn", w)] == e)
-        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        i = t[("rship", cl, j)]
+        t.require(i < t[("rlen", cl)], Server(t, s).alive)
+        kind = t.at(i, self.L, lambda n: ("rkind", cl, n))
+        ids = t.at(i, self.L, lambda n: ("rids", cl, n))
+        uid = t.at(i, self.L, lambda n: ("ru", cl, n))
         ok = self.replicable(ops, rules.replicable_rule, kind, ids, 0)
-        if q == FILTERED:
-            t.require(self.relay_next(ops, t.get, cl, j, i), Server(t, s).alive, ops.not_(ok))
-            if answered:
-                t[("rship", cl, j)] = i + 1
-            return
-        t.require(self.relay_next(ops, t.get, cl, j, i), Server(t, s).alive, ok)
-        self.deliver(ops, t, 0, [(True, uid, kind, ids)])
+        self.deliver(ops, t, 0, [(ok, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])
-        self.append(ops, t, s, w, e, uid, kind, home)
+        self.append_current(t, s, ok, uid, kind, home, self.append)
         if answered:
             t[("rship", cl, j)] = i + 1
+
+    def append_current(
+        self, t: Ctx, s: int, cond: Any, uid: Any, kind: Any, ids: Any, append: Any
+    ) -> None:
+        """Where ``cond`` holds, ``append`` the edit to server ``s``'s current WAL (of group 0),
+        after what it holds: both read from the state (on plain values only the WAL and entry it
+        names are visited)."""
+        ops = t.ops
+        cur = Server(t, s).current[0]
+        for q in t.below(len(self.Q), cur, cur + 1):
+            w = self.cfg.slot((s, 0, q))
+            n = t[("wn", w)]
+            for e in t.below(self.E + 1, n, n + 1):
+                append(ops, t, s, w, e, uid, kind, ids, ops.and_(cond, cur == q, n == e))

@@ -37,7 +37,7 @@ from typing import Any
 
 from .action import ActionKind
 from .logic import PY
-from .text import Instance, Tx
+from .text import Instance, Tx, lookup
 
 
 class TextError(Exception):
@@ -92,6 +92,13 @@ class Ctx:
     def below(self, bound: int, lo: Any = 0, *limits: Any) -> range:
         """``below(bound, lo, *limits)``."""
         return below(bound, lo, *limits)
+
+    def at(self, i: Any, n: int, key: Callable[[int], tuple], default: Any = -1) -> Any:
+        """Slot ``key(i)`` for an index ``i`` the state holds: on plain values the one it names
+        (``default`` outside ``0..n-1``), on terms a choice among ``key(0)`` .. ``key(n - 1)``."""
+        if isinstance(i, int):
+            return self.get(key(i)) if 0 <= i < n else default
+        return lookup(self.ops, i, [self.get(key(x)) for x in range(n)], default)
 
     def require(self, *conds: Any) -> None:
         """Guard conjuncts: the step is enabled only where every one holds."""

@@ -25,7 +25,7 @@ from . import rules
 from .state import DISABLED, ENABLED
 from .step import Ctx, step
 from .table_views import Server, WalFile
-from .text import lookup
+from .text import case, lookup
 from .zombie_wals import ZombieWals, zombies_only
 
 _on = zombies_only
@@ -37,15 +37,13 @@ def _edits(text: Any) -> list[tuple[int, int, int]]:
 
 
 @_on
-def _received(text: Any) -> list[tuple[int, int, int, int, int]]:
+def _received(text: Any) -> list[tuple[int, int, int]]:
     return [
-        (cl, s, i, q, e)
+        (cl, s, i)
         for cl in text.relay_clusters
         if 0 in text.cfg.outbound(cl)
         for s in text.S
         for i in range(text.L)
-        for q in text.Q
-        for e in range(text.E + 1)
     ]
 
 
@@ -72,16 +70,27 @@ class ZkZombies(ZombieWals):
     deliver: Any
     replicable: Any
     relay_next: Any
+    append_current: Any
+    Q: range
 
     def append_as_stored(
-        self, ops: Any, t: Ctx, s: int, w: int, j: int, uid: Any, kind: Any, ids: Any
+        self,
+        ops: Any,
+        t: Ctx,
+        s: int,
+        w: int,
+        j: int,
+        uid: Any,
+        kind: Any,
+        ids: Any,
+        cond: Any = True,
     ) -> None:
         """``append``, the edit owed to every peer in storage, as if the dead server knew them
         all (what it knew is kept)."""
         known = [t[("known", s, p)] for p in self.P]
         for p in self.P:
             t[("known", s, p)] = ops.or_(t[("peer", p)] == ENABLED, t[("peer", p)] == DISABLED)
-        self.append(ops, t, s, w, j, uid, kind, ids)
+        self.append(ops, t, s, w, j, uid, kind, ids, cond)
         for p in self.P:
             t[("known", s, p)] = known[p]
 
@@ -114,21 +123,19 @@ class ZkZombies(ZombieWals):
         each=_received,
         label=lambda text, st, get, a: a[:3],
     )
-    def zombie_relay_apply(self, t: Ctx, cl: int, s: int, i: int, q: int, e: int) -> None:
+    def zombie_relay_apply(self, t: Ctx, cl: int, s: int, i: int) -> None:
         """a dead server's sink handler writes an edit the other cluster had sent it"""
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
-        w = self.cfg.slot((s, 0, q))
         t.require(ops.not_(Server(t, s).alive))
-        t.require(Server(t, s).current[0] == q)
-        t.require(WalFile(t, w).entries == e)
+        cur = Server(t, s).current[0]
         kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
         t.require(
-            self.unsplit(ops, t, w),
+            case(ops, cur, len(self.Q), lambda q: self.unsplit(ops, t, self.cfg.slot((s, 0, q)))),
             i < t[("rlen", cl)],
             i <= t[("rship", cl, j)],
             self.replicable(ops, rules.replicable_rule, kind, ids, 0),
         )
         self.deliver(ops, t, 0, [(True, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])
-        self.append_as_stored(ops, t, s, w, e, uid, kind, home)
+        self.append_current(t, s, True, uid, kind, home, self.append_as_stored)

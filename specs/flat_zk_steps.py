@@ -67,24 +67,33 @@ class ZkFlat(
         return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))
 
     def append(
-        self, ops: Any, tx: Tx, s: int, w: int, j: int, uid: Any, kind: Any, ids: Any
+        self,
+        ops: Any,
+        tx: Tx,
+        s: int,
+        w: int,
+        j: int,
+        uid: Any,
+        kind: Any,
+        ids: Any,
+        cond: Any = True,
     ) -> None:
         """``append``: entry ``j`` of WAL slot ``w``, owed to the peers the server replicates to
-        (while replication is on) whose filter accepts it."""
+        (while replication is on) whose filter accepts it; only where ``cond`` holds."""
         if j >= self.E:
-            tx[("overflow",)] = True
+            tx.when(cond, ("overflow",), True)
             return
-        tx[("wu", w, j)] = uid
-        tx[("wkind", w, j)] = kind
-        tx[("wids", w, j)] = ids
+        tx.when(cond, ("wu", w, j), uid)
+        tx.when(cond, ("wkind", w, j), kind)
+        tx.when(cond, ("wids", w, j), ids)
         for p in self.P:
             owed = ops.and_(
                 tx[("repl",)],
                 tx[("known", s, p)],
                 self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
             )
-            tx[("wowed", w, j, p)] = owed
-        tx[("wn", w)] = j + 1
+            tx.when(cond, ("wowed", w, j, p), owed)
+        tx.when(cond, ("wn", w), j + 1)
 
     def deliver(self, ops: Any, tx: Tx, cl: int, edits: list[tuple[Any, Any, Any, Any]]) -> None:
         """``deliver``: the sink cluster applies a batch in order (a repeat counts as a duplicate);

@@ -11,7 +11,7 @@ from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 from replcheck.model.plain_index import Index, probe
 from replcheck.model.step import steps_of
-from replcheck.model.text_model import TEXT_SLOTS, TextModel
+from replcheck.model.text_model import TEXT_SLOTS, NotCovered, TextModel
 
 from replcheck.matrix import resolve_config
 
@@ -67,9 +67,9 @@ def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
 def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
     """Steps are indexed by what they first read: ``ship`` begins by requiring its shipper and
     its head WAL, so it is filed under that slot being set and that head; a state tries the
-    ``ship`` instances of the shippers it has, at their heads, and no other. A relayed edit's
-    step requires the relay's next entry, the server's current WAL and that WAL's length, each
-    equal to one of its arguments: it is filed under those three values."""
+    ``ship`` instances of the shippers it has, at their heads, and no other. A client write
+    requires the server's current WAL and that WAL's length, each equal to one of its
+    arguments: it is filed under those two values."""
     model = PlainModel(get_design("zk-multi"), STANDARD["std"])
     flat, text = model.flat, model.text
     sorts, defaults = text.sorts(), text.shared_defaults()
@@ -95,18 +95,14 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
 
     relay = PlainModel(get_design("zk-lock"), STANDARD["master-master"])
     rtext = relay.text
-    home = [x for x in relay.flat.instances if x.name == "relay_home" and x.args[3] >= 0]
-    assert home
-    rbody = {s.name: s.body for s in steps_of(type(rtext))}["relay_home"]
-    for inst in home:
-        cl, s, i, q, e = inst.args
-        levels = probe(rtext, rbody, inst.args, rtext.sorts(), rtext.shared_defaults())
-        w = rtext.cfg.slot((s, 0, q))
-        assert [(k, set(v)) for k, v in levels] == [
-            (("rship", cl, 0), {i}),
-            (("cur", s, 0), {q}),
-            (("wn", w), {e}),
-        ]
+    puts = [x for x in relay.flat.instances if x.name == "put"]
+    assert puts
+    pbody = {s.name: s.body for s in steps_of(type(rtext))}["put"]
+    for inst in puts:
+        s, g, _kind, q, j = inst.args
+        levels = probe(rtext, pbody, inst.args, rtext.sorts(), rtext.shared_defaults())
+        w = rtext.cfg.slot((s, g, q))
+        assert [(k, set(v)) for k, v in levels] == [(("cur", s, g), {q}), (("wn", w), {j})]
 
 
 @pytest.mark.parametrize("name", ["zk-multi", "zk-lock"])
@@ -118,3 +114,34 @@ def test_a_zookeeper_era_master_restart_is_the_explicit_one(name: str) -> None:
 
     cfg = dataclasses.replace(STANDARD["std"], name="std+master-restarts", master_restarts=1)
     assert _agree(name, cfg, ExplicitModel, depth=5) > 100
+
+
+def test_one_kinds_actions_are_those_of_every_kind() -> None:
+    """What a trace's event asks of a state (``enabled_args`` for one kind, and ``step``) tries
+    only that kind's instances: on every state within eleven steps of a cyclic topology with
+    zombies and servers joining, each kind's actions, asked first, are those ``enabled`` gives."""
+    cfg = STANDARD["cyclic"].with_overrides(zombies=True, joins=1)
+    one, every = PlainModel(get_design("zk-lock"), cfg), PlainModel(get_design("zk-lock"), cfg)
+    kinds = [k.name for k in one.design.kinds]
+    frontier, seen, states = [one.init()], set(), 0
+    for _ in range(11):
+        nxt = []
+        for st in frontier:
+            if st in seen:
+                continue
+            seen.add(st)
+            states += 1
+            asked = {k: one.enabled_args(st, k) for k in kinds}
+            whole = every.enabled(st)
+            assert asked == {k: [a.args for a in whole if a.name == k] for k in kinds}
+            for a in whole:
+                try:
+                    after = every.step(st, a)
+                except NotCovered:  # past the standard layout's WALs
+                    with pytest.raises(NotCovered):
+                        one.step(st, a)
+                    continue
+                assert one.step(st, a) == after
+                nxt.append(after)
+        frontier = nxt
+    assert states > 1000
