@@ -60,7 +60,8 @@ class PlainModel(TextModel):
         """``id`` of a readable state this model gave -> (the state, its slot values, its parts
         as decoded: None for a layout read whole)."""
         self._readers: dict[tuple, Any] | None = None
-        self._last_kinds: tuple[Any, dict[str, list[tuple[Action, Any]]]] | None = None
+        self._part_of: dict[tuple, tuple | None] = {}
+        self._last_kinds: tuple[Any, dict[str, list[tuple[Action, int]]]] | None = None
         """A state and the enabled actions of each kind asked of it (``_enabled_kind``)."""
 
     @property
@@ -107,7 +108,7 @@ class PlainModel(TextModel):
             self._values.clear()
         self._values[id(st)] = (st, values, parts)
 
-    def _enabled(self, st: Any) -> list[tuple[Action, Any]]:
+    def _enabled(self, st: Any) -> list[tuple[Action, int]]:
         last = self._last
         if last is not None and (last[0] is st or last[0] == st):
             return last[1]
@@ -115,7 +116,7 @@ class PlainModel(TextModel):
         self._last = (st, out)
         return out
 
-    def _enabled_kind(self, st: Any, name: str) -> list[tuple[Action, Any]]:
+    def _enabled_kind(self, st: Any, name: str) -> list[tuple[Action, int]]:
         """``_enabled`` for one action kind: only its instances are tried (what a trace's
         event asks of a state)."""
         last = self._last
@@ -129,8 +130,9 @@ class PlainModel(TextModel):
             got = seen[1][name] = self._run(st, self._index(name))
         return got
 
-    def _run(self, st: Any, index: Index) -> list[tuple[Action, Any]]:
-        """The enabled actions among ``index``'s candidates in ``st``, with their writes."""
+    def _run(self, st: Any, index: Index) -> list[tuple[Action, int]]:
+        """The enabled actions among ``index``'s candidates in ``st``, with their instances
+        (whose writes are worked out only for a step taken)."""
         values = self.reader_values(st)
         get = values.__getitem__
         instances = self.flat.instances
@@ -139,22 +141,23 @@ class PlainModel(TextModel):
             inst = instances[i]
             if not is_true(inst.guard(FPY, get)):
                 continue
-            tx = Tx(FPY, values)
-            inst.apply(FPY, tx)
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
-            out.append((Action(inst.name, args), tx.new))
+            out.append((Action(inst.name, args), i))
         out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
         return out
 
-    def _successor(self, st: Any, action: Action, new: dict[tuple, Any]) -> Any:
-        """The readable successor; a layout that reads its state in parts (``decode_parts``)
-        has only the parts whose slots the step wrote read again."""
+    def _successor(self, st: Any, action: Action, i: int) -> Any:
+        """The readable successor by instance ``i``; a layout that reads its state in parts
+        (``decode_parts``) has only the parts whose slots the step wrote read again."""
+        old, parts = self._memo(st)
+        tx = Tx(FPY, old)
+        self.flat.instances[i].apply(FPY, tx)
+        new = tx.new
         if new.get(("overflow",)):
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
-        old, parts = self._memo(st)
         values = Slots(old.defaults, old)
         values.update(new)
         readers = self._part_readers()
@@ -166,13 +169,18 @@ class PlainModel(TextModel):
             got = {part: read(values) for part, read in readers.items()}
         else:
             got = dict(parts)
-            part_of = self.text.part_of
-            for part in {part_of(k) for k in new}:
+            part_of = self._part_of
+            for part in {part_of[k] if k in part_of else self._part(k) for k in new}:
                 if part is not None:
                     got[part] = readers[part](values)
         nxt = self.text.assemble(got)
         self._keep(nxt, values, got)
         return nxt
+
+    def _part(self, k: tuple) -> tuple | None:
+        """The part slot ``k`` is read into (``part_of``, remembered)."""
+        got = self._part_of[k] = self.text.part_of(k)
+        return got
 
     def _part_readers(self) -> dict[tuple, Any] | None:
         """Each part's reader (``decode_parts``), or None for a layout read whole."""
@@ -188,19 +196,19 @@ class PlainModel(TextModel):
         return [a.args for a, _new in self._enabled_kind(st, name)]
 
     def step(self, st: Any, action: Action) -> Any:
-        for a, new in self._enabled_kind(st, action.name):
+        for a, i in self._enabled_kind(st, action.name):
             if a == action:
-                return self._successor(st, a, new)
+                return self._successor(st, a, i)
         raise ValueError(f"{self.design.name}: {action} is not enabled here")
 
     def successors(self, st: Any) -> Iterator[tuple[Action, Any]]:
-        for a, new in self._enabled(st):
-            yield a, self._successor(st, a, new)
+        for a, i in self._enabled(st):
+            yield a, self._successor(st, a, i)
 
     def successors_from_any(self, st: Any) -> Iterator[tuple[Action, Any]]:
-        for a, new in self._enabled(st):
+        for a, i in self._enabled(st):
             try:
-                yield a, self._successor(st, a, new)
+                yield a, self._successor(st, a, i)
             except NotCovered:
                 continue
 

@@ -241,11 +241,16 @@ class Index:
         out = set(self.always)
         self.tree.walk(values, out)
         under = self.under
-        for k, v in values.items():
-            if written(v, defaults[k]):
-                got = under.get(k)
-                if got:
+        if len(under) < len(values):  # one kind's index reads few slots: look those up
+            for k, got in under.items():
+                if k in values and written(values[k], defaults[k]):
                     out.update(got)
+        else:
+            for k, v in values.items():
+                if written(v, defaults[k]):
+                    got = under.get(k)
+                    if got:
+                        out.update(got)
         return sorted(out)
 
 

@@ -108,11 +108,10 @@ class ZkZombies(ZombieWals):
         """an edit in a dead server's batch in flight reaches the peer"""
         ops = t.ops
         t.require(WalFile(t, w).exists)
+        t.require(j < WalFile(t, w).entries)
         kind, ids, uid = t[("wkind", w, j)], t[("wids", w, j)], t[("wu", w, j)]
         t.require(
             ops.or_(*(ops.not_(Server(t, x).alive) for x in self.S)),
-            WalFile(t, w).exists,
-            j < WalFile(t, w).entries,
             self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
         )
         self.deliver(ops, t, p + 1, [(True, uid, kind, ids)])

@@ -362,10 +362,10 @@ class ZkLayout(ByParts):
         "rest": ("peer", "repl", "fail", "b"),
     }  # fmt: skip
     """The readable state's parts and the slots (by key name) each is read from; a server's, a
-    WAL's and an rs znode's are one part per index (the key's second element). ``overflow`` is
-    in none: no part reads it."""
+    WAL's, an rs znode's and a cluster's sink are one part per index (the key's second
+    element). ``overflow`` is in none: no part reads it."""
 
-    INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "rs")
+    INDEXED: ClassVar[tuple[str, ...]] = ("server", "wal", "rs", "sinks")
 
     def decode_parts(self) -> list[tuple[tuple, Any]]:
         """Each part of the readable state and the function that reads it from the slots: the
@@ -375,7 +375,10 @@ class ZkLayout(ByParts):
         out += [(("server", s), lambda v, s=s: self._server(v, s)) for s in self.S]
         out += [(("wal", w), lambda v, w=w: self._wal(v, w)) for w in self.W]
         out += [(("rs", s), lambda v, s=s: self._rs(v, s)) for s in self.S]
-        out += [(("sinks",), self._sinks), (("relays",), self._relays)]
+        out += [
+            (("sinks", cl), lambda v, cl=cl: self._sink(v, cl)) for cl in range(self.cfg.clusters)
+        ]
+        out += [(("relays",), self._relays)]
         out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
         return out
 
@@ -388,7 +391,7 @@ class ZkLayout(ByParts):
             tuple(got[("rs", s)] for s in self.S),
             peers,
             repl,
-            got[("sinks",)],
+            tuple(got[("sinks", cl)] for cl in range(self.cfg.clusters)),
             got[("relays",)],
             got[("cleaner",)],
             failover,
@@ -471,15 +474,11 @@ class ZkLayout(ByParts):
                     queues.append(Queue(p, self.chains[ci], tuple(qw)))
         return RsNode(v[("lock", s)], tuple(sorted(queues)))
 
-    def _sinks(self, v: Any) -> tuple[Sink, ...]:
-        c = self.cfg
-        return tuple(
-            Sink(
-                tuple(sorted(self.uids[u] for u in self.U if v[("app", cl, u)])),
-                tuple(sorted(self.uids[u] for u in self.U if v[("dup", cl, u)])),
-                sum(1 << k for k in range(c.sink_servers) if cl and v[("down", cl, k)]),
-            )
-            for cl in range(c.clusters)
+    def _sink(self, v: Any, cl: int) -> Sink:
+        return Sink(
+            tuple(sorted(self.uids[u] for u in self.U if v[("app", cl, u)])),
+            tuple(sorted(self.uids[u] for u in self.U if v[("dup", cl, u)])),
+            sum(1 << k for k in range(self.cfg.sink_servers) if cl and v[("down", cl, k)]),
         )
 
     def _relays(self, v: Any) -> tuple[Any, ...]:
