@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .action import Action
-from .plain_index import Index, written
+from .plain_index import Index, Listed, written
+from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true
 from .text_model import NotCovered, TextModel
 
@@ -42,12 +43,62 @@ class Slots(dict):
         return self.defaults[k]
 
 
-_INDEXES: dict[tuple, Index] = {}
-"""(design class, configuration, action kind or None for all) -> the index of its instances
-(of that kind)."""
+class _Kinds:
+    """A text's instances and their indexes, kind by kind, each built when first asked for:
+    a trace's events ask a handful of kinds, and a kind's instances are listed and indexed
+    without the others' (nor the flat model's properties and initial state)."""
 
-_KINDS: dict[tuple, dict[str, list[int]]] = {}
-"""(design class, configuration) -> each action kind's instances, by position."""
+    def __init__(self, text: Any) -> None:
+        self.text = text
+        self.steps = {st.name: st for st in steps_of(type(text))}
+        others = text.instances() if hasattr(text, "instances") else []
+        self.others: dict[str, list[Any]] = {}
+        for inst in others:
+            self.others.setdefault(inst.name, []).append(inst)
+        self.gates = gates_of(type(text))
+        self.names = [*self.others, *(n for n in self.steps if n not in self.others)]
+        self._instances: dict[str, list[Any]] = {}
+        self._indexes: dict[str, Index] = {}
+        self._sorts: dict[tuple, Any] | None = None
+
+    def instances(self, name: str) -> Any:
+        """The instances of kind ``name``, in the text's order (``instances_of``): a list, or
+        for a ``@step`` a ``Listed`` that builds each one when first asked for."""
+        got = self._instances.get(name)
+        if got is None:
+            st = self.steps.get(name)
+            if name in self.others or st is None:
+                mine = list(self.others.get(name, ()))
+                if st is not None:
+                    mine += [instance(self.text, st, tuple(a)) for a in st.each(self.text)]
+                got = [gated(self.text, self.gates, i) for i in mine]
+            else:
+                text, gates = self.text, self.gates
+
+                def make(args: tuple, st: Any = st) -> Any:
+                    return gated(text, gates, instance(text, st, args))
+
+                got = Listed(name, [tuple(a) for a in st.each(text)], make)
+            self._instances[name] = got
+        return got
+
+    def index(self, name: str) -> Index:
+        got = self._indexes.get(name)
+        if got is None:
+            if self._sorts is None:
+                self._sorts = self.text.sorts()
+            got = self._indexes[name] = Index(
+                self.text, self.instances(name), self.text.shared_defaults(), self._sorts
+            )
+        return got
+
+
+_TEXTS: dict[tuple, _Kinds] = {}
+"""(design class, configuration) -> its instances and indexes by kind (the last few asked)."""
+
+KEEP = 8
+"""How many designs and configurations ``_TEXTS`` keeps (a process that validates run after run
+must not hold every run's)."""
 
 
 class PlainModel(TextModel):
@@ -70,20 +121,13 @@ class PlainModel(TextModel):
             self._flat = self.text.model()
         return self._flat
 
-    def _index(self, kind: str | None = None) -> Index:
-        """The index of the instances (of one action ``kind``: built when first asked for)."""
-        key = (*self._key, kind)
-        if key not in _INDEXES:
-            only = None
-            if kind is not None:
-                if self._key not in _KINDS:
-                    by: dict[str, list[int]] = {}
-                    for i, inst in enumerate(self.flat.instances):
-                        by.setdefault(inst.name, []).append(i)
-                    _KINDS[self._key] = by
-                only = _KINDS[self._key].get(kind, [])
-            _INDEXES[key] = Index(self.text, self.flat.instances, self.text.shared_defaults(), only)
-        return _INDEXES[key]
+    def _kinds(self) -> _Kinds:
+        got = _TEXTS.get(self._key)
+        if got is None:
+            while len(_TEXTS) >= KEEP:
+                del _TEXTS[next(iter(_TEXTS))]
+            got = _TEXTS[self._key] = _Kinds(self.text)
+        return got
 
     def reader_values(self, st: Any) -> dict[tuple, Any]:
         """The slot values of a readable state (remembered for the states this model gave)."""
@@ -112,7 +156,9 @@ class PlainModel(TextModel):
         last = self._last
         if last is not None and (last[0] is st or last[0] == st):
             return last[1]
-        out = self._run(st, self._index())
+        kinds = self._kinds()
+        names = sorted(kinds.names, key=lambda n: self._rank.get(n, len(self._rank)))
+        out = [an for name in names for an in self._enabled_kind(st, name)]
         self._last = (st, out)
         return out
 
@@ -127,39 +173,45 @@ class PlainModel(TextModel):
             seen = self._last_kinds = (st, {})
         got = seen[1].get(name)
         if got is None:
-            got = seen[1][name] = self._run(st, self._index(name))
+            got = seen[1][name] = self._run(st, name)
         return got
 
-    def _run(self, st: Any, index: Index) -> list[tuple[Action, int]]:
+    def _run(self, st: Any, name: str) -> list[tuple[Action, int]]:
         """The enabled actions among ``index``'s candidates in ``st``, with their instances
         (whose writes are worked out only for a step taken)."""
         values = self.reader_values(st)
         get = values.__getitem__
-        instances = self.flat.instances
+        kinds = self._kinds()
+        instances = kinds.instances(name)
         out = []
-        for i in index.candidates(values, self.text.shared_defaults()):
+        for i in kinds.index(name).candidates(values, self.text.shared_defaults()):
             inst = instances[i]
             if not is_true(inst.guard(FPY, get)):
                 continue
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
             out.append((Action(inst.name, args), i))
-        out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
         return out
 
     def _successor(self, st: Any, action: Action, i: int) -> Any:
-        """The readable successor by instance ``i``; a layout that reads its state in parts
-        (``decode_parts``) has only the parts whose slots the step wrote read again."""
+        """The readable successor by instance ``i`` (of the action's kind); a layout that reads
+        its state in parts (``decode_parts``) has only the parts whose slots the step wrote
+        read again."""
         old, parts = self._memo(st)
         tx = Tx(FPY, old)
-        self.flat.instances[i].apply(FPY, tx)
+        self._kinds().instances(action.name)[i].apply(FPY, tx)
         new = tx.new
         if new.get(("overflow",)):
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
         values = Slots(old.defaults, old)
-        values.update(new)
+        defaults = old.defaults
+        for k, v in new.items():  # only what differs from the default is held
+            if written(v, defaults[k]):
+                values[k] = v
+            elif k in values:
+                del values[k]
         readers = self._part_readers()
         if readers is None:
             nxt = self.text.decode(values)

@@ -3,7 +3,8 @@
 The plain interpreter (``model/plain.py``) must not run every instance's guard in every state: a
 recorded run's layout has tens of thousands of instances (a relayed edit's, per log entry, server,
 WAL and entry), of which a state enables a handful. Two indexes, both derived from the text by
-running each instance's body on plain values (``probe``), none declared by hand:
+running each instance's body on plain values (``probe``), or from what a step declares it
+requires first (``lead``, ``model/step.py``), which files an instance without running it:
 
 * **The leading requires.** A step that begins with ``require``s each over one slot (the
   shipper exists; the relay's next entry is ``i``; the server's current WAL is ``q``) is filed
@@ -193,19 +194,41 @@ class Tree:
                 child.walk(values, out)
 
 
+class Listed:
+    """One kind's instances by their structural arguments, each instance built when first
+    asked for (a state asks for a handful; building all of a shipper step's costs more than
+    indexing them)."""
+
+    def __init__(self, name: str, args: list[tuple], make: Callable[[tuple], Any]) -> None:
+        self.name, self.args, self.make = name, args, make
+        self.built: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.args)
+
+    def __getitem__(self, i: int) -> Any:
+        got = self.built.get(i)
+        if got is None:
+            got = self.built[i] = self.make(self.args[i])
+        return got
+
+
 class Index:
     """The instances of a flat model to try in a state (see the module docstring)."""
 
     def __init__(
         self,
         text: Any,
-        instances: list[Any],
+        instances: Any,
         defaults: dict[tuple, Any],
-        only: list[int] | None = None,
+        sorts: dict[tuple, Any] | None = None,
     ) -> None:
-        """Index ``instances`` (those at the positions ``only``, if given: one kind's, say)."""
-        sorts = text.sorts()
-        bodies = {s.name: s.body for s in steps_of(type(text))}
+        """Index ``instances`` (a list, or one kind's ``Listed``); ``sorts``: the text's, if
+        already known."""
+        sorts = text.sorts() if sorts is None else sorts
+        steps = steps_of(type(text))
+        bodies = {s.name: s.body for s in steps}
+        leads = {s.name: s.lead for s in steps if s.lead is not None}
         gated = {k for g in _gates(text) for k in g.kinds}
         self.tree = Tree()
         self.always: list[int] = []
@@ -213,7 +236,16 @@ class Index:
         self.under: dict[tuple, list[int]] = {}
         """Slot -> the instances with no leading require whose guard read it on the defaults
         and was false."""
-        for i in range(len(instances)) if only is None else only:
+        listed = isinstance(instances, Listed)
+        for i in range(len(instances)):
+            if listed:
+                name, args = instances.name, instances.args[i]
+            else:
+                name, args = instances[i].name, instances[i].args
+            lead = leads.get(name)
+            if lead is not None:  # declared: filed under it, gates or not (it holds first)
+                self.tree.add(i, [(k, frozenset({v})) for k, v in lead(text, *args)])
+                continue
             inst = instances[i]
             body = bodies.get(inst.name)
             if body is not None and inst.name not in gated:

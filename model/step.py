@@ -142,6 +142,9 @@ class Step:
     body: Body
     label: Callable[[Any, Any, Callable, tuple], tuple] | None = None
     name: str = ""
+    lead: Callable[..., list[tuple[tuple, Any]]] | None = None
+    """``lead(text, *args)``: the slots an instance requires first and the value each must hold
+    (see ``step``)."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         if not self.name:
@@ -161,11 +164,17 @@ def step(
     fair: bool,
     each: Callable[[Any], Iterable[tuple]],
     label: Callable[[Any, Any, Callable, tuple], tuple] | None = None,
+    lead: Callable[..., list[tuple[tuple, Any]]] | None = None,
 ) -> Callable[[Body], Step]:
-    """Make a method a step of the text (see the module's docstring)."""
+    """Make a method a step of the text (see the module's docstring). ``lead(text, *args)``
+    lists the slots an instance requires before its body's own ``require``s, each with the one
+    value it must hold (a Boolean slot ``True`` or ``False``): every engine reads them as the
+    guard's first conjuncts, and the plain interpreter files the instance under them
+    (``model/plain_index.py``) without running it, which for a step of tens of thousands of
+    instances (a shipper's, one per slot and head WAL) is most of what indexing costs."""
 
     def make(body: Body) -> Step:
-        return Step(params, fair, each, body, label)
+        return Step(params, fair, each, body, label, "", lead)
 
     return make
 
@@ -210,10 +219,23 @@ def kinds_of(cls: type) -> tuple[ActionKind, ...]:
     return tuple(s.kind() for s in steps_of(cls))
 
 
-def guard_of(text: Any, body: Body, args: tuple) -> Callable[[Any, Callable], Any]:
+def holds(ops: Any, x: Any, v: Any) -> Any:
+    """Slot value ``x`` is ``v`` (a Boolean slot read as itself or negated)."""
+    if v is True:
+        return x
+    if v is False:
+        return ops.not_(x)
+    return x == v
+
+
+def guard_of(
+    text: Any, body: Body, args: tuple, leads: list[tuple[tuple, Any]] = ()
+) -> Callable[[Any, Callable], Any]:
     def guard(ops: Any, get: Callable) -> Any:
         t = Ctx(ops, get)
         try:
+            for k, v in leads:
+                t.require(holds(ops, get(k), v))
             body(text, t, *args)
         except _Stop as stop:
             if not stop.holds:
@@ -229,7 +251,8 @@ def instance(text: Any, st: Step, args: tuple) -> Instance:
     def apply(ops: Any, tx: Tx) -> None:
         st.body(text, Ctx(ops, tx.__getitem__, tx), *args)
 
-    return Instance(st.name, args, guard_of(text, st.body, args), apply)
+    leads = st.lead(text, *args) if st.lead is not None else ()
+    return Instance(st.name, args, guard_of(text, st.body, args, leads), apply)
 
 
 def gated(text: Any, gates: list[Gate], inst: Instance) -> Instance:

@@ -240,6 +240,20 @@ class FlatModel:
         return bad
 
 
+def any_of(ops: Any, xs: Iterable[Any]) -> Any:
+    """``ops.or_`` over ``xs``, taken one at a time: on plain values it stops at the first that
+    holds (a guard over every queue of every server need not read them all)."""
+    rest = []
+    for x in xs:
+        if x is True:
+            return True
+        if x is not False:
+            rest.append(x)
+    if not rest:
+        return False
+    return rest[0] if len(rest) == 1 else ops.or_(*rest)
+
+
 def count(ops: Any, conds: Iterable[Any]) -> Any:
     """How many of ``conds`` hold (an integer term)."""
     total: Any = 0

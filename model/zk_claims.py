@@ -44,6 +44,29 @@ def _claimer(text: Any, st: Any, get: Any, a: tuple) -> tuple[int]:
     return (a[0],)
 
 
+def _readable(text: Any, s: int, d: int, p: int, ci: int) -> list:
+    """``claim_read``'s ``lead``: dead ``d``'s failover is pending and its queue ``(p, ci)``
+    there; ``s`` is alive and not in a claim already."""
+    return [
+        (("fail", d), True),
+        (("rex", d), True),
+        (("qex", d, p, ci), True),
+        (("alive", s), True),
+        (("cl", s), False),
+    ]
+
+
+def _read(text: Any, s: int, d: int, p: int, ci: int) -> list:
+    """``claim_commit``'s ``lead``: live ``s`` read dead ``d``'s queue ``(p, ci)``."""
+    return [
+        (("cl", s), True),
+        (("cld", s), d),
+        (("clp", s), p),
+        (("clc", s), ci),
+        (("alive", s), True),
+    ]
+
+
 def _dead(text: Any) -> list[tuple[int]]:
     return [(d,) for d in text.S]
 
@@ -64,16 +87,15 @@ class MultiClaims:
     start_recovered: Any
     bump_cversion: Any
 
-    @step(params=("server", "dead", "queue"), fair=True, each=_queues, label=_queue_label)
+    @step(
+        params=("server", "dead", "queue"),
+        fair=True,
+        each=_queues,
+        label=_queue_label,
+        lead=_readable,
+    )
     def claim_read(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """read a dead server's queue positions"""
-        t.require(t[("fail", d)])
-        t.require(
-            t[("rex", d)],
-            t[("alive", s)],
-            t.ops.not_(t[("cl", s)]),
-            t[("qex", d, p, ci)],
-        )
         t[("cl", s)] = True
         t[("cld", s)] = d
         t[("clp", s)] = p
@@ -82,17 +104,10 @@ class MultiClaims:
             t[("clin", s, w)] = t[("qin", d, p, ci, w)]
             t[("clpos", s, w)] = t[("qpos", d, p, ci, w)]
 
-    @step(params=("server",), fair=True, each=_queues, label=_claimer)
+    @step(params=("server",), fair=True, each=_queues, label=_claimer, lead=_read)
     def claim_commit(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """the claim multi: move the queue, bump the cversion"""
         ops = t.ops
-        t.require(t[("cl", s)])
-        t.require(
-            t[("alive", s)],
-            t[("cld", s)] == d,
-            t[("clp", s)] == p,
-            t[("clc", s)] == ci,
-        )
         nci = self.new_chain[(ci, d)]
         if nci < 0:
             t[("overflow",)] = True

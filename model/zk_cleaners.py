@@ -21,6 +21,7 @@ from typing import Any
 
 from .state import ARCHIVED, DELETED, DELETING, IDLE, READING
 from .step import Ctx, step
+from .text import any_of
 
 
 def _listed(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int]:
@@ -52,7 +53,9 @@ class MultiCleaner:
 
     def listing(self, ops: Any, get: Any) -> Any:
         """Some server's queues are listed and not all read yet."""
-        return ops.or_(*(get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH))
+        return any_of(
+            ops, (get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH)
+        )
 
     @step(params=(), fair=False, each=_restarts)
     def master_restart(self, t: Ctx) -> None:
@@ -89,11 +92,9 @@ class MultiCleaner:
     def cleaner_read(self, t: Ctx, s: int) -> None:
         """log cleaner: list the queues of one /rs/<server>"""
         ops = t.ops
-        t.require(
-            t[("phase",)] == READING,
-            ops.not_(t[("read", s)]),
-            ops.not_(self.listing(ops, t.get)),
-        )
+        t.require(t[("phase",)] == READING)
+        t.require(ops.not_(t[("read", s)]))
+        t.require(ops.not_(self.listing(ops, t.get)))
         t[("read", s)] = True
         for p in self.P:
             for ci in self.CH:
@@ -118,11 +119,9 @@ class MultiCleaner:
     def cleaner_finish(self, t: Ctx) -> None:
         """log cleaner: retry if the cversion moved, else decide"""
         ops = t.ops
-        t.require(
-            t[("phase",)] == READING,
-            *(t[("read", s)] for s in self.S),
-            ops.not_(self.listing(ops, t.get)),
-        )
+        t.require(t[("phase",)] == READING)
+        t.require(*(t[("read", s)] for s in self.S))
+        t.require(ops.not_(self.listing(ops, t.get)))
         changed = t[("changed",)]
         keep = ops.not_(changed)
         seen = {w: t[("seen", w)] for w in self.W}

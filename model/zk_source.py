@@ -69,6 +69,12 @@ def _recovered_heads(text: Any) -> list[tuple]:
     return [(s, *sk, hw) for s in text.S for sk in text.sh_keys if sk[1] for hw in text.W]
 
 
+def head(text: Any, s: int, p: int, ci: int, g: int, m: int, hw: int, *_rest: int) -> list:
+    """A shipper step's ``lead``: its shipper slot holds a shipper whose head is WAL ``hw``."""
+    sk = (s, p, ci, g, m)
+    return [(("sh", *sk), True), (("shw", *sk, 0), hw)]
+
+
 class ZkSources:
     """The shipper steps (the layout provides ``cfg``, ``S``, ``E``, ``W``, ``sh_keys``,
     ``rule`` and the helpers named above)."""
@@ -85,13 +91,13 @@ class ZkSources:
     drop_head: Any
     head_guard: Any
 
-    @step(params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label)
+    @step(
+        params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label, lead=head
+    )
     def ship(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int, k: int) -> None:
         """read a batch, filter it, ship it to a sink"""
         ops = t.ops
         sk = (s, p, ci, g, m)
-        t.require(t[("sh", *sk)])
-        t.require(t[("shw", *sk, 0)] == hw)
         t.require(self.head_guard(ops, t.get, sk, hw))
         target = p + 1
         batch = self.cfg.batch
@@ -118,13 +124,11 @@ class ZkSources:
         self.deliver(ops, t, target, sent)
         t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
 
-    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """write the shipped position to the WAL's znode"""
         ops = t.ops
         sk = (s, p, ci, g, m)
-        t.require(t[("sh", *sk)])
-        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("qex", s, p, ci)],
@@ -133,13 +137,11 @@ class ZkSources:
         )
         t[("qpos", s, p, ci, hw)] = t[("shpos", *sk)]
 
-    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def advance(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """end of a WAL with a newer one queued: drop it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
-        t.require(t[("sh", *sk)])
-        t.require(t[("shw", *sk, 0)] == hw)
         t.require(self.head_guard(ops, t.get, sk, hw))
         done = self.rule["rule_wal_done"](
             ops, t[("shn", *sk)] > 1, t[("wclosed", hw)], t[("shpos", *sk)], t[("wn", hw)]
@@ -152,13 +154,13 @@ class ZkSources:
         )
         self.drop_head(ops, t, sk, hw)
 
-    @step(params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index)
+    @step(
+        params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index, lead=head
+    )
     def finish(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """a recovered shipper read its last WAL: drop it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
-        t.require(t[("sh", *sk)])
-        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             t[("shn", *sk)] == 1,
@@ -168,13 +170,11 @@ class ZkSources:
         )
         self.drop_head(ops, t, sk, hw)
 
-    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def skip_missing(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
         """the WAL cannot be found: skip it"""
         ops = t.ops
         sk = (s, p, ci, g, m)
-        t.require(t[("sh", *sk)])
-        t.require(t[("shw", *sk, 0)] == hw)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
             True if ci else t[("shn", *sk)] > 1,
