@@ -1,29 +1,30 @@
 """Which of a text's instances to try in a state: steps indexed by what they first read.
 
 The plain interpreter (``model/plain.py``) must not run every instance's guard in every state: a
-recorded run's layout has tens of thousands of instances (a relayed edit's, per log entry, server,
-WAL and entry), of which a state enables a handful. Two indexes, both derived from the text by
-running each instance's body on plain values (``probe``), or from what a step declares it
-requires first (``lead``, ``model/step.py``), which files an instance without running it:
+recorded run's layout has tens of thousands of instances (a shipper step's, per shipper slot and
+head WAL), of which a state enables a handful. Two indexes, derived from what a step declares it
+requires first (``lead``, ``model/step.py``: the instance is filed under it without being run)
+or from the text by running each instance's body on plain values (``probe``):
 
-* **The leading requires.** A step that begins with ``require``s each over one slot (the
-  shipper exists; the relay's next entry is ``i``; the server's current WAL is ``q``) is filed
-  in a tree under the values of those slots that let it past them: the first require's slot and
+* **The leading requires.** A step that declares a ``lead``, or begins with ``require``s each
+  over one slot (the server's current WAL is ``q``; that WAL holds ``j`` entries), is filed in
+  a tree under the values of those slots that let it past them: the first require's slot and
   each value that passes it, then the second's, and so on while each level passes one value.
-  The values are found by running the require with the slot given a value that records the
-  constants it is compared with (``_Probe``): a require that only tests the slot for equality
-  holds on those constants or everywhere else, so trying each of them and one other value
-  decides it. A require that reads anything else, or does anything else with the slot (orders
-  it, indexes with it, hashes it), ends the levels there. In a state only the branches the
-  state's values take are walked.
+  For a body's requires the values are found by running the require with the slot given a
+  value that records the constants it is compared with (``_Probe``): a require that only tests
+  the slot for equality holds on those constants or everywhere else, so trying each of them
+  and one other value decides it. A require that reads anything else, or does anything else
+  with the slot (orders it, indexes with it, hashes it), ends the levels there. In a state only
+  the branches the state's values take are walked.
 * **The reads on the defaults**, for an instance with no leading require over one slot: its
   guard run once with every slot at its default, which reads a set of slots. If it is false
   there, it can hold only in a state where one of those slots holds another value (a guard
   reads the same slots in the same order, and decides the same, as long as what it reads is
   the same), so the instance is tried only in a state that wrote one of them.
 
-Both are sound by construction, and ``tests/model/test_plain.py`` holds the interpreter to the
-generated program on whole state spaces.
+Both are sound by construction (a declared lead is the guard's first conjuncts in every
+engine), and ``tests/model/test_plain.py`` holds the interpreter to the generated program on
+whole state spaces.
 """
 
 from __future__ import annotations
