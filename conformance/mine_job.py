@@ -147,6 +147,7 @@ def run_job(
         builder = builder.master("local[*]")
     # Started from a thread of its own, PySpark installs no Ctrl-C handler of its own (which
     # would cancel the jobs from inside the JVM call it interrupts and break the gateway).
+    path_before = list(sys.path)
     spark = _in_thread(builder.getOrCreate, on_interrupt=lambda s: s.stop())
     started = time.monotonic()
     try:
@@ -181,11 +182,22 @@ def run_job(
         }
     finally:
         spark.stop()
+        _forget_shipped(path_before)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     from replcheck.conformance.mine_html import render_html
 
     (out / "index.html").write_text(render_html(summary, tables), encoding="utf-8")
     return summary
+
+
+def _forget_shipped(path_before: list[str]) -> None:
+    """Take off ``sys.path`` what the Spark context put there in this process (its files folder
+    and the zip ``addPyFile`` shipped, which the stopped context deletes): an import after the
+    job must not look for them."""
+    added = [p for p in sys.path if p not in path_before]
+    sys.path[:] = [p for p in sys.path if p in path_before]
+    for p in added:
+        sys.path_importer_cache.pop(p, None)
 
 
 def _mine_wave(sc: Any, wave: list[dict[str, str]], partitions: int) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ for that run alone, and the job mines every other run past the corrupt ones."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,8 @@ def test_mining_agrees_with_validating_each_run_alone(
     code = main(["mine", str(corpus), "--master", "local[2]", "--out", str(out), "--json"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 2  # corrupt inputs are bad input, never a pass
+    # the driver's import path keeps nothing the stopped context deleted (the zip it shipped)
+    assert [p for p in sys.path if "userFiles-" in p] == []
     assert summary["planned"] == summary["mined"] == 8
     assert summary["interrupted"] is False
 
