@@ -247,11 +247,8 @@ def any_of(ops: Any, xs: Iterable[Any]) -> Any:
     for x in xs:
         if x is True:
             return True
-        if x is not False:
-            rest.append(x)
-    if not rest:
-        return False
-    return rest[0] if len(rest) == 1 else ops.or_(*rest)
+        rest.append(x)
+    return ops.or_(*rest)
 
 
 def count(ops: Any, conds: Iterable[Any]) -> Any:
