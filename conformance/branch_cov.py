@@ -1,19 +1,27 @@
 """Branch coverage of the model's steps: which ways each action's step went in real runs.
 
-A *branch* is one outcome, ``then`` or ``else``, of an ``if`` statement (``elif`` included) in
-an action's step (``do_<action>``) or in a model function it calls, transitively: a method of the
-design called through ``self``, or a function of a model module called by name. ``universe``
-finds them in the model's source (``ast``); ``exercised`` replays a behaviour (the actions
-``validate`` matched to a run's events) from the model's initial state with a line tracer on the
-model's files, and counts each branch where the step of the action that took it went.
+A *branch* is one outcome, ``then`` or ``else``, of a decision in an action's step or in a model
+function it calls, transitively (a method of the design or text called through ``self``, or a
+function of a model module called by name). The steps are those a recorded run is replayed
+through (``model/text_model.py``'s ``recorded_in_text``):
+
+* the protocol text's ``@step`` bodies (the ZooKeeper era): a decision is a guarded write
+  (``t.when(cond, ...)``, ``tx.when(cond, ...)``) or an if-then-else (``ops.ite(cond, ...)``),
+  taken ``then`` where its condition held, and an ``if`` statement;
+* the explicit steps ``do_<action>`` (the table era, whose relay clusters the text lacks yet):
+  an ``if`` statement (``elif`` included).
+
+``universe`` finds them in the source (``ast``); ``exercised`` replays a behaviour (the actions
+``validate`` matched to a run's events) from the model's initial state with a tracer on the
+model's files, and counts each branch where the step of the action that took it went: for the
+text, only while an instance's update runs (its guard, and the guards of the instances not
+taken, are not the step going anywhere).
 
 A branch is named ``ACTION[FILE:LINE then|else: CONDITION]``, e.g.
-``claim_commit[zk_multi.py:91 then: not self.claim_applies(st, s, claim)]``; the mining tables
-count them beside the actions (``mine.coverage``), and a branch with no event is one no run took.
-Conditional expressions, ``and``/``or`` and loops are not branches here. The steps are the
-explicit ones, which trace validation's model runs (a recorded run's configuration has zombies,
-which the protocol text does not cover yet); replay a behaviour through a ``Model`` that runs
-them.
+``claim_commit[flat_zk_steps.py:135 then: cond (drop_queue)]`` (a condition that is a helper's
+parameter names the helper); the mining tables count them beside the actions
+(``mine.coverage``), and a branch with no event is one no run took. Conditional expressions,
+``and``/``or`` and loops are not branches here.
 """
 
 from __future__ import annotations
@@ -32,67 +40,111 @@ from typing import Any
 CONDITION_CHARS = 60
 """Characters of a condition's source kept in a branch's name."""
 
+DECIDERS = ("when", "ite")
+"""The methods whose first argument decides a guarded write or an if-then-else of the text."""
+
 
 @dataclass(frozen=True)
 class Point:
-    """An ``if`` statement: where its test is, where its body starts, and its condition."""
+    """A decision: an ``if`` statement (where its test is, where its body starts) or a call of a
+    decider (``when``, ``ite``: the call's exact span, as the interpreter reports a call's
+    position), and its condition."""
 
     file: str
     line: int
     test_end: int
     body: int
     condition: str
+    span: tuple[int, int, int, int] | None = None
+    """A call's (line, end line, column, end column); None for an ``if`` statement."""
 
     def name(self, action: str, outcome: str) -> str:
         return f"{action}[{Path(self.file).name}:{self.line} {outcome}: {self.condition}]"
 
 
-def _model_dir() -> str:
+def _roots() -> tuple[str, ...]:
+    """The folders a step and its helpers live in: the model's, and the text's layouts'."""
     import replcheck.model
+    import replcheck.specs
 
-    return str(Path(replcheck.model.__file__).resolve().parent)
+    return tuple(str(Path(m.__file__).resolve().parent) for m in (replcheck.model, replcheck.specs))
+
+
+MACHINERY = ("logic.py", "step.py", "text.py")
+"""The model's modules that interpret the text rather than state the protocol (their ``if``s
+fold constants and check the form): not followed."""
 
 
 def _in_model(fn: Any) -> bool:
     code = getattr(fn, "__code__", None)
-    return code is not None and str(Path(code.co_filename).resolve()).startswith(_model_dir())
+    if code is None:
+        return False
+    file = Path(code.co_filename).resolve()
+    model_dir = _roots()[0]
+    if str(file.parent) == model_dir and file.name in MACHINERY:
+        return False
+    return str(file).startswith(_roots())
+
+
+def _condition(node: ast.expr, where: str = "") -> str:
+    cond = " ".join(ast.unparse(node).split())
+    if where:
+        cond = f"{cond} ({where})"
+    if len(cond) > CONDITION_CHARS:
+        cond = cond[: CONDITION_CHARS - 3] + "..."
+    return cond
 
 
 def _points_and_calls(fn: Any, cls: type) -> tuple[list[Point], list[Any]]:
-    """The ``if`` statements of ``fn`` and the model functions it calls."""
+    """The decisions of ``fn`` and the model functions it calls or hands on."""
     fn = inspect.unwrap(fn)
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
         return [], []
-    tree = ast.parse(textwrap.dedent("".join(lines)))
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a lambda's line, say: no statement of its own
+        return [], []
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        return [], []
+    indent = len(lines[0]) - len(source.splitlines(keepends=True)[0])  # what dedent took
     file = str(Path(fn.__code__.co_filename).resolve())
     off = first - 1
+    params = {a.arg for a in ast.walk(tree.body[0].args) if isinstance(a, ast.arg)}
     points, calls = [], []
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and node.body[0].lineno > node.test.end_lineno:
             # (a body on the test's own line gives no line event of its own: not told apart)
-            cond = " ".join(ast.unparse(node.test).split())
-            if len(cond) > CONDITION_CHARS:
-                cond = cond[: CONDITION_CHARS - 3] + "..."
             points.append(
                 Point(
                     file,
                     node.lineno + off,
                     node.test.end_lineno + off,
                     node.body[0].lineno + off,
-                    cond,
+                    _condition(node.test),
                 )
             )
         elif isinstance(node, ast.Call):
-            target = _resolve(node.func, fn, cls)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in DECIDERS and node.args:
+                test = node.args[0]
+                where = fn.__name__ if isinstance(test, ast.Name) and test.id in params else ""
+                line, end = node.lineno + off, (node.end_lineno or node.lineno) + off
+                col, end_col = node.col_offset + indent, (node.end_col_offset or 0) + indent
+                span = (line, end, col, end_col)
+                points.append(Point(file, line, end, line, _condition(test, where), span))
+        if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load):
+            # a call, or a function handed to one (``self.append_current(..., self.append)``)
+            target = _resolve(node, fn, cls)
             if target is not None:
                 calls.append(target)
     return points, calls
 
 
 def _resolve(func: ast.expr, fn: Any, cls: type) -> Any:
-    """The model function a call names, if it names one: ``self.m(...)`` (the design's ``m``),
+    """The model function an expression names, if it names one: ``self.m`` (the design's ``m``),
     ``super().m(...)``, ``module.f(...)``, ``Class.m(...)`` or ``f(...)`` through ``fn``'s
     globals. A call through any other object is not followed (the model's state is data)."""
     glb = getattr(fn, "__globals__", {})
@@ -136,27 +188,44 @@ def _super_attr(cls: type, fn: Any, name: str) -> Any:
 
 
 def universe(design: str) -> dict[str, tuple[Point, ...]]:
-    """Action -> the ``if`` statements its step may go through."""
+    """Action -> the decisions its step may go through."""
     return _scan(design)[0]
 
 
-@cache
-def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any]]:
-    """``universe``, and the code objects holding its points (the only frames traced)."""
+def _starts(design: str) -> tuple[type, dict[str, Any]]:
+    """The class whose steps a recorded run of ``design`` is replayed through, and each action's
+    step: the text's ``@step`` bodies, or the explicit ``do_<action>`` methods."""
     from replcheck.model import get_design
+    from replcheck.model.step import steps_of
+    from replcheck.model.text_model import recorded_in_text
 
     d = get_design(design)
+    text = recorded_in_text(d)
+    if text is not None:
+        return text, {st.name: st.body for st in steps_of(text)}
     cls = type(d)
+    out = {}
+    for kind in d.kinds:
+        step = inspect.getattr_static(cls, "do_" + kind.name, None)
+        # None: a step written only in the protocol text, where guards are requires, not ifs
+        out[kind.name] = step
+    return cls, out
+
+
+@cache
+def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any], bool]:
+    """``universe``; the code objects holding its ``if`` points (the only frames line-traced);
+    and whether the steps are the text's."""
+    from replcheck.model import get_design
+
+    cls, starts = _starts(design)
     out: dict[str, tuple[Point, ...]] = {}
     codes: set[Any] = set()
-    for kind in d.kinds:
+    for kind in get_design(design).kinds:
+        step = starts.get(kind.name)
         seen: set[Any] = set()
-        step = inspect.getattr_static(cls, "do_" + kind.name, None)
-        if step is None:  # written in the protocol text: guards are requires, not ifs
-            out[kind.name] = ()
-            continue
-        todo = [step]
-        points: dict[tuple[str, int], Point] = {}
+        todo = [step] if step is not None else []
+        points: dict[tuple, Point] = {}
         while todo:
             fn = todo.pop()
             if fn in seen:
@@ -164,12 +233,16 @@ def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any]]:
             seen.add(fn)
             found, calls = _points_and_calls(fn, cls)
             for p in found:
-                points[p.file, p.line] = p
-            if found:
+                points[p.file, p.span or p.line] = p
+            if any(p.span is None for p in found):
                 codes.update(_codes(inspect.unwrap(fn).__code__))
             todo.extend(calls)
-        out[kind.name] = tuple(sorted(points.values(), key=lambda p: (p.file, p.line)))
-    return out, frozenset(codes)
+        out[kind.name] = tuple(
+            sorted(points.values(), key=lambda p: (p.file, p.line, p.span or ()))
+        )
+    from replcheck.model.text_model import recorded_in_text
+
+    return out, frozenset(codes), recorded_in_text(get_design(design)) is not None
 
 
 def _codes(code: types.CodeType) -> list[types.CodeType]:
@@ -183,21 +256,54 @@ def _codes(code: types.CodeType) -> list[types.CodeType]:
 
 def names(design: str) -> list[str]:
     """Every branch of ``design``'s steps (the zero rows of the coverage table)."""
-    return [
-        p.name(action, outcome)
+    out = {
+        p.name(action, outcome): None
         for action, points in universe(design).items()
         for p in points
         for outcome in ("then", "else")
-    ]
+    }
+    return list(out)  # (two decisions on one line with one condition are one branch)
+
+
+@cache
+def _decider_codes() -> dict[types.CodeType, int]:
+    """The code of every decider a step calls on plain values (the context's and the
+    transaction's ``when``, the folding and the plain ``ite``), and where its condition is among
+    its arguments."""
+    from replcheck.model import logic, step, text
+
+    fns = [step.Ctx.when, text.Tx.when, text.Fold.ite, logic.PY.ite]
+    return {f.__code__: 1 if f.__code__.co_varnames[0] == "self" else 0 for f in fns}
+
+
+@cache
+def _apply_codes() -> frozenset[types.CodeType]:
+    """The code of an instance's update (``model/step.py``'s ``instance``): a step goes its way
+    only while one runs."""
+    from replcheck.model import step
+
+    return frozenset(c for c in _codes(step.instance.__code__)[1:] if c.co_name == "apply")
 
 
 def exercised(design: str, model: Any, actions: list[Any]) -> Counter[str]:
     """Branch -> how many times the steps of ``actions``, replayed from ``model``'s initial
     state, went that way."""
-    points_of, codes = _scan(design)
-    by_line = {(p.file, p.line): p for points in points_of.values() for p in points}
+    points_of, codes, in_text = _scan(design)
+    by_line = {(p.file, p.line): p for points in points_of.values() for p in points if not p.span}
+    by_span = {(p.file, p.span): p for points in points_of.values() for p in points if p.span}
     hits: Counter[str] = Counter()
     current: list[str] = [""]
+    active = [not in_text]
+    """Whether a step's update is running (always, for the explicit steps: their ``do_`` runs
+    only for the action taken)."""
+    files: dict[str, str] = {}
+    positions: dict[types.CodeType, list[Any]] = {}
+
+    def file_of(code: types.CodeType) -> str:
+        file = files.get(code.co_filename)
+        if file is None:
+            file = files[code.co_filename] = str(Path(code.co_filename).resolve())
+        return file
 
     def tracer_for(file: str) -> Any:
         last: list[Point | None] = [None]
@@ -209,7 +315,7 @@ def exercised(design: str, model: Any, actions: list[Any]) -> Counter[str]:
                 if p is not None and not (p.line <= line <= p.test_end):
                     hits[p.name(current[0], "then" if line == p.body else "else")] += 1
                     p = None
-                if p is None:
+                if p is None and active[0]:
                     p = by_line.get((file, line))
                 last[0] = p
             elif event == "return" and p is not None:
@@ -219,16 +325,40 @@ def exercised(design: str, model: Any, actions: list[Any]) -> Counter[str]:
 
         return local
 
-    files: dict[str, str] = {}
+    def decided(frame: Any) -> None:
+        """A decider's call: where its caller called it, and which way its condition went."""
+        caller = frame.f_back
+        code = caller.f_code
+        pos = positions.get(code)
+        if pos is None:
+            pos = positions[code] = list(code.co_positions())
+        span = pos[caller.f_lasti // 2]
+        p = by_span.get((file_of(code), span))
+        if p is not None:
+            code = frame.f_code
+            cond = frame.f_locals[code.co_varnames[deciders[code]]]
+            hits[p.name(current[0], "then" if cond else "else")] += 1
+
+    def update_ended(frame: Any, event: str, arg: Any) -> Any:
+        if event == "return":
+            active[0] = False
+        return None
+
+    deciders = _decider_codes()
+    applies = _apply_codes() if in_text else frozenset()
 
     def on_call(frame: Any, event: str, arg: Any) -> Any:
         code = frame.f_code
+        if code in deciders:
+            if active[0]:
+                decided(frame)
+            return None
+        if code in applies:
+            active[0] = True
+            return update_ended
         if code not in codes:
             return None
-        file = files.get(code.co_filename)
-        if file is None:
-            file = files[code.co_filename] = str(Path(code.co_filename).resolve())
-        return tracer_for(file)
+        return tracer_for(file_of(code))
 
     st = model.init()
     old = sys.gettrace()

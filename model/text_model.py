@@ -12,8 +12,9 @@ which claim child key); a step's ``label`` turns them into the action's (the shi
 its server, the child's index in its SCP) by reading the view.
 
 Which configurations take their steps from the text is ``uses_text``'s answer: every
-ZooKeeper-era one the text covers, within ``TEXT_SLOTS``; a table-era one that uses a component
-written only there, or whose design brings text of its own.
+ZooKeeper-era one the text covers (a recorded run's, with servers joining and zombies, on the
+plain interpreter: ``recorded_in_text``); a table-era one that uses a component written only
+there, or whose design brings text of its own.
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ def text_only(cfg: Config, design: Any) -> bool:
 
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text? Where they are only there
-    (``text_only``), and wherever the text covers the configuration: everything but what trace
-    validation sets (servers joining and zombies, whose steps the text of both eras has, held
-    against the explicit ones in ``tests/model/test_text_model.py``, but whose recorded runs a
-    fixed layout cannot yet be sized for: a zombie's relayed edit can be written again and
-    again; and the table era's relay clusters, which its text lacks)."""
+    (``text_only``), and wherever the text covers the configuration: every configuration but a
+    table-era recorded run's (its relay clusters are not in its text yet). A ZooKeeper-era
+    recorded run's (servers joining, zombies) runs on the plain interpreter: its layout is
+    sized from the run, and a zombie's relayed edit, written again and again, is read from the
+    state rather than listed per instance (``model/relay_steps.py``)."""
     return text_engine(cfg, design) is not None
 
 
@@ -68,7 +69,12 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
     if era not in ("zk", "table"):
         return None
     if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
-        return None  # a recorded run's (trace validation): ``PlainModel`` on request only
+        # a recorded run's (trace validation): the text on plain values, where it has the steps
+        if recorded_in_text(design) is None:
+            return None
+        from .plain import PlainModel
+
+        return PlainModel
     from replcheck.specs.flat_zk import FlatError
     from replcheck.specs.flat_zk_designs import flat_class
 
@@ -87,6 +93,26 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
     from .plain import PlainModel
 
     return PlainModel
+
+
+def recorded_in_text(design: Any) -> type | None:
+    """The text class a recorded run of ``design`` is replayed through (servers joining and
+    zombies, on plain values: ``model/plain.py``): the ZooKeeper era's, whose text has every
+    step such a run takes. None: its explicit steps, for the table era (its text lacks the relay
+    clusters yet) and for a design object of its own (what it defines is what it is)."""
+    if getattr(design, "era", "") != "zk":
+        return None
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import flat_class
+
+    from .registry import RegistryError, get_design
+
+    try:
+        if type(get_design(design.name)) is not type(design):
+            return None
+        return flat_class(design.name)
+    except (FlatError, RegistryError):
+        return None
 
 
 _NONE = object()
