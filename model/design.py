@@ -1,10 +1,13 @@
-"""A design: a named bundle of step implementations behind one interface.
+"""A design: a named bundle of action kinds, an initial state and decision rules behind one
+interface.
 
-Each action kind ``k`` of a design has two methods: ``en_k(cfg, st)`` yields the argument tuples
-for which it is enabled, and ``do_k(cfg, st, *args)`` returns the next state. Decision rules a
-design may get wrong (how it filters edits, parses queue ids, finds a WAL, names a claimed queue)
-are methods too. A *mutant* is a subclass that overrides exactly one of these named steps and says
-which bug it reproduces; a reviewer's own design or mutant is a subclass in a file of their own.
+Each action kind ``k`` is a step of the protocol text (``model/step.py``; every kind of the
+ZooKeeper era), or, for the table-era steps not moved there yet, two methods: ``en_k(cfg, st)``
+yields the argument tuples for which it is enabled, and ``do_k(cfg, st, *args)`` returns the next
+state. Decision rules a design may get wrong (how it filters edits, parses queue ids, names a
+claimed queue) are methods too. A *mutant* is a subclass that overrides exactly one named step or
+rule (a text step through its ``text``) and says which bug it reproduces; a reviewer's own design
+or mutant is a subclass in a file of their own.
 """
 
 from __future__ import annotations
@@ -72,12 +75,3 @@ class Design:
     @classmethod
     def is_mutant(cls) -> bool:
         return cls.mutant_of is not None
-
-    @classmethod
-    def step_names(cls) -> list[str]:
-        """Every named step a mutant may override: action steps and decision rules."""
-        return sorted(
-            n
-            for n in dir(cls)
-            if callable(getattr(cls, n, None)) and (n.startswith(("en_", "do_", "rule_")))
-        )

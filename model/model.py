@@ -111,8 +111,14 @@ class Model:
 
 
 class ExplicitModel(Model):
-    """A design's explicit ``en_``/``do_`` steps, whatever the text covers: what the agreement
-    tests hold the text against while both forms exist."""
+    """A table-era design's explicit ``en_``/``do_`` steps, whatever the text covers: what the
+    agreement tests hold the text against while both forms exist. A design with no explicit step
+    (the ZooKeeper era's: only in the text) is refused."""
+
+    def __init__(self, design: Design, cfg: Config) -> None:
+        if not any(hasattr(design, "en_" + k.name) for k in design.kinds):
+            raise ValueError(f"{design.name}: no explicit steps; its steps are the protocol text's")
+        super().__init__(design, cfg)
 
 
 UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)

@@ -2,19 +2,27 @@
 
 Every mutant names the design it mutates, the step it overrides, the bug it reproduces (an HBase
 issue where there is one, else the seed sentence it breaks) and the standard configurations in
-which the checkers must catch it.
+which the checkers must catch it. A mutant overrides a dual-form rule (``model/logic.py``) or,
+through its ``text``, one step or helper of the protocol text (``model/step.py``): either way
+every engine reads the one override.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import Any
 
 from . import rules
 from .config import Config
 from .logic import PY, B, I, Ops, S, after, before, dual
 from .state import ARCHIVED, DELETED, GLOBAL, Claim, Edit, Queue, Shipper, State, Wal, WalKey
+from .step import step
+from .text import Tx
+from .zk_claims import LockClaims, MultiClaims
+from .zk_cleaners import LockCleaner
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
+from .zk_source import ZkSources
+from .zk_wal import ZkWals
 
 # --- the broken rules, in dual form (``model/logic.py``) ----------------------------------------
 
@@ -81,10 +89,10 @@ class Hbase12865(ZkMulti):
         "miss a queue that moved between two servers it read, and delete a WAL still queued."
     )
 
-    def claim_bump(self, st: State) -> State:
-        """No ``cversion_`` node: the cversion of ``/rs`` still moves when a server's znode is
-        created or deleted (ZooKeeper does that), not when a queue moves between two."""
-        return st
+    class text(MultiClaims):
+        def claim_bump(self, ops: Any, tx: Any, cond: Any) -> None:
+            """No ``cversion_`` node: the cversion of ``/rs`` still moves when a server's znode
+            is created or deleted (ZooKeeper does that), not when a queue moves between two."""
 
 
 class Hbase8099(ZkMulti):
@@ -97,11 +105,12 @@ class Hbase8099(ZkMulti):
         "servers replicate the same queue."
     )
 
-    def claim_failed(self, cfg: Config, st: State, s: int, claim: Claim) -> State:
-        d, q = claim
-        return self.start_recovered(
-            cfg, st, s, q._replace(chain=self.rule_claimed_chain(q.chain, d))
-        )
+    class text(MultiClaims):
+        def claim_failed(
+            self, ops: Any, tx: Any, cond: Any, s: int, p: int, nci: int, snap: list
+        ) -> None:
+            """The failed claim starts a recovered source over the queue it read anyway."""
+            self.start_recovered(ops, tx, cond, s, p, nci, snap)
 
 
 class Hbase12241(ZkMulti):
@@ -122,17 +131,17 @@ class Hbase12241(ZkMulti):
 class Hbase26029(ZkMulti):
     name = "zk-multi/HBASE-26029"
     mutant_of = "zk-multi"
-    overrides = "en_lose_failover_event"
+    overrides = "lose_failover_event"
     configs = ("std",)
     bug = (
         "HBASE-26029: claims are driven by ZooKeeper nodeDeleted events, which can be missed, so a "
         "dead server's queues are never claimed."
     )
 
-    def en_lose_failover_event(self, cfg: Config, st: State) -> Iterator[tuple]:
-        for d in range(cfg.servers):
-            if st.failover >> d & 1:
-                yield (d,)
+    class text(MultiClaims):
+        lose_failover_event = step(
+            params=("dead",), fair=False, each=lambda text: [(d,) for d in text.S]
+        )(MultiClaims.lose_failover_event.body)
 
 
 class Hbase17077(ZkMulti):
@@ -169,15 +178,17 @@ class RecoveredRestartsAtZero(ZkMulti):
 class Hbase16144(ZkLock):
     name = "zk-lock/HBASE-16144"
     mutant_of = "zk-lock"
-    overrides = "en_lock_cleaner"
+    overrides = "lock_cleaner"
     configs = ("double-failure",)
     bug = (
         "HBASE-16144: the lock znode is persistent and nothing removes it when its holder dies "
         "mid-claim, so the dead server's queues are never recovered."
     )
 
-    def en_lock_cleaner(self, cfg: Config, st: State) -> Iterator[tuple]:
-        return iter(())
+    class text(LockClaims):
+        lock_cleaner = step(params=("dead",), fair=True, each=lambda text: [])(
+            LockClaims.lock_cleaner.body
+        )
 
 
 class Hbase8207(ZkLock):
@@ -199,7 +210,7 @@ class Hbase8207(ZkLock):
 class Hbase3515(ZkLock):
     name = "zk-lock/HBASE-3515"
     mutant_of = "zk-lock"
-    overrides = "do_roll_zk_fail"
+    overrides = "roll_fails"
     configs = ("zk-faults",)
     bug = (
         "HBASE-3515: the failure to add a new WAL to the queues in ZooKeeper is ignored; the "
@@ -207,9 +218,11 @@ class Hbase3515(ZkLock):
         "writes edits into a WAL no queue knows of."
     )
 
-    def do_roll_zk_fail(self, cfg: Config, st: State, s: int, g: int) -> State:
-        st = st._replace(budget=st.budget._replace(zk_faults=st.budget.zk_faults - 1))
-        return self.switch_wal(cfg, st, s, g, (s, g, st.servers[s].current[g] + 1))
+    class text(ZkWals):
+        def roll_fails(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
+            """The failed write is ignored: the server rolls to a WAL no queue names."""
+            tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
+            self.switch_wal(ops, tx, s, g, q)
 
 
 class DeleteCurrentWal(ZkLock):
@@ -230,50 +243,63 @@ class DeleteCurrentWal(ZkLock):
 class AppendBeforeRegister(ZkLock):
     name = "zk-lock/append-before-register"
     mutant_of = "zk-lock"
-    overrides = "do_roll"
+    overrides = "roll_wal"
     configs = ("std",)
     bug = (
         "A roll makes the new WAL available before adding it to the queues; seed 001: the new "
         "file is added to the queues 'just before it is made available'."
     )
 
-    def do_roll(self, cfg: Config, st: State, s: int, g: int) -> State:
-        key = (s, g, st.servers[s].current[g] + 1)
-        st = self.switch_wal(cfg, st, s, g, key)
-        srv = st.servers[s]
-        return self.with_server(st, s, srv._replace(unregistered=(*srv.unregistered, key)))
+    class text(ZkWals):
+        def roll_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
+            """Use the new WAL first; it is queued later (``register_wal``)."""
+            self.switch_wal(ops, tx, s, g, q)
+            tx[("unreg", s, self.cfg.slot((s, g, q + 1)))] = True
 
 
 class CleanerSkipsLookup(ZkLock):
     name = "zk-lock/cleaner-skips-lookup"
     mutant_of = "zk-lock"
-    overrides = "do_clean"
+    overrides = "clean_wal"
     configs = ("std",)
     bug = (
         "The log cleaner deletes by TTL alone; seed 003: 'archived logs passed their TTL may "
         "still be in a queue'."
     )
 
-    def do_clean(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
-        wal = st.wals[cfg.slot((s, g, seq))]
-        return self.with_wal(cfg, st, wal._replace(place=DELETED))
+    class text(LockCleaner):
+        def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
+            """Delete, with no lookup."""
+            tx[("wplace", w)] = DELETED
 
 
 class CleanerStaleCache(ZkLock):
     name = "zk-lock/cleaner-stale-cache"
     mutant_of = "zk-lock"
-    overrides = "do_clean"
+    overrides = "clean_wal"
     configs = ("std",)
     bug = (
         "The log cleaner trusts its cache as the whole truth: a WAL not in the cache is deleted "
         "without looking the queues up again (seed 003 uses the cache only to find logs faster)."
     )
 
-    def do_clean(self, cfg: Config, st: State, s: int, g: int, seq: int) -> State:
-        if not st.cleaner.cache:
-            return super().do_clean(cfg, st, s, g, seq)
-        wal = st.wals[cfg.slot((s, g, seq))]
-        return self.with_wal(cfg, st, wal._replace(place=DELETED))
+    class text(LockCleaner):
+        def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
+            """With a cache from an earlier lookup, delete with no lookup; else look up."""
+            cached = ops.or_(*(tx[("cache", x)] for x in self.W))
+            if cached is True:
+                tx[("wplace", w)] = DELETED
+                return
+            if cached is False:
+                super().clean_wal(ops, tx, w)
+                return
+            normal = Tx(ops, tx.base)
+            normal.new = dict(tx.new)
+            super().clean_wal(ops, normal, w)
+            for k, v in normal.new.items():
+                if tx.new.get(k) is not v:
+                    tx[k] = ops.ite(cached, tx[k], v)
+            tx.when(cached, ("wplace", w), DELETED)
 
 
 class ClaimWithoutChain(ZkLock):
@@ -295,7 +321,7 @@ class ClaimWithoutChain(ZkLock):
 class ReaderIgnoresArchive(ZkLock):
     name = "zk-lock/reader-ignores-archive"
     mutant_of = "zk-lock"
-    overrides = "rule_locate"
+    overrides = "locate"
     configs = ("std",)
     bug = (
         "The reader is not told that a WAL moved to oldWALs, cannot open it and skips it; seed "
@@ -303,11 +329,10 @@ class ReaderIgnoresArchive(ZkLock):
         "changed'."
     )
 
-    def rule_locate(self, cfg: Config, st: State, s: int, sh: Shipper, key: WalKey) -> bool:
-        wal = st.wals[cfg.slot(key)]
-        if wal.place == ARCHIVED:
-            return False
-        return super().rule_locate(cfg, st, s, sh, key)
+    class text(ZkSources):
+        def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
+            """Never in oldWALs."""
+            return ops.and_(get(("wplace", w)) != ARCHIVED, super().locate(ops, get, s, p, ci, w))
 
 
 class NoLoopPrevention(ZkLock):

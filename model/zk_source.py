@@ -16,14 +16,14 @@ position, ships, writes the position to the WAL's znode, and drops the head when
 
 A shipper is the layout's slot ``(server, peer, queue, group, copy)``, its WAL list ``shn``
 entries of WAL slots ``shw``, its head the first (``head_guard``); the layout provides
-``deliver``, ``replicable``, ``locate`` and ``drop_head``.
+``deliver``, ``replicable`` and ``drop_head``; a mutant overrides ``locate``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .state import ENABLED, REMOVED, Shipper
+from .state import ARCHIVED, DELETED, ENABLED, REMOVED, Shipper
 from .step import Ctx, step
 
 
@@ -87,7 +87,6 @@ class ZkSources:
     rule: dict[str, Any]
     deliver: Any
     replicable: Any
-    locate: Any
     drop_head: Any
     head_guard: Any
 
@@ -181,3 +180,10 @@ class ZkSources:
             ops.not_(self.locate(ops, t.get, s, p, ci, hw)),
         )
         self.drop_head(ops, t, sk, hw)
+
+    def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
+        """Where the reader looks for a WAL (a mutant overrides it): it opens one that exists and
+        is not deleted, from oldWALs or from the directory of the server its queue id names."""
+        place = get(("wplace", w))
+        in_dir = self.owner[(s, p, ci)] == self.key[w][0]
+        return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))

@@ -9,8 +9,7 @@ seed 001's "a new log is created and registered in the queue of every peer" on a
   WAL before queueing it has one to queue);
 * ``archive``: a closed WAL moves to ``oldWALs``.
 
-A design or a mutant changes what a roll does by overriding ``roll_wal`` or ``roll_fails``, the
-layout's helpers (``specs/flat_zk_steps.py``).
+A design or a mutant changes what a roll does by overriding ``roll_wal`` or ``roll_fails``.
 """
 
 from __future__ import annotations
@@ -32,8 +31,7 @@ def _own_wals(text: Any) -> list[tuple[int, int]]:
 
 
 class ZkWals:
-    """The WAL steps (the layout provides ``append``, ``roll_wal``, ``roll_fails`` and
-    ``enqueue_wal``)."""
+    """The WAL steps (the layout provides ``append`` and ``enqueue_wal``)."""
 
     cfg: Any
     S: range
@@ -44,9 +42,8 @@ class ZkWals:
     uid_index: dict[tuple, int]
     ids_index: dict[tuple, int]
     append: Any
-    roll_wal: Any
-    roll_fails: Any
     enqueue_wal: Any
+    kill: Any
 
     @step(
         params=("server", "group", "kind"),
@@ -101,3 +98,25 @@ class ZkWals:
         """a closed WAL is moved to oldWALs"""
         t.require(WalFile(t, w).exists, WalFile(t, w).closed, WalFile(t, w).place == LIVE_DIR)
         WalFile(t, w).place = ARCHIVED
+
+    # --- what a roll does (a mutant overrides one) ----------------------------------------
+
+    def switch_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
+        """Close WAL ``q`` of server ``s``'s group ``g`` and write to the next, a new file."""
+        old, new = self.cfg.slot((s, g, q)), self.cfg.slot((s, g, q + 1))
+        tx[("wclosed", old)] = True
+        tx[("wex", new)] = True
+        tx[("wn", new)] = 0
+        tx[("wclosed", new)] = False
+        tx[("wplace", new)] = LIVE_DIR
+        tx[("cur", s, g)] = q + 1
+
+    def roll_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
+        """Queue the new WAL for every peer, then use it."""
+        self.enqueue_wal(ops, tx, s, self.cfg.slot((s, g, q + 1)))
+        self.switch_wal(ops, tx, s, g, q)
+
+    def roll_fails(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
+        """The ZooKeeper write failed: the server aborts."""
+        tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
+        self.kill(ops, tx, s)

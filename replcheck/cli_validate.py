@@ -2,7 +2,7 @@
 
     replcheck validate PATH... [--design NAME] [--design-file PATH] [--hidden-depth N]
                        [--slack S] [--reorder N] [--lookahead N] [--max-nodes N]
-                       [--engine default|plain|explicit] [--json] [--junit FILE] [--full]
+                       [--engine default|plain] [--json] [--junit FILE] [--full]
     replcheck validate --zk-logs DIR... [--design NAME] ...
 
 Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
@@ -123,12 +123,11 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--engine",
-        choices=("default", "plain", "explicit"),
+        choices=("default", "plain"),
         default="default",
         help="the model's steps: the design's default (the protocol text on plain values for "
         "the ZooKeeper era, model/plain.py; the explicit steps for the table era, whose relay "
-        "clusters the text lacks yet), the text on plain values, or the explicit steps "
-        "(model/zk_*.py's do_ methods, while they last: docs/text.md)",
+        "clusters its text lacks yet), or the text on plain values (docs/text.md)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")
@@ -160,10 +159,6 @@ def _run(args: argparse.Namespace) -> int:
         from replcheck.model.plain import PlainModel
 
         engine = PlainModel
-    elif args.engine == "explicit":
-        from replcheck.model.model import ExplicitModel
-
-        engine = ExplicitModel
     for text in args.paths:
         if args.zk_logs:
             v = validate_log(Path(text), args.design or "zk-multi", bounds=bounds, engine=engine)

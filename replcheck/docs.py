@@ -223,8 +223,12 @@ def bmc_page() -> str:
             why = str(exc).split(": ", 1)[-1]
             lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
             continue
+        design_cls = type(get_design(name))
         if own_classes.get(name) is cls or "+" in cls.__name__:
             own = f"`{cls.__name__}`"
+        elif design_cls.text is not None and design_cls.era == "zk":
+            base = own_classes[design_cls.mutant_of or ""].__name__
+            own = f"`{base}` with the mutant's text (`{design_cls.overrides}`)"
         else:
             own = f"`{cls.__name__}` with the mutant's dual-form rule"
         lines.append(f"| `{name}` | {own} | `{cfg.name}` |")

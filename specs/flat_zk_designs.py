@@ -1,5 +1,6 @@
-"""Failover and log cleaning of ``zk-multi`` and ``zk-lock`` as flat steps, and the flat form of
-each ZooKeeper-era mutant that overrides a step outside a dual-form rule.
+"""The protocol text of ``zk-multi`` and ``zk-lock`` (their failover and log cleaning over the
+shared layout and steps), and of each ZooKeeper-era mutant: its base's, with the mutant's one
+override (its ``text``) placed first, or with a dual-form rule it overrides read from the design.
 
 ``flat_model(design, cfg)`` is the entry point for every checker: the flat model of any design or
 mutant (table-era ones from ``specs/flat_table.py``), or ``FlatError`` when a mutant overrides a
@@ -13,9 +14,7 @@ from typing import Any
 from replcheck.model import get_design
 from replcheck.model.config import Config
 from replcheck.model.logic import generic_of
-from replcheck.model.state import ARCHIVED, DELETED
-from replcheck.model.step import step
-from replcheck.model.text import FlatModel, Tx
+from replcheck.model.text import FlatModel
 from replcheck.model.zk_claims import LockClaims, MultiClaims
 from replcheck.model.zk_cleaners import LockCleaner, MultiCleaner
 from replcheck.model.zk_lock import ZkLock
@@ -35,87 +34,18 @@ class ZkLockFlat(LockClaims, LockCleaner, ZkFlat):
     looks every queue up, with a cache (``model/zk_claims.py``, ``model/zk_cleaners.py``)."""
 
 
-# --- mutants overriding a step outside a dual-form rule ------------------------------------
+FLAT_CLASSES: dict[str, type[ZkFlat]] = {"zk-multi": ZkMultiFlat, "zk-lock": ZkLockFlat}
+"""The text of each ZooKeeper-era design; a mutant's is its base's, with its own override."""
+
+_MUTANT_TEXTS: dict[type, type] = {}
 
 
-class FlatHbase12865(ZkMultiFlat):
-    def claim_bump(self, ops: Any, tx: Tx, cond: Any) -> None:
-        return None
-
-
-class FlatHbase8099(ZkMultiFlat):
-    def claim_failed(
-        self, ops: Any, tx: Tx, cond: Any, s: int, p: int, nci: int, snap: list
-    ) -> None:
-        self.start_recovered(ops, tx, cond, s, p, nci, snap)
-
-
-class FlatHbase26029(ZkMultiFlat):
-    lose_failover_event = step(
-        params=("dead",), fair=False, each=lambda text: [(d,) for d in text.S]
-    )(MultiClaims.lose_failover_event.body)
-
-
-class FlatHbase16144(ZkLockFlat):
-    lock_cleaner = step(params=("dead",), fair=True, each=lambda text: [])(
-        LockClaims.lock_cleaner.body
-    )
-
-
-class FlatHbase3515(ZkLockFlat):
-    def roll_fails(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
-        tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
-        self.switch_wal(ops, tx, s, g, q)
-
-
-class FlatAppendBeforeRegister(ZkLockFlat):
-    def roll_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
-        self.switch_wal(ops, tx, s, g, q)
-        tx[("unreg", s, self.cfg.slot((s, g, q + 1)))] = True
-
-
-class FlatCleanerSkipsLookup(ZkLockFlat):
-    def clean_wal(self, ops: Any, tx: Tx, w: int) -> None:
-        tx[("wplace", w)] = DELETED
-
-
-class FlatCleanerStaleCache(ZkLockFlat):
-    def clean_wal(self, ops: Any, tx: Tx, w: int) -> None:
-        cached = ops.or_(*(tx[("cache", x)] for x in self.W))
-        if cached is True:
-            tx[("wplace", w)] = DELETED
-            return
-        if cached is False:
-            super().clean_wal(ops, tx, w)
-            return
-        normal = Tx(ops, tx.base)
-        normal.new = dict(tx.new)
-        super().clean_wal(ops, normal, w)
-        for k, v in normal.new.items():
-            if tx.new.get(k) is not v:
-                tx[k] = ops.ite(cached, tx[k], v)
-        tx.when(cached, ("wplace", w), DELETED)
-
-
-class FlatReaderIgnoresArchive(ZkLockFlat):
-    def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
-        return ops.and_(get(("wplace", w)) != ARCHIVED, super().locate(ops, get, s, p, ci, w))
-
-
-FLAT_CLASSES: dict[str, type[ZkFlat]] = {
-    "zk-multi": ZkMultiFlat,
-    "zk-lock": ZkLockFlat,
-    "zk-multi/HBASE-12865": FlatHbase12865,
-    "zk-multi/HBASE-8099": FlatHbase8099,
-    "zk-multi/HBASE-26029": FlatHbase26029,
-    "zk-lock/HBASE-16144": FlatHbase16144,
-    "zk-lock/HBASE-3515": FlatHbase3515,
-    "zk-lock/append-before-register": FlatAppendBeforeRegister,
-    "zk-lock/cleaner-skips-lookup": FlatCleanerSkipsLookup,
-    "zk-lock/cleaner-stale-cache": FlatCleanerStaleCache,
-    "zk-lock/reader-ignores-archive": FlatReaderIgnoresArchive,
-}
-"""The flat form of each design, and of each mutant whose override is not a dual-form rule."""
+def _with_override(cls: type, base: type) -> type:
+    """The text of mutant ``cls``: its ``text`` (one override) placed before its base's."""
+    got = _MUTANT_TEXTS.get(cls)
+    if got is None:
+        got = _MUTANT_TEXTS[cls] = type(f"Text{cls.__name__}", (cls.text, base), {})
+    return got
 
 
 def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
@@ -132,11 +62,14 @@ def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
         raise FlatError(f"{name}: no flat form for this design")
     if name in FLAT_CLASSES:
         return FLAT_CLASSES[name]
-    if cls.mutant_of in FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
-        return FLAT_CLASSES[cls.mutant_of]
+    base = FLAT_CLASSES.get(cls.mutant_of or "")
+    if base is not None and cls.text is not None:
+        return _with_override(cls, base)
+    if base is not None and generic_of(cls, cls.overrides or "") is not None:
+        return base
     raise FlatError(
-        f"{name}: overrides {cls.overrides}, which has no flat form (add one to "
-        "specs/flat_zk_designs.py)"
+        f"{name}: overrides {cls.overrides}, which is neither a rule in dual form nor a step "
+        "of the protocol text (a mutant's text overrides one: model/mutants_zk.py shows how)"
     )
 
 

@@ -15,9 +15,6 @@ from replcheck.model.relay_steps import RelaySteps
 from replcheck.model.sink_choice import SinkChoice
 from replcheck.model.sinks import SinkServers
 from replcheck.model.state import (
-    ARCHIVED,
-    DELETED,
-    LIVE_DIR,
     READING,
     REMOVED,
     wal_order,
@@ -58,13 +55,6 @@ class ZkFlat(
 
     def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:
         return case(ops, uid, len(self.uids), lambda u: get(("app", cl, u)))
-
-    def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
-        """``rule_locate``: the reader opens a WAL that exists and is not deleted, from oldWALs or
-        from the directory of the server its queue id names."""
-        place = get(("wplace", w))
-        in_dir = self.owner[(s, p, ci)] == self.key[w][0]
-        return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))
 
     def append(
         self,
@@ -273,25 +263,6 @@ class ZkFlat(
                 tx.when(ops.and_(on, n >= self.LW), ("overflow",), True)
                 tx.when(on, ("shn", *sk), n + 1)
         tx[("unreg", s, w)] = False
-
-    def switch_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
-        old, new = self.cfg.slot((s, g, q)), self.cfg.slot((s, g, q + 1))
-        tx[("wclosed", old)] = True
-        tx[("wex", new)] = True
-        tx[("wn", new)] = 0
-        tx[("wclosed", new)] = False
-        tx[("wplace", new)] = LIVE_DIR
-        tx[("cur", s, g)] = q + 1
-
-    def roll_wal(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
-        """``do_roll``: queue the new WAL, then use it."""
-        self.enqueue_wal(ops, tx, s, self.cfg.slot((s, g, q + 1)))
-        self.switch_wal(ops, tx, s, g, q)
-
-    def roll_fails(self, ops: Any, tx: Tx, s: int, g: int, q: int) -> None:
-        """``do_roll_zk_fail``: the server aborts."""
-        tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
-        self.kill(ops, tx, s)
 
     def drop_head(self, ops: Any, tx: Tx, sk: tuple, hw: int) -> None:
         """``drop_head``: the head WAL leaves its queue znode and the shipper; a recovered

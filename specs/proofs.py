@@ -1048,7 +1048,6 @@ _REASONS = {
     "in interleavings with a cleaner run: a property of the transitions",
     "rule_removal_pending": "reads which claim procedures are still running from the state",
     "rule_recovered_done": "reads the other shippers registered in the server's state",
-    "rule_locate": "reads where the WAL file is (the state's WAL directories)",
     "rule_recovered_wals": "lists WAL files from the state (which files exist where)",
     "rule_syncup_wals": "lists WAL files from the state (which files exist where)",
     "rule_syncup_add_missing": "scans the queue rows and WAL directories in the state",

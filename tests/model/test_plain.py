@@ -1,13 +1,12 @@
 """``PlainModel`` (``model/plain.py``), the text on plain values, against the generated program
-(``TextModel``) on whole state spaces, and against the explicit steps where no program is
-generated: from every reachable state, the same actions leading to the same states."""
+(``TextModel``) on whole state spaces: from every reachable state, the same actions leading to
+the same states."""
 
 from __future__ import annotations
 
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 from replcheck.model.plain_index import Index, probe
 from replcheck.model.step import steps_of
@@ -21,6 +20,9 @@ def _agree(name: str, cfg: Config, other: type, depth: int | None = None) -> int
     successors (within ``depth`` steps, breadth first, if given)."""
     return agree(name, cfg, depth, ref=other, other=PlainModel)
 
+
+BIG_STATES = 25203
+"""States of ``std:servers=8`` within four steps (``zk-multi``)."""
 
 FAST = [
     ("zk-multi", "race", 1246),
@@ -55,13 +57,18 @@ def test_the_plain_interpreter_agrees_on_more_configurations(
 
 
 def test_a_layout_too_large_to_generate_runs_on_the_plain_interpreter() -> None:
-    """Past ``TEXT_SLOTS`` no program is generated: the text runs on plain values, and agrees
-    with the explicit steps on every state within four steps."""
+    """Past ``TEXT_SLOTS`` no program is generated: the text runs on plain values. Eight
+    servers reach the pinned number of states within four steps (the same text, generated,
+    reaches as many: a minute's generation, measured once, too long for the suite)."""
     big = resolve_config("std:servers=8")
     model = Model(get_design("zk-multi"), big)
     assert type(model) is PlainModel
     assert len(model.text.sorts()) > TEXT_SLOTS
-    assert _agree("zk-multi", big, ExplicitModel, depth=4) > 1000
+    seen = frontier = {model.init()}
+    for _ in range(4):
+        frontier = {nxt for st in frontier for _a, nxt in model.successors(st)} - seen
+        seen = seen | frontier
+    assert len(seen) == BIG_STATES
 
 
 def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
@@ -98,15 +105,18 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
         assert [(k, set(v)) for k, v in levels] == [(("cur", s, g), {q}), (("wn", w), {j})]
 
 
+MASTER_RESTART_STATES = {"zk-multi": 795, "zk-lock": 737}
+
+
 @pytest.mark.parametrize("name", ["zk-multi", "zk-lock"])
-def test_a_zookeeper_era_master_restart_is_the_explicit_one(name: str) -> None:
+def test_a_zookeeper_era_master_restart_agrees(name: str) -> None:
     """A recorded run's master restarts (the ZooKeeper era's cleaner loses its snapshot or its
-    cache): the text's step agrees with the explicit one on every state within five steps of a
-    configuration where a cleaner run is under way."""
+    cache): on plain values as generated, on every state within five steps of a configuration
+    where a cleaner run is under way."""
     import dataclasses
 
     cfg = dataclasses.replace(STANDARD["std"], name="std+master-restarts", master_restarts=1)
-    assert _agree(name, cfg, ExplicitModel, depth=5) > 100
+    assert _agree(name, cfg, TextModel, depth=5) == MASTER_RESTART_STATES[name]
 
 
 def test_one_kinds_actions_are_those_of_every_kind() -> None:

@@ -1,5 +1,7 @@
-"""``TextModel`` (``model/text_model.py``) against the explicit steps on whole state spaces:
-from every reachable state, the same actions, by the same names, leading to the same states."""
+"""``TextModel`` (``model/text_model.py``) against the table era's explicit steps, and against
+the plain interpreter (``model/plain.py``) for the ZooKeeper era, whose steps are only in the
+text, on whole state spaces: from every reachable state, the same actions, by the same names,
+leading to the same states."""
 
 from __future__ import annotations
 
@@ -12,7 +14,13 @@ from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.plain import PlainModel
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
 
-_agree = agree
+
+def _agree(name: str, config: str | Config, **kw: object) -> int:
+    """``agree``: the ZooKeeper era's generated program against the plain interpreter, the table
+    era's against its explicit steps."""
+    if get_design(name).era == "zk":
+        return agree(name, config, ref=TextModel, other=PlainModel, **kw)  # type: ignore[arg-type]
+    return agree(name, config, **kw)  # type: ignore[arg-type]
 
 
 def test_every_step_agrees_on_a_race() -> None:
@@ -104,7 +112,7 @@ def test_the_zookeeper_eras_recorded_run_steps_agree(
     name: str, cfg: Config, depth: int, states: int, steps: tuple[str, ...]
 ) -> None:
     """The steps only a recorded run's configuration has (``model/zk_joins.py``,
-    ``model/zk_zombies.py``, ``relay_apply``) against their explicit copies, every state within
+    ``model/zk_zombies.py``, ``relay_apply``), generated and on plain values, every state within
     ``depth`` steps (a zombie's relayed edit can be applied again and again, for ever; the
     layout holds a few)."""
     taken: Counter = Counter()
@@ -125,7 +133,7 @@ def test_zk_multis_zombies_agree() -> None:
     FAST_ZK + [pytest.param(*p, marks=pytest.mark.slow) for p in SLOW_ZK],
 )
 def test_every_zookeeper_step_agrees(name: str, config: str, states: int) -> None:
-    """Every ZooKeeper-era step of the text against its explicit copy, by action name and
+    """Every ZooKeeper-era step of the text, generated and on plain values, by action name and
     arguments (the shipper's index on its server, the queue's among the dead server's)."""
     assert _agree(name, config) == states
 

@@ -1,7 +1,8 @@
-"""The flat models (``specs/flat_zk.py``, ``flat_zk_designs.py``, ``flat_zk_props.py``) against
-the explicit model, on plain values: on every state of a breadth-first prefix of the state space,
-the flat form round-trips, the flat steps lead to exactly the explicit successors, and every flat
-invariant gives the explicit verdict."""
+"""The flat models (``specs/flat_zk.py``, ``flat_zk_designs.py``, ``flat_zk_props.py``) on plain
+values against the design's ``Model`` (the text's generated program) and its readable
+properties: on every state of a breadth-first prefix of the state space, the flat form
+round-trips, the flat steps lead to exactly the program's successors, and every flat invariant
+gives the readable property's verdict."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ ZK_MUTANTS = [m for m in mutants() if type(get_design(m)).era == "zk"]
 @pytest.mark.parametrize(
     ("name", "config"), [("zk-multi", "std"), ("zk-lock", "master-master"), ("zk-multi", "race")]
 )
-def test_flat_steps_and_verdicts_match_the_explicit_model(name: str, config: str) -> None:
+def test_flat_steps_and_verdicts_match_the_model(name: str, config: str) -> None:
     assert agree(name, config, 150) > 0
 
 
