@@ -68,50 +68,61 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
     era = getattr(design, "era", "")
     if era not in ("zk", "table"):
         return None
-    if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
-        # a recorded run's (trace validation): the text on plain values, where it has the steps
-        if recorded_in_text(design) is None:
-            return None
-        from .plain import PlainModel
+    from .plain import PlainModel
 
+    if era == "zk":
+        # every step is the text's: a recorded run's (trace validation) on plain values, sized
+        # from the run; a design the text cannot read gets ``TextModel``, which says why
+        if cfg.joins or cfg.zombies:
+            return PlainModel
+        layout = _layout(design, cfg)
+        if layout is None or len(layout.sorts()) <= TEXT_SLOTS:
+            return TextModel
         return PlainModel
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import flat_class
-
+    if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
+        return None  # a recorded run's: the table era's text has no relay clusters yet
     from .registry import RegistryError, get_design
 
     try:
         if not text_only(cfg, design) and type(get_design(design.name)) is not type(design):
             return None  # a design object of its own: its explicit steps are what it is
-        layout = flat_class(design.name, cfg)(design, cfg)
-    except (FlatError, RegistryError):
+    except RegistryError:
+        return None
+    layout = _layout(design, cfg)
+    if layout is None:
         if text_only(cfg, design):
             return TextModel  # which says, in one line, what the text does not cover
         return None
     if len(layout.sorts()) <= TEXT_SLOTS:
         return TextModel
-    from .plain import PlainModel
-
     return PlainModel
+
+
+def _layout(design: Any, cfg: Config) -> Any:
+    """The text's layout of ``design`` under ``cfg``, or None where the text has no form of it."""
+    from replcheck.specs.flat_zk import FlatError
+    from replcheck.specs.flat_zk_designs import text_class
+
+    from .registry import RegistryError
+
+    try:
+        return text_class(design, cfg)(design, cfg)
+    except (FlatError, RegistryError):
+        return None
 
 
 def recorded_in_text(design: Any) -> type | None:
     """The text class a recorded run of ``design`` is replayed through (servers joining and
-    zombies, on plain values: ``model/plain.py``): the ZooKeeper era's, whose text has every
-    step such a run takes. None: its explicit steps, for the table era (its text lacks the relay
-    clusters yet) and for a design object of its own (what it defines is what it is)."""
+    zombies, on plain values: ``model/plain.py``): the ZooKeeper era's, whose steps are only
+    there. None for the table era: its explicit steps (its text lacks the relay clusters yet)."""
     if getattr(design, "era", "") != "zk":
         return None
     from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import flat_class
-
-    from .registry import RegistryError, get_design
+    from replcheck.specs.flat_zk_designs import text_class
 
     try:
-        if type(get_design(design.name)) is not type(design):
-            return None
-        return flat_class(design.name)
-    except (FlatError, RegistryError):
+        return text_class(design)
+    except FlatError:
         return None
 
 
@@ -151,12 +162,15 @@ class TextModel(Model):
     def __init__(self, design: Design, cfg: Config) -> None:
         super().__init__(design, cfg)
         from replcheck.specs.flat_zk import FlatError
-        from replcheck.specs.flat_zk_designs import flat_class
+        from replcheck.specs.flat_zk_designs import text_class
+
+        from .registry import RegistryError
 
         try:
-            cls = flat_class(design.name, cfg)
-        except FlatError as e:
-            raise NotCovered(f"{design.name} under {cfg.name}: {e}") from None
+            cls = text_class(design, cfg)
+        except (FlatError, RegistryError) as e:
+            why = str(e).removeprefix(f"{design.name}: ")
+            raise NotCovered(f"{design.name} under {cfg.name}: {why}") from None
         self.text = cls(design, cfg)
         self._key = (type(design), cfg)
         self.labels: dict[str, Label] = {**getattr(self.text, "labels", {}), **labels_of(cls)}

@@ -37,40 +37,62 @@ class ZkLockFlat(LockClaims, LockCleaner, ZkFlat):
 FLAT_CLASSES: dict[str, type[ZkFlat]] = {"zk-multi": ZkMultiFlat, "zk-lock": ZkLockFlat}
 """The text of each ZooKeeper-era design; a mutant's is its base's, with its own override."""
 
-_MUTANT_TEXTS: dict[type, type] = {}
+RULES = ("rule_ships", "rule_wal_done", "rule_drop_claimed_queue", "rule_start_position")
+"""The dual-form rules the ZooKeeper era's steps read (``zk-multi`` reads ``claim_applies`` too)."""
+
+_TEXTS: dict[type, type] = {}
 
 
-def _with_override(cls: type, base: type) -> type:
-    """The text of mutant ``cls``: its ``text`` (one override) placed before its base's."""
-    got = _MUTANT_TEXTS.get(cls)
-    if got is None:
-        got = _MUTANT_TEXTS[cls] = type(f"Text{cls.__name__}", (cls.text, base), {})
+def zk_text_class(cls: type) -> type:
+    """The text of ZooKeeper-era design class ``cls`` (registered or not): its base design's,
+    with every ``text`` override of its class hierarchy placed first, most derived first. Its
+    rules are read from the design (``generic_of``): a rule overridden by a plain method, or a
+    step overridden as an explicit ``do_``/``en_`` method, has no meaning on the text and is
+    refused (``FlatError``), in one line."""
+    got = _TEXTS.get(cls)
+    if got is not None:
+        return got
+    if issubclass(cls, ZkMulti):
+        base: type = ZkMultiFlat
+        rules = (*RULES, "claim_applies")
+    elif issubclass(cls, ZkLock):
+        base, rules = ZkLockFlat, RULES
+    else:
+        raise FlatError(f"{cls.name}: no protocol text for this design")
+    for name in rules:
+        if generic_of(cls, name) is None:
+            raise FlatError(
+                f"{cls.name}: {name} is overridden by a plain method; the ZooKeeper era's steps "
+                "are the protocol text's, which reads a rule only in dual form "
+                "(model.logic.dual; docs/examples/my_mutant.py)"
+            )
+    steps = sorted(n for n in dir(cls) if n.startswith(("do_", "en_")))
+    if steps:
+        raise FlatError(
+            f"{cls.name}: defines {steps[0]}, an explicit step; the ZooKeeper era's steps are "
+            "the protocol text's: override one in the design's text (model/mutants_zk.py shows "
+            "how)"
+        )
+    texts = [vars(c)["text"] for c in cls.__mro__ if vars(c).get("text") is not None]
+    got = type(f"Text{cls.__name__}", (*texts, base), {}) if texts else base
+    _TEXTS[cls] = got
     return got
 
 
 def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
-    """The flat class of any design or mutant (under ``cfg``, by default the design's first
-    configuration): this module's for the ZooKeeper era, ``specs/flat_table.py``'s for the table
-    era; ``FlatError`` when there is none."""
-    design = get_design(name)
-    cls = type(design)
-    if cls.era == "table":
+    """The flat class of any registered design or mutant (under ``cfg``, by default the
+    design's first configuration): ``zk_text_class`` for the ZooKeeper era,
+    ``specs/flat_table.py``'s for the table era; ``FlatError`` when there is none."""
+    return text_class(get_design(name), cfg)
+
+
+def text_class(design: Any, cfg: Config | None = None) -> type[Any]:
+    """``flat_class`` of a design object, registered or not (the table era's: registered)."""
+    if type(design).era == "table":
         from .flat_table import table_flat_class
 
-        return table_flat_class(name, cfg)
-    if not isinstance(design, (ZkLock, ZkMulti)):
-        raise FlatError(f"{name}: no flat form for this design")
-    if name in FLAT_CLASSES:
-        return FLAT_CLASSES[name]
-    base = FLAT_CLASSES.get(cls.mutant_of or "")
-    if base is not None and cls.text is not None:
-        return _with_override(cls, base)
-    if base is not None and generic_of(cls, cls.overrides or "") is not None:
-        return base
-    raise FlatError(
-        f"{name}: overrides {cls.overrides}, which is neither a rule in dual form nor a step "
-        "of the protocol text (a mutant's text overrides one: model/mutants_zk.py shows how)"
-    )
+        return table_flat_class(design.name, cfg)
+    return zk_text_class(type(design))
 
 
 def flat_layout(name: str, cfg: Config) -> Any:

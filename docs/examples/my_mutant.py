@@ -10,8 +10,8 @@ reproduces and in which standard configurations it must be caught.
 
 The overridden rule is written in dual form (``model.logic``): once, over ``ops``, so that the
 model runs it on plain values and Z3 reads the same text. ``prove`` then refutes it with a
-counterexample. A rule overridden by a plain Python method still runs in exploration and fuzzing,
-but the proofs about it report that they cannot judge it (undecided, never a pass).
+counterexample. The ZooKeeper era's steps are the protocol text's, which reads a rule only in
+dual form: a rule overridden by a plain Python method is refused there, in one line.
 """
 
 from replcheck.model.logic import PY, Ops, dual

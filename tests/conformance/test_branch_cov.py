@@ -110,19 +110,18 @@ def test_a_replayed_run_counts_every_claim_check_once() -> None:
     assert commits == sum(_claim_checks(hits).values()) == 2
 
 
-def test_the_table_era_counts_its_explicit_steps_ifs() -> None:
-    design = "table"
-    model = ExplicitModel(get_design(design), STANDARD["t-std"])
-    st = model.init()
-    first = next(iter(model.enabled(st)))
-    hits = branch_cov.exercised(design, model, [first])
-    assert hits and {n.split("[", 1)[0] for n in hits} == {first.name}
-    assert set(hits) <= set(branch_cov.names(design))
-
-
-@pytest.mark.parametrize("design", ["zk-multi", "zk-lock"])
-def test_a_branch_is_counted_for_the_action_whose_step_took_it(design: str) -> None:
-    model = PlainModel(get_design(design), STANDARD["std"])
+@pytest.mark.parametrize(
+    ("design", "engine", "config"),
+    [
+        ("zk-multi", PlainModel, "std"),
+        ("zk-lock", PlainModel, "std"),
+        ("table", ExplicitModel, "t-std"),  # the table era's recorded runs: its explicit steps
+    ],
+)
+def test_a_branch_is_counted_for_the_action_whose_step_took_it(
+    design: str, engine: type, config: str
+) -> None:
+    model = engine(get_design(design), STANDARD[config])
     st = model.init()
     first = next(iter(model.enabled(st)))
     hits = branch_cov.exercised(design, model, [first])

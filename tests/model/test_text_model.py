@@ -30,8 +30,8 @@ def test_every_step_agrees_on_a_race() -> None:
 def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() -> None:
     """Every ZooKeeper-era design and mutant with a flat form runs on the text; a recorded
     run's configuration (servers joining, zombies) and a layout past ``TEXT_SLOTS`` run on the
-    plain interpreter; a design object of its own that the registry does not know runs its
-    explicit steps."""
+    plain interpreter; so does a design object of its own that the registry does not know (its
+    steps are the text's too)."""
     from replcheck.matrix import resolve_config
 
     for name in ("zk-multi", "zk-lock", "zk-lock/HBASE-3515", "zk-multi/HBASE-12241"):
@@ -43,8 +43,8 @@ def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() 
     class Own(ZkMulti):
         """Not the registry's zk-multi, though it bears its name."""
 
-    assert type(Model(Own(), traced)) is Model
-    assert type(Model(Own(), STANDARD["std"])) is Model
+    assert type(Model(Own(), traced)) is PlainModel
+    assert type(Model(Own(), STANDARD["std"])) is TextModel
     big = resolve_config("std:servers=8")
     assert type(Model(get_design("zk-multi"), big)) is PlainModel
     from replcheck.specs.flat_zk_designs import flat_class

@@ -168,6 +168,30 @@ def test_check_show_counterexamples(capsys) -> None:
 def test_design_file(capsys, tmp_path) -> None:
     path = tmp_path / "my_mutant.py"
     path.write_text(
+        "from replcheck.model.logic import PY, dual\n"
+        "from replcheck.model.zk_lock import ZkLock\n\n"
+        "def ships_all(ops, kind, cluster_ids, target):\n"
+        "    return True\n\n"
+        "class Mine(ZkLock):\n"
+        "    name = 'review/ships-everything'\n"
+        "    mutant_of = 'zk-lock'\n"
+        "    overrides = 'rule_ships'\n"
+        "    configs = ('filtering',)\n"
+        "    bug = 'ships LOCAL edits'\n\n"
+        "    @dual(ships_all)\n"
+        "    def rule_ships(self, edit, target):\n"
+        "        return ships_all(PY, edit.kind, edit.cluster_ids, target)\n"
+    )
+    code, out, _err = run(capsys, "explore", "--design-file", str(path))
+    assert code == 1
+    assert "explore review/ships-everything@filtering" in out
+
+
+def test_a_rule_the_text_cannot_read_is_refused(capsys, tmp_path) -> None:
+    """The ZooKeeper era's steps are the protocol text's: a rule it reads, overridden by a
+    plain method, would be silently ignored; it is refused in one line instead."""
+    path = tmp_path / "my_mutant.py"
+    path.write_text(
         "from replcheck.model.zk_lock import ZkLock\n\n"
         "class Mine(ZkLock):\n"
         "    name = 'review/ships-everything'\n"
@@ -178,9 +202,10 @@ def test_design_file(capsys, tmp_path) -> None:
         "    def rule_ships(self, edit, target):\n"
         "        return True\n"
     )
-    code, out, _err = run(capsys, "explore", "--design-file", str(path))
-    assert code == 1
-    assert "explore review/ships-everything@filtering" in out
+    code, out, err = run(capsys, "explore", "--design-file", str(path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "rule_ships is overridden by a plain method" in err and "dual form" in err
 
 
 def test_list(capsys) -> None:

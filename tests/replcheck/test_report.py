@@ -7,6 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from replcheck.model import DESIGNS, STANDARD, Action, Model, get_design
+from replcheck.model.logic import PY, dual
+from replcheck.model.mutants_zk import replicable_ignoring_scope
 from replcheck.model.state import GLOBAL, LOCAL
 from replcheck.model.zk_lock import ZkLock
 from replcheck.specs import FAIL, Counterexample, check
@@ -32,8 +34,9 @@ class LeakyDesign(ZkLock):
     name = "test/leaky"
     configs = ("filtering",)
 
+    @dual(replicable_ignoring_scope)
     def rule_ships(self, edit, target):
-        return target not in edit.cluster_ids
+        return replicable_ignoring_scope(PY, edit.kind, edit.cluster_ids, target)
 
 
 @pytest.fixture(scope="module")
