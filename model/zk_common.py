@@ -15,9 +15,13 @@ from __future__ import annotations
 from . import rules
 from .action import ActionKind
 from .config import Config
+from .crashes import Crashes
 from .design import Design
 from .logic import PY, dual
-from .relays import RELAY_KINDS
+from .peer_sync import PeerSync
+from .relay_steps import RelaySteps
+from .sink_choice import SinkChoice
+from .sinks import SinkServers
 from .state import (
     ABSENT,
     EMPTY_SINK,
@@ -37,7 +41,13 @@ from .state import (
     Wal,
     WalKey,
 )
-from .zombies import ZOMBIE_KINDS
+from .step import kinds_of
+from .zk_claim_drop import ClaimDrops
+from .zk_joins import ZkJoins
+from .zk_peer_admin import ZkPeerAdmin
+from .zk_source import ZkSources
+from .zk_wal import ZkWals
+from .zk_zombies import ZkZombies
 
 K = ActionKind
 
@@ -57,48 +67,24 @@ ZK_CONFIGS: tuple[str, ...] = (
 )
 """The standard configurations both ZooKeeper-era designs are checked in."""
 
+_WAL = {k.name: k for k in kinds_of(ZkWals)}
+
 COMMON_KINDS: tuple[ActionKind, ...] = (
-    K("put", ("server", "group", "kind"), False, "a client Put/Delete appended to the current WAL"),
-    K(
-        "roll",
-        ("server", "group"),
-        False,
-        "log roll: the new WAL is queued for every peer, then used",
-    ),
-    K("roll_zk_fail", ("server", "group"), False, "the ZooKeeper write of a roll fails"),
-    K("register_wal", ("server", "group", "seq"), True, "queue a WAL that is already in use"),
-    K("crash", ("server",), False, "a region server dies (its ZooKeeper session expires)"),
-    K("join", ("server",), False, "a new region server starts: its rs znode and first WAL"),
-    K(
-        "died_starting",
-        ("server",),
-        False,
-        "a starting region server dies before it made its rs znode (trace validation only)",
-    ),
-    K("archive", ("server", "group", "seq"), False, "a closed WAL is moved to oldWALs"),
-    K("ship", ("server", "shipper", "sink"), True, "read a batch, filter it, ship it to a sink"),
-    K("persist", ("server", "shipper"), True, "write the shipped position to the WAL's znode"),
-    K("advance", ("server", "shipper"), True, "end of a WAL with a newer one queued: drop it"),
-    K("finish", ("server", "shipper"), True, "a recovered shipper read its last WAL: drop it"),
-    K("skip_missing", ("server", "shipper"), True, "the WAL cannot be found: skip it"),
-    K(
-        "drop_claimed_queue",
-        ("server", "queue"),
-        True,
-        "a claimer deletes a claimed queue whose peer is gone (removeQueue)",
-    ),
-    K("reselect_sinks", ("server", "peer", "subset"), True, "every chosen sink is down: pick anew"),
-    K("sink_down", ("cluster", "sink"), False, "a sink region server stops answering"),
-    K("sink_up", ("cluster", "sink"), True, "a sink region server answers again"),
-    K("add_peer", ("peer",), False, "admin: add_peer"),
-    K("remove_peer", ("peer",), False, "admin: remove_peer"),
-    K("disable_peer", ("peer",), False, "admin: disable_peer (peer-state znode)"),
-    K("enable_peer", ("peer",), False, "admin: enable_peer (peer-state znode)"),
-    K("toggle_replication", (), False, "admin: flip the /hbase/replication/state znode"),
-    K("peer_sync", ("server", "peer"), True, "a region server reacts to a peers-znode change"),
-    *RELAY_KINDS,
-    *ZOMBIE_KINDS,
+    *(_WAL[n] for n in ("put", "roll", "roll_zk_fail", "register_wal")),
+    *kinds_of(Crashes),
+    *kinds_of(ZkJoins),
+    _WAL["archive"],
+    *kinds_of(ZkSources),
+    *kinds_of(ClaimDrops),
+    *kinds_of(SinkChoice),
+    *kinds_of(SinkServers),
+    *kinds_of(ZkPeerAdmin),
+    *kinds_of(PeerSync),
+    *kinds_of(RelaySteps),
+    *kinds_of(ZkZombies),
 )
+"""The action kinds both designs share, from their steps in the text (``@step``: parameters,
+fairness and the docstring), in the order the designs offer them."""
 
 
 class ZkCommon(Design):

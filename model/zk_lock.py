@@ -12,10 +12,10 @@ The steps are the protocol text's: ``LockClaims`` (``zk_claims.py``) and ``LockC
 
 from __future__ import annotations
 
-from .action import ActionKind
+from .step import kinds_of
+from .zk_claims import LockClaims
+from .zk_cleaners import LockCleaner
 from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
-
-K = ActionKind
 
 
 class ZkLock(ZkCommon):
@@ -24,17 +24,9 @@ class ZkLock(ZkCommon):
     configs = ZK_CONFIGS
     kinds = (
         *COMMON_KINDS,
-        K("lock", ("server", "dead"), True, "create /rs/<dead>/lock (the race of seed 000)"),
-        K("copy_queue", ("server", "dead", "queue"), True, "copy one queue of the locked server"),
-        K(
-            "finish_claim",
-            ("server", "dead"),
-            True,
-            "delete the dead server's queues, start sources",
-        ),
-        K("lock_cleaner", ("dead",), True, "remove a lock whose holder has died (HBASE-16144)"),
-        K("clean", ("server", "group", "seq"), False, "log cleaner: TTL passed, look the WAL up"),
-        K("master_restart", (), False, "the master restarts: the cleaner's cache is lost"),
+        *kinds_of(LockClaims),
+        *(k for k in kinds_of(LockCleaner) if k.name != "master_restart"),
+        *(k for k in kinds_of(LockCleaner) if k.name == "master_restart"),
     )
 
     # --- failover ---------------------------------------------------------------------------

@@ -12,16 +12,16 @@ The steps are the protocol text's: ``MultiClaims`` (``zk_claims.py``) and ``Mult
 from __future__ import annotations
 
 from . import rules
-from .action import ActionKind
 from .logic import PY, dual
 from .state import (
     Claim,
     State,
     WalKey,
 )
+from .step import kinds_of
+from .zk_claims import MultiClaims
+from .zk_cleaners import MultiCleaner
 from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
-
-K = ActionKind
 
 
 class ZkMulti(ZkCommon):
@@ -30,31 +30,9 @@ class ZkMulti(ZkCommon):
     configs = ZK_CONFIGS
     kinds = (
         *COMMON_KINDS,
-        K("claim_read", ("server", "dead", "queue"), True, "read a dead server's queue positions"),
-        K("claim_commit", ("server",), True, "the claim multi: move the queue, bump the cversion"),
-        K(
-            "scp_finish",
-            ("dead",),
-            True,
-            "SCP: the dead server has no queue left; delete its znode",
-        ),
-        K("lose_failover_event", ("dead",), False, "a failover trigger is lost"),
-        K("cleaner_start", (), False, "log cleaner: list oldWALs, begin the snapshot"),
-        K("cleaner_read", ("server",), True, "log cleaner: list the queues of one /rs/<server>"),
-        K(
-            "cleaner_read_queue",
-            ("server", "queue"),
-            True,
-            "log cleaner: read the WALs of one listed queue",
-        ),
-        K("cleaner_finish", (), True, "log cleaner: retry if the cversion moved, else decide"),
-        K(
-            "cleaner_delete_wal",
-            ("server", "group", "index"),
-            True,
-            "log cleaner: delete one WAL the run decided it may delete",
-        ),
-        K("master_restart", (), False, "the master restarts: a cleaner run in progress is lost"),
+        *kinds_of(MultiClaims),
+        *(k for k in kinds_of(MultiCleaner) if k.name != "master_restart"),
+        *(k for k in kinds_of(MultiCleaner) if k.name == "master_restart"),
     )
 
     # --- failover ---------------------------------------------------------------------------
