@@ -62,6 +62,7 @@ class Point:
         return f"{action}[{Path(self.file).name}:{self.line} {outcome}: {self.condition}]"
 
 
+@cache
 def _roots() -> tuple[str, ...]:
     """The folders a step and its helpers live in: the model's, and the text's layouts'."""
     import replcheck.model
@@ -80,10 +81,10 @@ def _in_model(fn: Any) -> bool:
     if code is None:
         return False
     file = Path(code.co_filename).resolve()
-    model_dir = _roots()[0]
-    if str(file.parent) == model_dir and file.name in MACHINERY:
+    roots = _roots()
+    if str(file.parent) == roots[0] and file.name in MACHINERY:
         return False
-    return str(file).startswith(_roots())
+    return str(file).startswith(roots)
 
 
 def _condition(node: ast.expr, where: str = "") -> str:
@@ -192,9 +193,10 @@ def universe(design: str) -> dict[str, tuple[Point, ...]]:
     return _scan(design)[0]
 
 
-def _starts(design: str) -> tuple[type, dict[str, Any]]:
-    """The class whose steps a recorded run of ``design`` is replayed through, and each action's
-    step: the text's ``@step`` bodies, or the explicit ``do_<action>`` methods."""
+def _starts(design: str) -> tuple[type, dict[str, Any], bool]:
+    """The class whose steps a recorded run of ``design`` is replayed through, each action's
+    step (the text's ``@step`` bodies, or the explicit ``do_<action>`` methods), and whether
+    they are the text's."""
     from replcheck.model import get_design
     from replcheck.model.step import steps_of
     from replcheck.model.text_model import recorded_in_text
@@ -202,14 +204,10 @@ def _starts(design: str) -> tuple[type, dict[str, Any]]:
     d = get_design(design)
     text = recorded_in_text(d)
     if text is not None:
-        return text, {st.name: st.body for st in steps_of(text)}
+        return text, {st.name: st.body for st in steps_of(text)}, True
     cls = type(d)
-    out = {}
-    for kind in d.kinds:
-        step = inspect.getattr_static(cls, "do_" + kind.name, None)
-        # None: a step written only in the protocol text, where guards are requires, not ifs
-        out[kind.name] = step
-    return cls, out
+    # None: a step written only in the protocol text, which the explicit model does not run
+    return cls, {k.name: inspect.getattr_static(cls, "do_" + k.name, None) for k in d.kinds}, False
 
 
 @cache
@@ -218,7 +216,7 @@ def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any], bo
     and whether the steps are the text's."""
     from replcheck.model import get_design
 
-    cls, starts = _starts(design)
+    cls, starts, in_text = _starts(design)
     out: dict[str, tuple[Point, ...]] = {}
     codes: set[Any] = set()
     for kind in get_design(design).kinds:
@@ -240,9 +238,7 @@ def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any], bo
         out[kind.name] = tuple(
             sorted(points.values(), key=lambda p: (p.file, p.line, p.span or ()))
         )
-    from replcheck.model.text_model import recorded_in_text
-
-    return out, frozenset(codes), recorded_in_text(get_design(design)) is not None
+    return out, frozenset(codes), in_text
 
 
 def _codes(code: types.CodeType) -> list[types.CodeType]:

@@ -55,6 +55,17 @@ COPIES = 2
 starts a second source for the same queue name needs two. More sets the ``overflow`` flag."""
 
 
+RULES = (
+    "rule_ships",
+    "rule_wal_done",
+    "rule_drop_claimed_queue",
+    "rule_start_position",
+    "claim_applies",
+)
+"""The dual-form rules the ZooKeeper era's steps read from the design (``claim_applies``:
+``zk-multi``'s only)."""
+
+
 class ZkLayout(ByParts):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``flat_zk_steps.py``) adds the steps."""
@@ -119,16 +130,7 @@ class ZkLayout(ByParts):
             for ci in self.CH
             for d in self.S
         }
-        self.rule = {
-            name: generic_of(self.cls, name)
-            for name in (
-                "rule_ships",
-                "rule_wal_done",
-                "rule_drop_claimed_queue",
-                "rule_start_position",
-                "claim_applies",
-            )
-        }
+        self.rule = {name: generic_of(self.cls, name) for name in RULES}
 
     def _cluster_id_lists(self) -> list[tuple[int, ...]]:
         """Every cluster-id list an edit can carry: its origin, then each cluster that applied

@@ -20,7 +20,7 @@ from replcheck.model.zk_cleaners import LockCleaner, MultiCleaner
 from replcheck.model.zk_lock import ZkLock
 from replcheck.model.zk_multi import ZkMulti
 
-from .flat_zk import FlatError
+from .flat_zk import RULES, FlatError
 from .flat_zk_steps import ZkFlat
 
 
@@ -37,9 +37,6 @@ class ZkLockFlat(LockClaims, LockCleaner, ZkFlat):
 FLAT_CLASSES: dict[str, type[ZkFlat]] = {"zk-multi": ZkMultiFlat, "zk-lock": ZkLockFlat}
 """The text of each ZooKeeper-era design; a mutant's is its base's, with its own override."""
 
-RULES = ("rule_ships", "rule_wal_done", "rule_drop_claimed_queue", "rule_start_position")
-"""The dual-form rules the ZooKeeper era's steps read (``zk-multi`` reads ``claim_applies`` too)."""
-
 _TEXTS: dict[type, type] = {}
 
 
@@ -54,13 +51,12 @@ def zk_text_class(cls: type) -> type:
         return got
     if issubclass(cls, ZkMulti):
         base: type = ZkMultiFlat
-        rules = (*RULES, "claim_applies")
     elif issubclass(cls, ZkLock):
-        base, rules = ZkLockFlat, RULES
+        base = ZkLockFlat
     else:
         raise FlatError(f"{cls.name}: no protocol text for this design")
-    for name in rules:
-        if generic_of(cls, name) is None:
+    for name in RULES:
+        if hasattr(cls, name) and generic_of(cls, name) is None:
             raise FlatError(
                 f"{cls.name}: {name} is overridden by a plain method; the ZooKeeper era's steps "
                 "are the protocol text's, which reads a rule only in dual form "

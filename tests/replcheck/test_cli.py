@@ -165,20 +165,24 @@ def test_check_show_counterexamples(capsys) -> None:
     assert "counterexample: only_global_non_catalog" in out
 
 
+MINE = (
+    "class Mine(ZkLock):\n"
+    "    name = 'review/ships-everything'\n"
+    "    mutant_of = 'zk-lock'\n"
+    "    overrides = 'rule_ships'\n"
+    "    configs = ('filtering',)\n"
+    "    bug = 'ships LOCAL edits'\n\n"
+)
+"""A reviewer's mutant of zk-lock that ships every edit (its ``rule_ships`` follows)."""
+
+
 def test_design_file(capsys, tmp_path) -> None:
     path = tmp_path / "my_mutant.py"
     path.write_text(
         "from replcheck.model.logic import PY, dual\n"
         "from replcheck.model.zk_lock import ZkLock\n\n"
         "def ships_all(ops, kind, cluster_ids, target):\n"
-        "    return True\n\n"
-        "class Mine(ZkLock):\n"
-        "    name = 'review/ships-everything'\n"
-        "    mutant_of = 'zk-lock'\n"
-        "    overrides = 'rule_ships'\n"
-        "    configs = ('filtering',)\n"
-        "    bug = 'ships LOCAL edits'\n\n"
-        "    @dual(ships_all)\n"
+        "    return True\n\n" + MINE + "    @dual(ships_all)\n"
         "    def rule_ships(self, edit, target):\n"
         "        return ships_all(PY, edit.kind, edit.cluster_ids, target)\n"
     )
@@ -193,13 +197,8 @@ def test_a_rule_the_text_cannot_read_is_refused(capsys, tmp_path) -> None:
     path = tmp_path / "my_mutant.py"
     path.write_text(
         "from replcheck.model.zk_lock import ZkLock\n\n"
-        "class Mine(ZkLock):\n"
-        "    name = 'review/ships-everything'\n"
-        "    mutant_of = 'zk-lock'\n"
-        "    overrides = 'rule_ships'\n"
-        "    configs = ('filtering',)\n"
-        "    bug = 'ships LOCAL edits'\n\n"
-        "    def rule_ships(self, edit, target):\n"
+        + MINE
+        + "    def rule_ships(self, edit, target):\n"
         "        return True\n"
     )
     code, out, err = run(capsys, "explore", "--design-file", str(path))
