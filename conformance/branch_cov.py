@@ -5,11 +5,11 @@ function it calls, transitively (a method of the design or text called through `
 function of a model module called by name). The steps are those a recorded run is replayed
 through (``model/text_model.py``'s ``recorded_in_text``):
 
-* the protocol text's ``@step`` bodies (the ZooKeeper era): a decision is a guarded write
+* the protocol text's ``@step`` bodies (both eras): a decision is a guarded write
   (``t.when(cond, ...)``, ``tx.when(cond, ...)``) or an if-then-else (``ops.ite(cond, ...)``),
   taken ``then`` where its condition held, and an ``if`` statement;
-* the explicit steps ``do_<action>`` (the table era, whose relay clusters the text lacks yet):
-  an ``if`` statement (``elif`` included).
+* for a design the text has no form of, its explicit steps ``do_<action>``: an ``if``
+  statement (``elif`` included).
 
 ``universe`` finds them in the source (``ast``); ``exercised`` replays a behaviour (the actions
 ``validate`` matched to a run's events) from the model's initial state with a tracer on the

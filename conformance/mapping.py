@@ -909,11 +909,16 @@ def _peer_proc_steps(m: Mapping, e: Event, st: Any) -> int:
     target = PEER_PROC_NEXT.get((op, (e.get("detail") or {}).get("stage", "")))
     if target is None:
         return 0
+    for a in _dead_refreshes(m, e, st):  # the event's prefix (``PREFIX``)
+        st = m.model.step(st, a)
     n = 0
+    step = Action("peer_proc", (p,))
     while not _peer_proc_reached(st.pprocs[p], target):
         if n >= MAX_PROC_STEPS or not st.pprocs[p]:
             return 0
-        st = m.model.step(st, Action("peer_proc", (p,)))
+        if not m.model.is_enabled(st, step):
+            return 0  # a refresh is still outstanding: the stage does not follow from here
+        st = m.model.step(st, step)
         n += 1
     return n
 

@@ -451,7 +451,7 @@ class Validator:
     # --- steps --------------------------------------------------------------------------------
 
     def enabled(self, st: Any, action: Action) -> bool:
-        return action.args in set(self.model.enabled_args(st, action.name))
+        return self.model.is_enabled(st, action)
 
     def apply(
         self, st: Any, actions: tuple[Action, ...]

@@ -35,10 +35,9 @@ class StartedSlots(TableText):
             v[("started", s)] = srv.started
         return v
 
-    def decode(self, v: Any) -> Any:
-        st = super().decode(v)  # type: ignore[misc]
-        servers = tuple(srv._replace(started=v[("started", s)]) for s, srv in enumerate(st.servers))
-        return st._replace(servers=servers)
+    def _server(self, v: Any, s: int) -> Any:
+        """A server's part (``("started", s)`` is read with it: the layout's ``PARTS``)."""
+        return super()._server(v, s)._replace(started=v[("started", s)])  # type: ignore[misc]
 
 
 def _joining(text: Any) -> list[tuple[int]]:

@@ -74,6 +74,10 @@ class Model:
         """The arguments of every enabled action of kind ``name``."""
         return list(self.design.enabled_args(self.cfg, st, name))
 
+    def is_enabled(self, st: State, action: Action) -> bool:
+        """Is ``action`` enabled in ``st`` (what a recorded event asks of a state)?"""
+        return action.args in self.enabled_args(st, action.name)
+
     def step(self, st: State, action: Action) -> State:
         return self.design.step(self.cfg, st, action)
 

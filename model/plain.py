@@ -114,6 +114,8 @@ class PlainModel(TextModel):
         self._part_of: dict[tuple, tuple | None] = {}
         self._last_kinds: tuple[Any, dict[str, list[tuple[Action, int]]]] | None = None
         """A state and the enabled actions of each kind asked of it (``_enabled_kind``)."""
+        self._found: tuple[Any, Action, int | None] | None = None
+        """The last action looked for (``_find``): the state, the action, its instance."""
 
     @property
     def flat(self) -> Any:
@@ -247,11 +249,53 @@ class PlainModel(TextModel):
     def enabled_args(self, st: Any, name: str) -> list[tuple]:
         return [a.args for a, _new in self._enabled_kind(st, name)]
 
+    def _find(self, st: Any, action: Action) -> int | None:
+        """The instance by which ``action`` is enabled in ``st``, or None. Where the kind's
+        enabled actions are not known yet, each candidate's label is worked out first and only
+        an instance labelled ``action`` has its guard run (a recorded event names its action:
+        most of a kind's instances are other actions)."""
+        found = self._found
+        if found is not None and found[1] == action and (found[0] is st or found[0] == st):
+            return found[2]
+        last, seen = self._last, self._last_kinds
+        if last is not None and (last[0] is st or last[0] == st):
+            known: list[tuple[Action, int]] | None = last[1]
+        elif seen is not None and (seen[0] is st or seen[0] == st):
+            known = seen[1].get(action.name)
+        else:
+            known = None
+        got = None
+        if known is not None:
+            got = next((i for a, i in known if a == action), None)
+        else:
+            values = self.reader_values(st)
+            get = values.__getitem__
+            kinds = self._kinds()
+            instances = kinds.instances(action.name)
+            label = self.labels.get(action.name)
+            for i in kinds.index(action.name).candidates(values, self.text.shared_defaults()):
+                inst = instances[i]
+                if label is not None:
+                    try:
+                        args = label(self.text, st, get, inst.args)
+                    except (LookupError, ValueError, TypeError, AttributeError):
+                        continue  # a label is defined where its guard holds
+                else:
+                    args = inst.args
+                if args == action.args and is_true(inst.guard(FPY, get)):
+                    got = i
+                    break
+        self._found = (st, action, got)
+        return got
+
+    def is_enabled(self, st: Any, action: Action) -> bool:
+        return self._find(st, action) is not None
+
     def step(self, st: Any, action: Action) -> Any:
-        for a, i in self._enabled_kind(st, action.name):
-            if a == action:
-                return self._successor(st, a, i)
-        raise ValueError(f"{self.design.name}: {action} is not enabled here")
+        i = self._find(st, action)
+        if i is None:
+            raise ValueError(f"{self.design.name}: {action} is not enabled here")
+        return self._successor(st, action, i)
 
     def successors(self, st: Any) -> Iterator[tuple[Action, Any]]:
         for a, i in self._enabled(st):

@@ -9,14 +9,18 @@
   ours applies it and writes it to its current WAL, cluster ids kept (or, filtered out, it is
   passed over);
 * ``relay_apply``: only with the configuration's ``zombies``, the same, but the server dies
-  before answering: the edit stays the next to send.
+  before answering: the edit stays the next to send;
+* ``zombie_relay_apply``: only with the configuration's ``zombies``, an edit another cluster sent
+  us (in its log, sent or next to send) that a dead server's sink handler had received: it
+  applies it and writes it to its current WAL while the split has not taken it, and answers no
+  one.
 
-The layout (the ZooKeeper era's, ``specs/flat_zk.py``): per relay cluster its log, ``("rlen",
-cl)`` entries of ``("ru", cl, n)`` (an edit's index in the layout's ``uids``), ``("rkind", cl,
-n)`` and ``("rids", cl, n)`` (an index in its cluster-id lists), and per outbound edge the next
-entry to send, ``("rship", cl, j)``; the layout supplies ``deliver``, ``append`` and
-``replicable``. A log or a WAL that would need more entries than the layout holds sets
-``overflow``.
+The same steps in both eras. The relay logs and the edits are ``model/edit_space.py``'s (which
+supplies ``deliver`` and ``replicable``); the era's layout supplies ``append`` (an edit written
+to a WAL, owed to the peers its server replicates to), ``append_as_stored`` (the same, owed as
+if the server knew every peer in storage: a zombie's) and ``unsplit``
+(``model/zombie_wals.py``). A log or a WAL that would need more entries than the layout holds
+sets ``overflow``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from . import rules
 from .state import GLOBAL
 from .step import Ctx, step
 from .table_views import Budget, Server
-from .text import count, lookup
+from .text import case, count, lookup
+from .zombie_wals import zombies_only
 
 
 def _foreign_puts(text: Any) -> list[tuple[int, int]]:
@@ -48,6 +53,17 @@ def _home(text: Any) -> list[tuple[int, int]]:
     return [(cl, s) for cl in text.relay_clusters if 0 in text.cfg.outbound(cl) for s in text.S]
 
 
+@zombies_only
+def _received(text: Any) -> list[tuple[int, int, int]]:
+    return [
+        (cl, s, i)
+        for cl in text.relay_clusters
+        if 0 in text.cfg.outbound(cl)
+        for s in text.S
+        for i in range(text.L)
+    ]
+
+
 class RelaySteps:
     """The relay clusters' steps (the layout provides ``relay_clusters``, ``L``, ``U``,
     ``origin``, ``uid_index``, ``ids_index``, ``ext``, ``deliver``, ``append`` and
@@ -66,6 +82,8 @@ class RelaySteps:
     relay_clusters: list[int]
     deliver: Any
     append: Any
+    append_as_stored: Any
+    unsplit: Any
     replicable: Any
 
     def relay_next(self, ops: Any, get: Any, cl: int, j: int, i: int) -> Any:
@@ -157,3 +175,26 @@ class RelaySteps:
             n = t[("wn", w)]
             for e in t.below(self.E + 1, n, n + 1):
                 append(ops, t, s, w, e, uid, kind, ids, ops.and_(cond, cur == q, n == e))
+
+    @step(
+        params=("cluster", "server", "entry"),
+        fair=False,
+        each=_received,
+        label=lambda text, st, get, a: a[:3],
+    )
+    def zombie_relay_apply(self, t: Ctx, cl: int, s: int, i: int) -> None:
+        """a dead server's sink handler writes an edit the other cluster had sent it"""
+        ops = t.ops
+        j = self.cfg.outbound(cl).index(0)
+        t.require(ops.not_(Server(t, s).alive))
+        cur = Server(t, s).current[0]
+        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        t.require(
+            case(ops, cur, len(self.Q), lambda q: self.unsplit(ops, t, self.cfg.slot((s, 0, q)))),
+            i < t[("rlen", cl)],
+            i <= t[("rship", cl, j)],
+            self.replicable(ops, rules.replicable_rule, kind, ids, 0),
+        )
+        self.deliver(ops, t, 0, [(True, uid, kind, ids)])
+        home = lookup(ops, ids, [row[0] for row in self.ext])
+        self.append_current(t, s, True, uid, kind, home, self.append_as_stored)

@@ -100,17 +100,15 @@ class Sources(TableText):
         batch = self.cfg.batch
         pos, n = t[("shpos", *sk)], WalFile(t, w).entries
         # ``batch_keeps``: the batch holds an edit the filter keeps (else no sink is needed).
-        keeps = ops.or_(
-            *(
-                ops.and_(
-                    pos <= j,
-                    j < pos + batch,
-                    j < n,
-                    self.shipper_ok(ops, t[("wkind", w, j)], target),
-                )
-                for j in range(self.E)
+        # the batch's entries: on plain values only those from ``pos`` (``below``)
+        batch_of = []
+        for j in t.below(self.E, pos, pos + batch, n):
+            uid, kind, ids = self.entry(t.get, w, j)
+            inb = ops.and_(pos <= j, j < pos + batch, j < n)
+            batch_of.append(
+                (ops.and_(inb, self.shipper_ok(ops, kind, target, ids)), uid, kind, ids)
             )
-        )
+        keeps = ops.or_(*(ok for ok, _uid, _kind, _ids in batch_of))
         t.require(
             self.head_is(ops, t.get, sk, q),
             table_rules.source_ships_rule(ops, t[("peer", p)]),
@@ -118,12 +116,7 @@ class Sources(TableText):
             pos < n,
             ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
         )
-        for j in range(self.E):
-            inb = ops.and_(pos <= j, j < pos + batch, j < n)
-            ok = ops.and_(inb, self.shipper_ok(ops, t[("wkind", w, j)], target))
-            u = self.uid(w, j)
-            t.when(ops.and_(ok, t[("app", target, u)]), ("dup", target, u), True)
-            t.when(ok, ("app", target, u), True)
+        self.deliver(ops, t, target, batch_of)
         t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)

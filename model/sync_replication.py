@@ -93,10 +93,10 @@ class SyncReplication(PeerProcedures):
 
     # --- what sync peers change in the base steps ---------------------------------------------
 
-    def rule_owed(self, ops: Any, get: Any, s: int, kind: int, p: int) -> Any:
+    def rule_owed(self, ops: Any, get: Any, s: int, kind: Any, p: int, ids: Any = 0) -> Any:
         """``rule_owed``: not to a peer this server knows to be (going) STANDBY."""
         return ops.and_(
-            super().rule_owed(ops, get, s, kind, p),
+            super().rule_owed(ops, get, s, kind, p, ids),
             get(("vs", s, p)) != STANDBY,
             get(("vn", s, p)) != STANDBY,
         )

@@ -281,11 +281,12 @@ class SyncUpTool(StartedSlots):
         )
         wal = WalFile(t, w)
         n = wal.entries
+        batch = []
         for j in range(pos, self.E):
-            ok = ops.and_(wal.exists, j < n, self.shipper_ok(ops, t[("wkind", w, j)], target))
-            u = self.uid(w, j)
-            t.when(ops.and_(ok, t[("app", target, u)]), ("dup", target, u), True)
-            t.when(ok, ("app", target, u), True)
+            uid, kind, ids = self.entry(t.get, w, j)
+            ok = ops.and_(wal.exists, j < n, self.shipper_ok(ops, kind, target, ids))
+            batch.append((ok, uid, kind, ids))
+        self.deliver(ops, t, target, batch)
         t[("suw", p, w, pos)] = False
 
     @step(params=(), fair=True, each=_once)

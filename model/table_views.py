@@ -42,6 +42,11 @@ class TableText:
     wal_keys: Any
     wal_owner: Any
     uid: Any
+    entry: Any
+    write_entry: Any
+    as_stored: Any
+    replicable: Any
+    deliver: Any
     kill: Any
     start_server: Any
     add_shipper: Any

@@ -11,10 +11,10 @@ configuration in a process. An instance's own arguments are structural (which sh
 which claim child key); a step's ``label`` turns them into the action's (the shipper's index on
 its server, the child's index in its SCP) by reading the view.
 
-Which configurations take their steps from the text is ``uses_text``'s answer: every
-ZooKeeper-era one the text covers (a recorded run's, with servers joining and zombies, on the
-plain interpreter: ``recorded_in_text``); a table-era one that uses a component written only
-there, or whose design brings text of its own.
+Which configurations take their steps from the text is ``uses_text``'s answer: every one the
+text covers. A recorded run's (servers joining, zombies, relay clusters: ``recorded_in_text``)
+runs on the plain interpreter, as does a table-era configuration with relay clusters (the flat
+properties do not read relayed edits).
 """
 
 from __future__ import annotations
@@ -53,11 +53,10 @@ def text_only(cfg: Config, design: Any) -> bool:
 
 def uses_text(cfg: Config, design: Any) -> bool:
     """Does ``design`` under ``cfg`` take its steps from the text? Where they are only there
-    (``text_only``), and wherever the text covers the configuration: every configuration but a
-    table-era recorded run's (its relay clusters are not in its text yet). A ZooKeeper-era
-    recorded run's (servers joining, zombies) runs on the plain interpreter: its layout is
-    sized from the run, and a zombie's relayed edit, written again and again, is read from the
-    state rather than listed per instance (``model/relay_steps.py``)."""
+    (``text_only``), and wherever the text covers the configuration. A recorded run's (servers
+    joining, zombies, relay clusters) runs on the plain interpreter: its layout is sized from
+    the run, and a zombie's relayed edit, written again and again, is read from the state
+    rather than listed per instance (``model/relay_steps.py``)."""
     return text_engine(cfg, design) is not None
 
 
@@ -79,8 +78,6 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
         if layout is None or len(layout.sorts()) <= TEXT_SLOTS:
             return TextModel
         return PlainModel
-    if not text_only(cfg, design) and (cfg.joins or cfg.zombies):
-        return None  # a recorded run's: the table era's text has no relay clusters yet
     from .registry import RegistryError, get_design
 
     try:
@@ -93,6 +90,8 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
         if text_only(cfg, design):
             return TextModel  # which says, in one line, what the text does not cover
         return None
+    if layout.relay_clusters:
+        return PlainModel  # the flat properties do not read relayed edits
     if len(layout.sorts()) <= TEXT_SLOTS:
         return TextModel
     return PlainModel
@@ -112,18 +111,34 @@ def _layout(design: Any, cfg: Config) -> Any:
 
 
 def recorded_in_text(design: Any) -> type | None:
-    """The text class a recorded run of ``design`` is replayed through (servers joining and
-    zombies, on plain values: ``model/plain.py``): the ZooKeeper era's, whose steps are only
-    there. None for the table era: its explicit steps (its text lacks the relay clusters yet)."""
-    if getattr(design, "era", "") != "zk":
+    """The text class a recorded run of ``design`` is replayed through (servers joining,
+    zombies and the relay clusters, on plain values: ``model/plain.py``), or None for a design
+    the text has no form of."""
+    era = getattr(design, "era", "")
+    if era not in ("zk", "table"):
         return None
     from replcheck.specs.flat_zk import FlatError
     from replcheck.specs.flat_zk_designs import text_class
 
+    from .registry import RegistryError
+
     try:
-        return text_class(design)
-    except FlatError:
+        return text_class(design, RECORDED if era == "table" else None)
+    except (FlatError, RegistryError):
         return None
+
+
+RECORDED = Config(
+    name="recorded",
+    servers=2,
+    joins=2,
+    zombies=True,
+    topology=((1, 0),),
+    foreign_edits=1,
+    sink_outages=1,
+)
+"""The features every recorded run's configuration has (``conformance/validate.py``'s
+``derive_config``), which choose a table-era text's components."""
 
 
 _NONE = object()

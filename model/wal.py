@@ -62,10 +62,13 @@ def take_put(t: Ctx, s: int, g: int, q: int, w: int, j: int) -> None:
 class Wals(TableText):
     """The WAL steps (the layout's helpers are ``StepBase``'s)."""
 
-    def rule_owed(self, ops: Any, get: Any, s: int, kind: int, p: int) -> Any:
+    def rule_owed(self, ops: Any, get: Any, s: int, kind: Any, p: int, ids: Any = 0) -> Any:
         """To which peers is a new edit of server ``s`` owed? Each one the server has a source
-        for whose filter accepts the edit."""
-        return ops.and_(get(("known", s, p)), rules.replicable_rule(ops, kind, (0,), p + 1))
+        for whose filter accepts the edit (of ``kind`` and cluster-id list ``ids``, an index in
+        the layout's ``ids``: by default our client's)."""
+        return ops.and_(
+            get(("known", s, p)), self.replicable(ops, rules.replicable_rule, kind, ids, p + 1)
+        )
 
     @step(
         params=("server", "group", "kind"),
@@ -77,10 +80,8 @@ class Wals(TableText):
         """a client Put/Delete appended to the current WAL"""
         w = self.slot(s, g, q)
         take_put(t, s, g, q, w, j)
-        t[("wkind", w, j)] = kind
-        for p in self.P:
-            t[("wowed", w, j, p)] = self.rule_owed(t.ops, t.get, s, kind, p)
-        WalFile(t, w).entries = j + 1
+        owed = [self.rule_owed(t.ops, t.get, s, kind, p) for p in self.P]
+        self.write_entry(t, True, w, j, self.uid(w, j), kind, 0, owed)
         self.after_put(t.ops, t, s, g, q, j)
 
     def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:

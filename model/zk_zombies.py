@@ -11,10 +11,10 @@ no checker's state space changes:
   the WAL;
 * ``zombie_ship``: an edit of any WAL, to a peer that should receive it, once some server is
   dead (its sources may have had a batch of it in flight, read before the log cleaner deleted the
-  WAL if it since has);
-* ``zombie_relay_apply``: an edit another cluster sent us (in its log, sent or next to send) that
-  the dead server's sink handler had received: it applies it and writes it to its current WAL,
-  and answers no one.
+  WAL if it since has).
+
+A zombie's sink handler writing an edit another cluster sent it is ``zombie_relay_apply``
+(``model/relay_steps.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from . import rules
 from .state import DISABLED, ENABLED
 from .step import Ctx, step
 from .table_views import Server, WalFile
-from .text import case, lookup
 from .zombie_wals import ZombieWals, zombies_only
 
 _on = zombies_only
@@ -36,42 +35,24 @@ def _edits(text: Any) -> list[tuple[int, int, int]]:
     return [(w, j, p) for w in text.W for j in range(text.E) for p in text.P]
 
 
-@_on
-def _received(text: Any) -> list[tuple[int, int, int]]:
-    return [
-        (cl, s, i)
-        for cl in text.relay_clusters
-        if 0 in text.cfg.outbound(cl)
-        for s in text.S
-        for i in range(text.L)
-    ]
-
-
 def _key_label(text: Any, st: Any, get: Any, a: tuple) -> tuple:
     return (*text.key[a[0]], *a[1:])
 
 
 class ZkZombies(ZombieWals):
-    """The zombie steps (the layout provides ``append``, ``deliver``, ``replicable`` and the
-    relays' ``relay_next``)."""
+    """The zombie steps (the layout provides ``append``, ``deliver`` and ``replicable``)."""
 
     cfg: Any
     S: range
     P: range
     W: range
     E: int
-    L: int
     key: list[tuple[int, int, int]]
     uid_index: dict[tuple, int]
     ids_index: dict[tuple, int]
-    ext: list[list[int]]
-    relay_clusters: list[int]
     append: Any
     deliver: Any
     replicable: Any
-    relay_next: Any
-    append_current: Any
-    Q: range
 
     def append_as_stored(
         self,
@@ -115,26 +96,3 @@ class ZkZombies(ZombieWals):
             self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
         )
         self.deliver(ops, t, p + 1, [(True, uid, kind, ids)])
-
-    @step(
-        params=("cluster", "server", "entry"),
-        fair=False,
-        each=_received,
-        label=lambda text, st, get, a: a[:3],
-    )
-    def zombie_relay_apply(self, t: Ctx, cl: int, s: int, i: int) -> None:
-        """a dead server's sink handler writes an edit the other cluster had sent it"""
-        ops = t.ops
-        j = self.cfg.outbound(cl).index(0)
-        t.require(ops.not_(Server(t, s).alive))
-        cur = Server(t, s).current[0]
-        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
-        t.require(
-            case(ops, cur, len(self.Q), lambda q: self.unsplit(ops, t, self.cfg.slot((s, 0, q)))),
-            i < t[("rlen", cl)],
-            i <= t[("rship", cl, j)],
-            self.replicable(ops, rules.replicable_rule, kind, ids, 0),
-        )
-        self.deliver(ops, t, 0, [(True, uid, kind, ids)])
-        home = lookup(ops, ids, [row[0] for row in self.ext])
-        self.append_current(t, s, True, uid, kind, home, self.append_as_stored)

@@ -78,17 +78,10 @@ class ZombieSteps(ZombieWals, TableText):
         return ops.and_(started, ops.not_(Server(t, s).alive))
 
     def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
-        ops = t.ops
-
-        def stored(k: tuple) -> Any:
-            # the edit is owed to every peer in storage, as if the server knew them all
-            return self.storage(ops, t.get, k[2]) if k[0] == "known" else t[k]
-
-        owed = [self.rule_owed(ops, stored, s, kind, p) for p in self.P]
-        t[("wkind", w, j)] = kind
-        for p in self.P:
-            t[("wowed", w, j, p)] = owed[p]
-        WalFile(t, w).entries = j + 1
+        # the edit is owed to every peer in storage, as if the server knew them all
+        stored = self.as_stored(t.ops, t)
+        owed = [self.rule_owed(t.ops, stored, s, kind, p) for p in self.P]
+        self.write_entry(t, True, w, j, self.uid(w, j), kind, 0, owed)
 
     @step(params=("server", "group", "seq", "entry", "peer"), fair=False, each=_edits)
     def zombie_ship(self, t: Ctx, s: int, g: int, q: int, j: int, p: int) -> None:
@@ -100,11 +93,10 @@ class ZombieSteps(ZombieWals, TableText):
             ops.or_(*(ops.not_(Server(t, x).alive) for x in self.S)),
             WalFile(t, w).exists,
             j < WalFile(t, w).entries,
-            rules.replicable_rule(ops, t[("wkind", w, j)], (0,), target),
         )
-        u = self.uid(w, j)
-        t.when(t[("app", target, u)], ("dup", target, u), True)
-        t[("app", target, u)] = True
+        uid, kind, ids = self.entry(t.get, w, j)
+        t.require(self.replicable(ops, rules.replicable_rule, kind, ids, target))
+        self.deliver(ops, t, target, [(True, uid, kind, ids)])
 
     @step(
         params=("server", "peer", "source", "group", "seq", "pos"),

@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 from replcheck.model import STANDARD, get_design
 from replcheck.model.config import Config
 from replcheck.model.design import Design
+from replcheck.model.edit_space import EditSpace
 from replcheck.model.logic import generic_of
 from replcheck.model.state import Edit, Shipper, Sink, Wal
 from replcheck.model.step import instances_of, variables_of
@@ -109,7 +110,7 @@ def _constant(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     )
 
 
-class TableFlat(ByParts, TableSteps):
+class TableFlat(ByParts, EditSpace, TableSteps):
     """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
 
     A configuration feature the base leaves out (``FEATURES``) is added by a mixin placed before
@@ -154,16 +155,19 @@ class TableFlat(ByParts, TableSteps):
         self.OG = range(-1, c.wal_groups)
         """Offset columns: the WAL groups and ADD_MISSING_QUEUES' placeholder group -1."""
         self.Q = range(c.wals_per_server)
-        self.E = c.edits_per_wal
         self.W = range(c.wal_slots)
         self.SRC = range(-1, c.servers)
         self.K = range(c.sink_subset)
-        self.CL = range(1, c.peers + 1)
+        self.CL = range(1, c.clusters)
         self.key: list[tuple[int, int, int]] = [(0, 0, 0)] * c.wal_slots
         for s in self.S:
             for g in self.G:
                 for q in self.Q:
                     self.key[c.slot((s, g, q))] = (s, g, q)
+        self.edit_space([(0, *self.key[w], j) for w in self.W for j in range(c.edits_per_wal)])
+        self.E = self.wal_entries()
+        self.sink_clusters = [0, *self.CL] if self.home_edges else list(self.CL)
+        """The clusters whose sinks apply edits: ours too where a relay cluster sends home."""
         self.rkeys = [(p, o, src) for p in self.P for o in self.S for src in self.SRC]
         """Row keys in row-key order."""
         self.sh_keys = [
@@ -174,7 +178,6 @@ class TableFlat(ByParts, TableSteps):
             for g in self.G
             for m in range(self.shipper_copies)
         ]
-        self.U = range(c.wal_slots * self.E)
         self.init_state: TState = design.init(cfg)
         self.passes = design.rule_remove_passes()
         self.refuse = [design.rule_refuse_recovered(self.init_state.servers[0], p) for p in self.P]
@@ -266,10 +269,11 @@ class TableFlat(ByParts, TableSteps):
                 out[("pprec", p, s)] = "b"
                 for src in self.SRC:
                     out[("ppkey", p, s, src)] = "b"
-        for cl in self.CL:
+        for cl in self.sink_clusters:
             for u in self.U:
                 out[("app", cl, u)] = "b"
                 out[("dup", cl, u)] = "b"
+        for cl in self.CL:
             for k in range(c.sink_servers):
                 out[("down", cl, k)] = "b"
         out[("bar",)] = i(0, 2)
@@ -294,7 +298,7 @@ class TableFlat(ByParts, TableSteps):
         for name in self.constant_fields:
             if getattr(st, name) != getattr(i0, name):
                 raise FlatError(f"{name} changed: the flat table model keeps it constant")
-        if st.sinks[0] != i0.sinks[0]:
+        if 0 not in self.sink_clusters and st.sinks[0] != i0.sinks[0]:
             raise FlatError("the source cluster's sink changed")
         for name in self.constant_budgets:
             if getattr(st.budget, name) != getattr(i0.budget, name):
@@ -365,11 +369,7 @@ class TableFlat(ByParts, TableSteps):
             v[("wclosed", w)] = wal.closed
             v[("wplace", w)] = wal.place
             for j, e in enumerate(wal.entries):
-                if e.uid != (0, *wal.key, j) or e.cluster_ids != (0,):
-                    raise FlatError("a WAL entry that is not a local client put")
-                v[("wkind", w, j)] = e.kind
-                for p in self.P:
-                    v[("wowed", w, j, p)] = bool(e.owed >> p & 1)
+                self._put_entry(v, w, j, e)
         for row in st.rows:
             self._put_row(v, "r", row)
         for p in self.P:
@@ -412,19 +412,33 @@ class TableFlat(ByParts, TableSteps):
             v[("cpeers", p)] = bool(cl.peers >> p & 1)
         for row in cl.rows:
             self._put_row(v, "cr", row)
-        for cl_ in self.CL:
+        for cl_ in self.sink_clusters:
             sink = st.sinks[cl_]
             for uid in sink.applied:
-                v[("app", cl_, self.uid(c.slot(uid[1:4]), uid[4]))] = True
+                v[("app", cl_, self.uid_index[uid])] = True
             for uid in sink.duplicates:
-                v[("dup", cl_, self.uid(c.slot(uid[1:4]), uid[4]))] = True
-            for k in range(c.sink_servers):
+                v[("dup", cl_, self.uid_index[uid])] = True
+            for k in range(c.sink_servers if cl_ else 0):
                 v[("down", cl_, k)] = bool(sink.down >> k & 1)
+        self.encode_relays(v, st.relays)
         for name in self.budgets:
             v[("b", name)] = getattr(st.budget, name)
         for var in self.variables:
             v[var.key] = getattr(st, var.field)
         return v
+
+    def _put_entry(self, v: dict[tuple, Any], w: int, j: int, e: Edit) -> None:
+        """Entry ``j`` of WAL slot ``w``: without relay clusters, our client's edit
+        (``model/table_relays.py`` holds any)."""
+        if e.uid != (0, *self.key[w], j) or e.cluster_ids != (0,):
+            raise FlatError("a WAL entry that is not a local client put")
+        v[("wkind", w, j)] = e.kind
+        for p in self.P:
+            v[("wowed", w, j, p)] = bool(e.owed >> p & 1)
+
+    def _entry(self, v: Any, w: int, j: int) -> Edit:
+        owed = sum(1 << p for p in self.P if v[("wowed", w, j, p)])
+        return Edit((0, *self.key[w], j), v[("wkind", w, j)], (0,), owed)
 
     def _get_rows(self, v: Any, prefix: str) -> tuple[Row, ...]:
         rows = []
@@ -441,15 +455,16 @@ class TableFlat(ByParts, TableSteps):
     PARTS: ClassVar[dict[str, tuple[str, ...]]] = {
         "server": (
             "alive", "cur", "known", "sh", "shpos", "shw", "cl", "clp", "cls", "cld", "clhas",
-            "clseq", "clpos",
+            "clseq", "clpos", "started",
         ),
-        "wal": ("wex", "wn", "wclosed", "wplace", "wkind", "wowed"),
+        "wal": ("wex", "wn", "wclosed", "wplace", "wkind", "wowed", "wu", "wids"),
         "pproc": ("pp", "ppc", "ppkey", "ppn", "ppk", "pps", "ppref", "pprec"),
         "scp": ("stage", "scpp", "ch", "cht"),
         "rows": ("rex", "rhas", "rseq", "rpos"),
         "sinks": ("app", "dup", "down"),
         "cleaner": ("cph", "clive", "cpeers", "crex", "crhas", "crseq", "crpos"),
         "rest": ("sid", "peer", "rdone", "bar", "barn", "b"),
+        "relays": ("rlen", "rship", "ru", "rkind", "rids"),
     }  # fmt: skip
     """The readable state's parts and the slots (by key name) each is read from; a server's, a
     WAL's, a peer procedure's and an SCP's are one part per index (the key's second element);
@@ -473,6 +488,7 @@ class TableFlat(ByParts, TableSteps):
         out += [(("scp", d), lambda v, d=d: self._scp(v, d)) for d in self.S]
         out += [(("rows",), lambda v: self._get_rows(v, "r")), (("sinks",), self._sinks)]
         out += [(("cleaner",), self._cleaner), (("rest",), self._rest)]
+        out += [(("relays",), self._relays)]
         return out
 
     def assemble(self, got: dict[tuple, Any]) -> TState:
@@ -486,6 +502,7 @@ class TableFlat(ByParts, TableSteps):
             pprocs=tuple(got[("pproc", p)] for p in self.P),
             cleaner=got[("cleaner",)],
             sinks=got[("sinks",)],
+            relays=got[("relays",)],
             **rest,
         )
 
@@ -528,15 +545,7 @@ class TableFlat(ByParts, TableSteps):
     def _wal(self, v: Any, w: int) -> Any:
         if not v[("wex", w)]:
             return ()
-        entries = tuple(
-            Edit(
-                (0, *self.key[w], j),
-                v[("wkind", w, j)],
-                (0,),
-                sum(1 << p for p in self.P if v[("wowed", w, j, p)]),
-            )
-            for j in range(v[("wn", w)])
-        )
+        entries = tuple(self._entry(v, w, j) for j in range(v[("wn", w)]))
         return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])
 
     def _pproc(self, v: Any, p: int) -> Any:
@@ -568,17 +577,18 @@ class TableFlat(ByParts, TableSteps):
         )
 
     def _sinks(self, v: Any) -> tuple[Sink, ...]:
-        uids = [(0, *self.key[w], j) for w in self.W for j in range(self.E)]
-        sinks = [self.init_state.sinks[0]]
-        for cl in self.CL:
-            sinks.append(
-                Sink(
-                    tuple(sorted(uids[u] for u in self.U if v[("app", cl, u)])),
-                    tuple(sorted(uids[u] for u in self.U if v[("dup", cl, u)])),
-                    sum(1 << k for k in range(self.cfg.sink_servers) if v[("down", cl, k)]),
-                )
+        uids = self.uids
+
+        def sink(cl: int) -> Sink:
+            if cl not in self.sink_clusters:
+                return self.init_state.sinks[cl]
+            return Sink(
+                tuple(sorted(uids[u] for u in self.U if v[("app", cl, u)])),
+                tuple(sorted(uids[u] for u in self.U if v[("dup", cl, u)])),
+                sum(1 << k for k in range(self.cfg.sink_servers) if cl and v[("down", cl, k)]),
             )
-        return tuple(sinks)
+
+        return tuple(sink(cl) for cl in range(self.cfg.clusters))
 
     def _cleaner(self, v: Any) -> TCleaner:
         return TCleaner(
@@ -633,6 +643,7 @@ FEATURES: dict[str, str] = {
     "restarts": "replcheck.model.restarts",
     "joins": "replcheck.model.joins",
     "zombies": "replcheck.model.zombie_steps",
+    "relays": "replcheck.model.table_relays",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and

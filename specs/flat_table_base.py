@@ -39,6 +39,8 @@ class StepBase:
     CL: range
     sh_keys: list[tuple]
     rkeys: list[tuple]
+    uid_index: dict[tuple, int]
+    replicable: Any
     passes: int
     refuse: list[bool]
     key: list[tuple[int, int, int]]
@@ -47,8 +49,33 @@ class StepBase:
         return self.cfg.slot((s, g, q))
 
     def uid(self, w: int, j: int) -> int:
-        """The flat index of the edit at entry ``j`` of WAL slot ``w``."""
-        return w * self.E + j
+        """The flat index of our client's edit at entry ``j`` of WAL slot ``w``."""
+        return self.uid_index[(0, *self.key[w], j)]
+
+    def entry(self, get: Any, w: int, j: int) -> tuple[Any, Any, Any]:
+        """Entry ``j`` of WAL slot ``w``: its edit (an index in ``uids``), kind and cluster-id
+        list (an index in ``ids``). Without relay clusters every entry is our client's
+        (``model/table_relays.py`` reads them from the state)."""
+        return self.uid(w, j), get(("wkind", w, j)), 0
+
+    def write_entry(
+        self, t: Tx, cond: Any, w: int, j: int, uid: Any, kind: Any, ids: Any, owed: list[Any]
+    ) -> None:
+        """Where ``cond`` holds, entry ``j`` of WAL slot ``w`` is the edit ``uid`` of ``kind``
+        and cluster-id list ``ids``, owed to each peer ``p`` where ``owed[p]``."""
+        t.when(cond, ("wkind", w, j), kind)
+        for p in self.P:
+            t.when(cond, ("wowed", w, j, p), owed[p])
+        t.when(cond, ("wn", w), j + 1)
+
+    def as_stored(self, ops: Any, t: Tx) -> Any:
+        """``t``'s reads, but a server knows every peer in storage (what a dead server's
+        sources would have owed an edit it wrote)."""
+
+        def get(k: tuple) -> Any:
+            return self.storage(ops, t.get, k[2]) if k[0] == "known" else t[k]
+
+        return get
 
     def wal_owner(self, s: int, src: int) -> int:
         """Whose WALs a shipper or a queue of ``s`` reads: ``s``'s own, or the recovered
@@ -139,9 +166,10 @@ class StepBase:
         """``head``: the WAL exists and is not deleted."""
         return ops.and_(get(("wex", w)), get(("wplace", w)) != DELETED)
 
-    def shipper_ok(self, ops: Any, kind: Any, target: int) -> Any:
-        """``rule_ships`` on a local edit (cluster ids ``(0,)``) of kind ``kind``."""
-        return self.rule["rule_ships"](ops, kind, (0,), target)
+    def shipper_ok(self, ops: Any, kind: Any, target: int, ids: Any = 0) -> Any:
+        """``rule_ships`` on an edit of ``kind`` and cluster-id list ``ids`` (by default our
+        client's, ``(0,)``)."""
+        return self.replicable(ops, self.rule["rule_ships"], kind, ids, target)
 
     def kill(self, ops: Any, tx: Tx, s: int) -> None:
         """``kill``: current WALs closed, memory lost (the pending claim stays: a zombie's), an SCP

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from replcheck.model.config import Config
 from replcheck.model.design import Design
+from replcheck.model.edit_space import EditSpace
 from replcheck.model.logic import generic_of
 from replcheck.model.state import (
     NO_LOCK,
@@ -37,7 +38,6 @@ from replcheck.model.state import (
     Cleaner,
     Edit,
     Queue,
-    Relay,
     RsNode,
     Server,
     Shipper,
@@ -66,7 +66,7 @@ RULES = (
 ``zk-multi``'s only)."""
 
 
-class ZkLayout(ByParts):
+class ZkLayout(ByParts, EditSpace):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``flat_zk_steps.py``) adds the steps."""
 
@@ -96,24 +96,8 @@ class ZkLayout(ByParts):
         servers as can die, or a recorded run's order (``death_order``) and its subsequences."""
         self.chain_index = {ch: i for i, ch in enumerate(self.chains)}
         self.CH = range(len(self.chains))
-        self.relay_clusters = [cl for cl in range(1, c.clusters) if c.outbound(cl)]
-        self.home_edges = [cl for cl, d in c.topology if d == 0]
-        uids: list[tuple] = [(0, *self.key[w], j) for w in self.W for j in range(c.edits_per_wal)]
-        uids += [(cl, n) for cl in self.relay_clusters for n in range(c.foreign_edits)]
-        self.uids = uids
-        self.uid_index = {u: i for i, u in enumerate(uids)}
-        self.U = range(len(uids))
-        self.origin = [u[0] for u in uids]
-        self.ids = self._cluster_id_lists()
-        self.ids_index = {t: i for i, t in enumerate(self.ids)}
-        self.ext = [
-            [self.ids_index.get((*t, cl), -1) for cl in range(c.clusters)] for t in self.ids
-        ]
-        self.E = c.wal_entries or c.edits_per_wal + len(self.home_edges) * len(uids)
-        """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
-        run's, ``wal_entries``)."""
-        self.L = len(uids)
-        """Entries a relay's log can hold: each edit is applied once per cluster."""
+        self.edit_space([(0, *self.key[w], j) for w in self.W for j in range(c.edits_per_wal)])
+        self.E = self.wal_entries()
         self.LW = c.servers * c.wals_per_server
         """WALs a shipper's in-memory list can hold (one WAL group's)."""
         self.sh_keys = [
@@ -132,30 +116,11 @@ class ZkLayout(ByParts):
         }
         self.rule = {name: generic_of(self.cls, name) for name in RULES}
 
-    def _cluster_id_lists(self) -> list[tuple[int, ...]]:
-        """Every cluster-id list an edit can carry: its origin, then each cluster that applied
-        it (a cluster applies an edit at most once), then 0 when it came home."""
-        c = self.cfg
-        todo = [(0,)] + [(cl,) for cl in self.relay_clusters]
-        seen: set[tuple[int, ...]] = set()
-        out = []
-        while todo:
-            t = todo.pop(0)
-            if t in seen:
-                continue
-            seen.add(t)
-            out.append(t)
-            nxt = [cl for cl in self.relay_clusters if cl not in t[1:]]
-            if self.home_edges and 0 not in t[1:]:
-                nxt.append(0)
-            todo.extend((*t, cl) for cl in nxt if len(t) <= c.clusters + 1)
-        return out
-
     # --- variables ----------------------------------------------------------------------------
 
     def sorts(self) -> dict[tuple, Any]:
         c = self.cfg
-        S, P, W, E, L = c.servers, c.peers, c.wal_slots, self.E, self.L
+        S, P, W, E = c.servers, c.peers, c.wal_slots, self.E
         out: dict[tuple, Any] = {}
 
         def i(lo: int, hi: int) -> tuple:
@@ -221,14 +186,7 @@ class ZkLayout(ByParts):
             if cl:
                 for k in range(c.sink_servers):
                     out[("down", cl, k)] = "b"
-        for cl in self.relay_clusters:
-            out[("rlen", cl)] = i(0, L)
-            for j in range(len(c.outbound(cl))):
-                out[("rship", cl, j)] = i(0, L)
-            for n in range(L):
-                out[("ru", cl, n)] = i(-1, len(self.uids) - 1)
-                out[("rkind", cl, n)] = i(-1, 2)
-                out[("rids", cl, n)] = i(-1, len(self.ids) - 1)
+        self.relay_sorts(out)
         out[("repl",)] = "b"
         out[("phase",)] = i(0, 2)
         out[("changed",)] = "b"
@@ -327,15 +285,7 @@ class ZkLayout(ByParts):
             for k in range(c.sink_servers):
                 if cl:
                     v[("down", cl, k)] = bool(sink.down >> k & 1)
-        for cl in self.relay_clusters:
-            relay = st.relays[cl]
-            v[("rlen", cl)] = len(relay.log)
-            for j, n in enumerate(relay.shipped):
-                v[("rship", cl, j)] = n
-            for n, e in enumerate(relay.log):
-                v[("ru", cl, n)] = self.uid_index[e.uid]
-                v[("rkind", cl, n)] = e.kind
-                v[("rids", cl, n)] = self.ids_index[e.cluster_ids]
+        self.encode_relays(v, st.relays)
         v[("repl",)] = st.replication_on
         v[("phase",)] = st.cleaner.phase
         v[("changed",)] = st.cleaner.changed
@@ -482,23 +432,6 @@ class ZkLayout(ByParts):
             tuple(sorted(self.uids[u] for u in self.U if v[("dup", cl, u)])),
             sum(1 << k for k in range(self.cfg.sink_servers) if cl and v[("down", cl, k)]),
         )
-
-    def _relays(self, v: Any) -> tuple[Any, ...]:
-        c = self.cfg
-        relays: list[Any] = [()] * c.clusters
-        for cl in self.relay_clusters:
-            log = tuple(
-                Edit(
-                    self.uids[v[("ru", cl, n)]],
-                    v[("rkind", cl, n)],
-                    self.ids[v[("rids", cl, n)]],
-                    0,
-                )
-                for n in range(v[("rlen", cl)])
-            )
-            shipped = tuple(v[("rship", cl, j)] for j in range(len(c.outbound(cl))))
-            relays[cl] = Relay(log, shipped)
-        return tuple(relays)
 
     def _cleaner(self, v: Any) -> Cleaner:
         key = self.key

@@ -19,8 +19,8 @@ from replcheck.model.state import (
     REMOVED,
     wal_order,
 )
-from replcheck.model.step import below, instances_of
-from replcheck.model.text import FlatModel, Instance, Tx, case, count, lookup
+from replcheck.model.step import instances_of
+from replcheck.model.text import FlatModel, Instance, Tx, count
 from replcheck.model.zk_claim_drop import ClaimDrops
 from replcheck.model.zk_joins import ZkJoins
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
@@ -48,13 +48,6 @@ class ZkFlat(
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
 
     # --- shared pieces of steps -------------------------------------------------------------------
-
-    def replicable(self, ops: Any, rule: Any, kind: Any, ids: Any, target: int) -> Any:
-        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids``."""
-        return case(ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target))
-
-    def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:
-        return case(ops, uid, len(self.uids), lambda u: get(("app", cl, u)))
 
     def append(
         self,
@@ -84,38 +77,6 @@ class ZkFlat(
             )
             tx.when(cond, ("wowed", w, j, p), owed)
         tx.when(cond, ("wn", w), j + 1)
-
-    def deliver(self, ops: Any, tx: Tx, cl: int, edits: list[tuple[Any, Any, Any, Any]]) -> None:
-        """``deliver``: the sink cluster applies a batch in order (a repeat counts as a duplicate);
-        a cluster that replicates onward writes what it applied to its log, its id appended."""
-        relay = cl in self.relay_clusters
-        for cond, uid, kind, ids in edits:
-            if cond is False:
-                continue
-            newly = []
-            for u in below(len(self.U), uid, uid + 1):
-                hit = (
-                    ops.and_(cond, uid == u)
-                    if not isinstance(uid, int)
-                    else (cond if uid == u else False)
-                )
-                if hit is False:
-                    continue
-                was = tx[("app", cl, u)]
-                tx.when(ops.and_(hit, was), ("dup", cl, u), True)
-                tx.when(hit, ("app", cl, u), True)
-                newly.append(ops.and_(hit, ops.not_(was)))
-            if not relay:
-                continue
-            new = ops.or_(*newly)
-            n = tx[("rlen", cl)]
-            for pos in below(self.L, n, n + 1):
-                at = ops.and_(new, n == pos)
-                tx.when(at, ("ru", cl, pos), uid)
-                tx.when(at, ("rkind", cl, pos), kind)
-                tx.when(at, ("rids", cl, pos), lookup(ops, ids, [e[cl] for e in self.ext]))
-            tx.when(ops.and_(new, n >= self.L), ("overflow",), True)
-            tx.when(new, ("rlen", cl), n + 1)
 
     def bump_cversion(self, ops: Any, tx: Tx, cond: Any) -> None:
         tx.when(ops.and_(cond, tx[("phase",)] == READING), ("changed",), True)

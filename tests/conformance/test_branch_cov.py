@@ -14,7 +14,6 @@ import pytest
 from replcheck.conformance import branch_cov
 from replcheck.conformance.validate import validate_path
 from replcheck.model import STANDARD, Action, get_design
-from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
@@ -46,10 +45,11 @@ def test_every_point_is_an_if_statement_or_a_decision_of_a_step(design: str) -> 
                 call = _source(p)
                 assert ".when(" in call or ".ite(" in call, (action, p, call)
                 assert call.endswith(")"), (action, p, call)  # the whole call, to the column
-    # the ZooKeeper era's recorded runs go through the text; the table era's, the explicit steps
+    # both eras' recorded runs go through the text: its helpers, never the explicit steps
     files = {Path(p.file).name for found in points.values() for p in found}
     assert ("flat_zk_steps.py" in files) == design.startswith("zk-")
-    assert ("table_common.py" in files) == (design == "table")
+    assert ("flat_table_base.py" in files) == (design == "table")
+    assert "table_common.py" not in files
 
 
 def test_the_claim_commit_step_reaches_the_claim_check_through_its_helpers() -> None:
@@ -115,7 +115,7 @@ def test_a_replayed_run_counts_every_claim_check_once() -> None:
     [
         ("zk-multi", PlainModel, "std"),
         ("zk-lock", PlainModel, "std"),
-        ("table", ExplicitModel, "t-std"),  # the table era's recorded runs: its explicit steps
+        ("table", PlainModel, "t-std"),
     ],
 )
 def test_a_branch_is_counted_for_the_action_whose_step_took_it(

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
+from replcheck.model.model import ExplicitModel
 from replcheck.model.plain import PlainModel
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
 
@@ -219,3 +220,49 @@ def test_a_zombie_that_rolls_archives_and_claims_agrees() -> None:
         "zombie_archive": 13242,
         "zombie_claim_commit": 2,
     }
+
+
+TABLE_RELAYS = [
+    # (configuration, depth, states, relay steps each taken at least once)
+    (
+        _traced("t-std", topology=((1, 0),), foreign_edits=1),
+        7,
+        8411,
+        ("foreign_put", "relay_home"),
+    ),
+    (
+        _traced("t-std", topology=((1, 2), (2, 0)), foreign_edits=1, crashes=0),
+        7,
+        5105,
+        ("foreign_put", "relay_ship", "relay_home"),
+    ),
+    (
+        _traced(
+            "t-race",
+            servers=2,
+            master_restarts=0,
+            zombies=True,
+            topology=((1, 0),),
+            foreign_edits=1,
+            wal_entries=8,
+        ),
+        6,
+        3156,
+        ("relay_apply", "zombie_relay_apply"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("cfg", "depth", "states", "steps"), TABLE_RELAYS)
+def test_the_table_eras_relay_clusters_agree(
+    cfg: Config, depth: int, states: int, steps: tuple[str, ...]
+) -> None:
+    """The other clusters of a master-master and a cyclic topology in the table era's text
+    (``model/table_relays.py``, both eras' ``model/relay_steps.py``), on plain values, against
+    the explicit steps, every state within ``depth`` steps (a zombie's relayed edit can be
+    applied again and again: the layout holds eight entries per WAL)."""
+    taken: Counter = Counter()
+    got = agree("table", cfg, depth, taken, ref=ExplicitModel, other=PlainModel)
+    assert got == states
+    for step in steps:
+        assert taken[step], step

@@ -1,0 +1,167 @@
+"""The edits of both eras' layouts (``specs/flat_zk.py``, ``specs/flat_table.py``) and how a
+sink cluster applies them, in the protocol text's form (``model/step.py``): seed 002's edits
+"have not originated from the target slave cluster" nor "already been consumed by" it, so an
+edit keeps the ids of the clusters that applied it, and a cluster that replicates onward (a
+relay cluster of a master-master or cyclic topology) writes what it applied to its log.
+
+An edit is an index in the layout's ``uids`` (our client puts, one per WAL slot and entry, then
+each relay cluster's own edits); its cluster-id list an index in ``ids``; ``ext[i][cl]`` is the
+index of list ``i`` with cluster ``cl`` appended (-1: none). Per relay cluster the layout holds
+its log, ``("rlen", cl)`` entries of ``("ru", cl, n)``, ``("rkind", cl, n)`` and ``("rids", cl,
+n)``, and per outbound edge the next entry to send, ``("rship", cl, j)``; per cluster that
+applies edits ``("app", cl, u)`` and ``("dup", cl, u)``. A log that would need more entries than
+the layout holds sets ``overflow``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import Edit, Relay
+from .step import below
+from .text import Tx, case, lookup
+
+
+class EditSpace:
+    """The edits, cluster-id lists and relay logs of a layout under ``cfg``
+    (``edit_space``), and ``replicable`` and ``deliver`` over them."""
+
+    cfg: Any
+    relay_clusters: list[int]
+    home_edges: list[int]
+    uids: list[tuple]
+    uid_index: dict[tuple, int]
+    U: range
+    origin: list[int]
+    ids: list[tuple[int, ...]]
+    ids_index: dict[tuple[int, ...], int]
+    ext: list[list[int]]
+    L: int
+
+    def edit_space(self, local: list[tuple]) -> None:
+        """Our client puts are ``local`` (uids, in layout order); each relay cluster's own
+        edits follow."""
+        c = self.cfg
+        self.relay_clusters = [cl for cl in range(1, c.clusters) if c.outbound(cl)]
+        self.home_edges = [cl for cl, d in c.topology if d == 0]
+        self.uids = [
+            *local,
+            *((cl, n) for cl in self.relay_clusters for n in range(c.foreign_edits)),
+        ]
+        self.uid_index = {u: i for i, u in enumerate(self.uids)}
+        self.U = range(len(self.uids))
+        self.origin = [u[0] for u in self.uids]
+        self.ids = self._cluster_id_lists()
+        self.ids_index = {t: i for i, t in enumerate(self.ids)}
+        self.ext = [
+            [self.ids_index.get((*t, cl), -1) for cl in range(c.clusters)] for t in self.ids
+        ]
+        self.L = len(self.uids)
+        """Entries a relay's log can hold: each edit is applied once per cluster."""
+
+    def wal_entries(self) -> int:
+        """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
+        run's, ``wal_entries``)."""
+        c = self.cfg
+        return c.wal_entries or c.edits_per_wal + len(self.home_edges) * len(self.uids)
+
+    def _cluster_id_lists(self) -> list[tuple[int, ...]]:
+        """Every cluster-id list an edit can carry: its origin, then each cluster that applied
+        it (a cluster applies an edit at most once), then 0 when it came home."""
+        c = self.cfg
+        todo = [(0,)] + [(cl,) for cl in self.relay_clusters]
+        seen: set[tuple[int, ...]] = set()
+        out = []
+        while todo:
+            t = todo.pop(0)
+            if t in seen:
+                continue
+            seen.add(t)
+            out.append(t)
+            nxt = [cl for cl in self.relay_clusters if cl not in t[1:]]
+            if self.home_edges and 0 not in t[1:]:
+                nxt.append(0)
+            todo.extend((*t, cl) for cl in nxt if len(t) <= c.clusters + 1)
+        return out
+
+    # --- the text's pieces ------------------------------------------------------------------------
+
+    def replicable(self, ops: Any, rule: Any, kind: Any, ids: Any, target: int) -> Any:
+        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids``."""
+        return case(ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target))
+
+    def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:
+        return case(ops, uid, len(self.uids), lambda u: get(("app", cl, u)))
+
+    def deliver(self, ops: Any, tx: Tx, cl: int, edits: list[tuple[Any, Any, Any, Any]]) -> None:
+        """``deliver``: the sink cluster applies a batch in order (a repeat counts as a duplicate);
+        a cluster that replicates onward writes what it applied to its log, its id appended."""
+        relay = cl in self.relay_clusters
+        for cond, uid, kind, ids in edits:
+            if cond is False:
+                continue
+            newly = []
+            for u in below(len(self.U), uid, uid + 1):
+                hit = (
+                    ops.and_(cond, uid == u)
+                    if not isinstance(uid, int)
+                    else (cond if uid == u else False)
+                )
+                if hit is False:
+                    continue
+                was = tx[("app", cl, u)]
+                tx.when(ops.and_(hit, was), ("dup", cl, u), True)
+                tx.when(hit, ("app", cl, u), True)
+                newly.append(ops.and_(hit, ops.not_(was)))
+            if not relay:
+                continue
+            new = ops.or_(*newly)
+            n = tx[("rlen", cl)]
+            for pos in below(self.L, n, n + 1):
+                at = ops.and_(new, n == pos)
+                tx.when(at, ("ru", cl, pos), uid)
+                tx.when(at, ("rkind", cl, pos), kind)
+                tx.when(at, ("rids", cl, pos), lookup(ops, ids, [e[cl] for e in self.ext]))
+            tx.when(ops.and_(new, n >= self.L), ("overflow",), True)
+            tx.when(new, ("rlen", cl), n + 1)
+
+    # --- the relay logs' slots --------------------------------------------------------------------
+
+    def relay_sorts(self, out: dict[tuple, Any]) -> None:
+        c, L = self.cfg, self.L
+        for cl in self.relay_clusters:
+            out[("rlen", cl)] = ("i", 0, L)
+            for j in range(len(c.outbound(cl))):
+                out[("rship", cl, j)] = ("i", 0, L)
+            for n in range(L):
+                out[("ru", cl, n)] = ("i", -1, len(self.uids) - 1)
+                out[("rkind", cl, n)] = ("i", -1, 2)
+                out[("rids", cl, n)] = ("i", -1, len(self.ids) - 1)
+
+    def encode_relays(self, v: dict[tuple, Any], relays: tuple[Any, ...]) -> None:
+        for cl in self.relay_clusters:
+            relay = relays[cl]
+            v[("rlen", cl)] = len(relay.log)
+            for j, n in enumerate(relay.shipped):
+                v[("rship", cl, j)] = n
+            for n, e in enumerate(relay.log):
+                v[("ru", cl, n)] = self.uid_index[e.uid]
+                v[("rkind", cl, n)] = e.kind
+                v[("rids", cl, n)] = self.ids_index[e.cluster_ids]
+
+    def _relays(self, v: Any) -> tuple[Any, ...]:
+        c = self.cfg
+        relays: list[Any] = [()] * c.clusters
+        for cl in self.relay_clusters:
+            log = tuple(
+                Edit(
+                    self.uids[v[("ru", cl, n)]],
+                    v[("rkind", cl, n)],
+                    self.ids[v[("rids", cl, n)]],
+                    0,
+                )
+                for n in range(v[("rlen", cl)])
+            )
+            shipped = tuple(v[("rship", cl, j)] for j in range(len(c.outbound(cl))))
+            relays[cl] = Relay(log, shipped)
+        return tuple(relays)
