@@ -563,7 +563,7 @@ def _needs_flat_form(engine: str, pairs: list[tuple[str, Config]]) -> None:
 
     for name, cfg in pairs:
         try:
-            flat_layout(name, cfg)
+            flat_layout(name, cfg).properties()
         except FlatError as err:
             raise UsageError(
                 f"{name}@{cfg.name}: no flat form for --engine {engine}: {err}"

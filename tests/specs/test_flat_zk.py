@@ -6,6 +6,7 @@ gives the readable property's verdict."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -43,8 +44,12 @@ def test_every_zk_mutant_matches_on_its_configuration(mutant: str) -> None:
 def test_configurations_without_a_flat_form_are_refused() -> None:
     with pytest.raises(FlatError, match="ZooKeeper faults"):
         flat_model("table", STANDARD["zk-faults"])
-    with pytest.raises(FlatError, match="relay clusters"):
+    # the table era's relay clusters have steps in the text, but no flat properties (the plain
+    # interpreter explores them, ``text_engine``), so Z3 has nothing to check there
+    with pytest.raises(FlatError, match="flat properties do not read relayed edits"):
         flat_model("table", STANDARD["master-master"])
+    with pytest.raises(FlatError, match="relay clusters with sync replication peers"):
+        flat_model("table", dataclasses.replace(STANDARD["t-sync"], topology=((1, 0),)))
 
 
 @pytest.mark.parametrize(
