@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .plain_index import Slots
 from .state import Edit, Relay
 from .step import below
 from .text import Tx, case, lookup
@@ -124,6 +125,19 @@ class EditSpace:
                 tx.when(at, ("rids", cl, pos), lookup(ops, ids, [e[cl] for e in self.ext]))
             tx.when(ops.and_(new, n >= self.L), ("overflow",), True)
             tx.when(new, ("rlen", cl), n + 1)
+
+    def sink_edits(self, v: Any, cl: int) -> tuple[tuple, tuple]:
+        """The edits cluster ``cl`` applied and those it applied twice, each sorted. Where
+        ``v`` holds only the slots written (``Slots``: a slot not written is False), only those
+        are looked at."""
+        uids = self.uids
+        if isinstance(v, Slots):
+            app = [uids[k[2]] for k, x in v.items() if k[0] == "app" and x and k[1] == cl]
+            dup = [uids[k[2]] for k, x in v.items() if k[0] == "dup" and x and k[1] == cl]
+        else:
+            app = [uids[u] for u in self.U if v[("app", cl, u)]]
+            dup = [uids[u] for u in self.U if v[("dup", cl, u)]]
+        return tuple(sorted(app)), tuple(sorted(dup))
 
     # --- the relay logs' slots --------------------------------------------------------------------
 

@@ -23,24 +23,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from .action import Action
-from .plain_index import Index, Listed, written
+from .plain_index import Index, Listed, Slots, written
 from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true
 from .text_model import NotCovered, TextModel
-
-
-class Slots(dict):
-    """A state's slot values held sparsely: the slots a step or the encoding wrote; every other
-    slot reads its default. A successor copies its parent's written slots, not the layout."""
-
-    __slots__ = ("defaults",)
-
-    def __init__(self, defaults: dict[tuple, Any], items: Any = ()) -> None:
-        super().__init__(items)
-        self.defaults = defaults
-
-    def __missing__(self, k: tuple) -> Any:
-        return self.defaults[k]
 
 
 class _Kinds:
@@ -59,6 +45,7 @@ class _Kinds:
         self.names = [*self.others, *(n for n in self.steps if n not in self.others)]
         self._instances: dict[str, list[Any]] = {}
         self._indexes: dict[str, Index] = {}
+        self._by_args: dict[str, dict[tuple, list[int]]] = {}
         self._sorts: dict[tuple, Any] | None = None
 
     def instances(self, name: str) -> Any:
@@ -80,6 +67,18 @@ class _Kinds:
 
                 got = Listed(name, [tuple(a) for a in st.each(text)], make)
             self._instances[name] = got
+        return got
+
+    def by_args(self, name: str) -> dict[tuple, list[int]]:
+        """The instances of kind ``name`` by their structural arguments, in the text's order:
+        an action of a kind with no label names its instances without any index."""
+        got = self._by_args.get(name)
+        if got is None:
+            insts = self.instances(name)
+            args = insts.args if isinstance(insts, Listed) else [i.args for i in insts]
+            got = self._by_args[name] = {}
+            for i, a in enumerate(args):
+                got.setdefault(tuple(a), []).append(i)
         return got
 
     def index(self, name: str) -> Index:
@@ -273,15 +272,23 @@ class PlainModel(TextModel):
             kinds = self._kinds()
             instances = kinds.instances(action.name)
             label = self.labels.get(action.name)
+            if label is None:  # the action's arguments are its instances'
+                got = next(
+                    (
+                        i
+                        for i in kinds.by_args(action.name).get(action.args, ())
+                        if is_true(instances[i].guard(FPY, get))
+                    ),
+                    None,
+                )
+                self._found = (st, action, got)
+                return got
             for i in kinds.index(action.name).candidates(values, self.text.shared_defaults()):
                 inst = instances[i]
-                if label is not None:
-                    try:
-                        args = label(self.text, st, get, inst.args)
-                    except (LookupError, ValueError, TypeError, AttributeError):
-                        continue  # a label is defined where its guard holds
-                else:
-                    args = inst.args
+                try:
+                    args = label(self.text, st, get, inst.args)
+                except (LookupError, ValueError, TypeError, AttributeError):
+                    continue  # a label is defined where its guard holds
                 if args == action.args and is_true(inst.guard(FPY, get)):
                     got = i
                     break

@@ -45,6 +45,20 @@ def written(v: Any, default: Any) -> bool:
     return v != default or type(v) is not type(default)
 
 
+class Slots(dict):
+    """A state's slot values held sparsely: the slots a step or the encoding wrote; every other
+    slot reads its default. A successor copies its parent's written slots, not the layout."""
+
+    __slots__ = ("defaults",)
+
+    def __init__(self, defaults: dict[tuple, Any], items: Any = ()) -> None:
+        super().__init__(items)
+        self.defaults = defaults
+
+    def __missing__(self, k: tuple) -> Any:
+        return self.defaults[k]
+
+
 class _Other(Exception):
     """The probed slot was used otherwise than compared for equality."""
 
@@ -169,11 +183,13 @@ def probe(
 class Tree:
     """Instances filed under the values of their leading requires' slots."""
 
-    __slots__ = ("by", "here")
+    __slots__ = ("by", "dflt", "here")
 
     def __init__(self) -> None:
         self.here: list[int] = []
         self.by: dict[tuple, dict[Any, Tree]] = {}
+        self.dflt: list[tuple[tuple, Tree]] = []
+        """The branches a slot at its default value takes (``seal``)."""
 
     def add(self, i: int, levels: list[tuple[tuple, frozenset]]) -> None:
         if not levels:
@@ -187,9 +203,33 @@ class Tree:
                 child = at[v] = Tree()
             child.add(i, rest)
 
-    def walk(self, values: Any, out: set[int]) -> None:
-        out.update(self.here)
+    def seal(self, defaults: dict[tuple, Any]) -> None:
+        """Note, in every node, the branches of the slots at their defaults (once filed)."""
+        self.dflt = []
         for k, at in self.by.items():
+            for v, child in at.items():
+                child.seal(defaults)
+                if v == defaults[k] and type(v) is type(defaults[k]):
+                    self.dflt.append((k, child))
+
+    def walk(self, values: Any, out: set[int]) -> None:
+        """Add the instances filed under the values of ``values`` (every slot, or a ``Slots``
+        holding only those written: where a node branches on more slots than were written, the
+        written ones are looked up, and every other slot takes its default's branch)."""
+        out.update(self.here)
+        by = self.by
+        if isinstance(values, Slots) and len(values) < len(by):
+            for k, child in self.dflt:
+                if k not in values:
+                    child.walk(values, out)
+            for k, v in values.items():
+                at = by.get(k)
+                if at is not None:
+                    child = at.get(v)
+                    if child is not None:
+                        child.walk(values, out)
+            return
+        for k, at in by.items():
             child = at.get(values[k])
             if child is not None:
                 child.walk(values, out)
@@ -267,6 +307,7 @@ class Index:
                 continue
             for k in dict.fromkeys(reads):
                 self.under.setdefault(k, []).append(i)
+        self.tree.seal(defaults)
 
     def candidates(self, values: dict[tuple, Any], defaults: dict[tuple, Any]) -> list[int]:
         """The instances that may be enabled in ``values`` (every slot, or only those written,

@@ -61,6 +61,11 @@ def _ships(text: Any) -> list[tuple]:
     return [(*sk, q, k) for sk in text.sh_keys for q in text.Q for k in text.K]
 
 
+def head(text: Any, s: int, p: int, src: int, g: int, m: int, q: int, *_rest: int) -> list:
+    """A shipper step's ``lead``: its shipper slot's WAL list holds sequence ``q``."""
+    return [(("shw", s, p, src, g, m, q), True)]
+
+
 def _heads(text: Any) -> list[tuple]:
     return [(*sk, q) for sk in text.sh_keys for q in text.Q]
 
@@ -89,12 +94,13 @@ class Sources(TableText):
             ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
         )
 
-    @step(params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label)
+    @step(
+        params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label, lead=head
+    )
     def ship(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int, k: int) -> None:
         """read a batch, filter it, ship it to a sink"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        t.require(t[("shw", *sk, q)])
         target = p + 1
         w = self.head_slot(sk, q)
         batch = self.cfg.batch
@@ -119,12 +125,11 @@ class Sources(TableText):
         self.deliver(ops, t, target, batch_of)
         t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
 
-    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
         """setOffset: the shipped position, last writer wins"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        t.require(t[("shw", *sk, q)])
         rk = (p, s, src)
         pos = t[("shpos", *sk)]
         t.require(
@@ -135,12 +140,11 @@ class Sources(TableText):
         self.set_offset(ops, t, True, rk, g, q, pos)
         t[("sid", p)] = True
 
-    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index)
+    @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def advance(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
         """end of a WAL with a newer one queued: offset -1"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        t.require(t[("shw", *sk, q)])
         w = self.head_slot(sk, q)
         done = rules.wal_done_rule(
             ops,
@@ -154,12 +158,13 @@ class Sources(TableText):
         t[("shw", *sk, q)] = False
         t[("shpos", *sk)] = 0
 
-    @step(params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index)
+    @step(
+        params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index, lead=head
+    )
     def finish(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
         """a recovered WAL group is done; the last removes it"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        t.require(t[("shw", *sk, q)])
         w = self.head_slot(sk, q)
         t.require(
             self.head_is(ops, t.get, sk, q),

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import rules
 from .state import ARCHIVED, LIVE_DIR
-from .step import Ctx, step
+from .step import Ctx, Reader, step
 from .table_state import NO_SOURCE
 from .table_views import Budget, Server, TableText, WalFile
 
@@ -50,11 +50,20 @@ def each_roll(text: Any) -> list[tuple[int, int, int]]:
     return [(s, g, q) for s in text.S for g in text.G for q in text.Q if q + 1 < wps]
 
 
-def take_put(t: Ctx, s: int, g: int, q: int, w: int, j: int) -> None:
-    """A client write's guard and its budget, in either era: a put is left, the server is alive,
-    ``q`` is its current WAL of group ``g`` (slot ``w``) and ``j`` that WAL's next entry."""
-    t.require(Server(t, s).current[g] == q)
-    t.require(WalFile(t, w).entries == j)
+KEYS = Reader(lambda k: k)
+"""A view read through it gives its slots' keys (what a ``lead`` names)."""
+
+
+def appends_at(text: Any, s: int, g: int, _kind: int, q: int, j: int) -> list:
+    """A write's ``lead``, in either era: ``q`` is server ``s``'s current WAL of group ``g``,
+    and ``j`` that WAL's next entry."""
+    w = text.cfg.slot((s, g, q))
+    return [(Server(KEYS, s).current[g], q), (WalFile(KEYS, w).entries, j)]
+
+
+def take_put(t: Ctx, s: int) -> None:
+    """A client write's guard after its ``lead`` (``appends_at``) and its budget, in either era:
+    a put is left and the server is alive."""
     t.require(Budget(t, "puts").left > 0, Server(t, s).alive)
     Budget(t, "puts").left = Budget(t, "puts").left - 1
 
@@ -75,11 +84,12 @@ class Wals(TableText):
         fair=False,
         each=each_put,
         label=lambda text, st, get, a: a[:3],
+        lead=appends_at,
     )
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a client Put/Delete appended to the current WAL"""
         w = self.slot(s, g, q)
-        take_put(t, s, g, q, w, j)
+        take_put(t, s)
         owed = [self.rule_owed(t.ops, t.get, s, kind, p) for p in self.P]
         self.write_entry(t, True, w, j, self.uid(w, j), kind, 0, owed)
         self.after_put(t.ops, t, s, g, q, j)

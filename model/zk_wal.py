@@ -19,7 +19,7 @@ from typing import Any
 from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_views import Budget, Server, WalFile
-from .wal import each_put, each_roll, take_put
+from .wal import appends_at, each_put, each_roll, take_put
 
 
 def _failed_rolls(text: Any) -> list[tuple[int, int, int]]:
@@ -50,11 +50,12 @@ class ZkWals:
         fair=False,
         each=each_put,
         label=lambda text, st, get, a: a[:3],
+        lead=appends_at,
     )
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a client Put/Delete appended to the current WAL"""
         w = self.cfg.slot((s, g, q))
-        take_put(t, s, g, q, w, j)
+        take_put(t, s)
         uid, ids = self.uid_index[(0, s, g, q, j)], self.ids_index[(0,)]
         self.append(t.ops, t, s, w, j, uid, kind, ids)
 

@@ -12,7 +12,7 @@ from typing import Any
 from .state import ARCHIVED, LIVE_DIR
 from .step import Ctx, step
 from .table_views import Budget, Server, WalFile
-from .wal import each_put, each_roll, each_wal
+from .wal import KEYS, appends_at, each_put, each_roll, each_wal
 
 
 def zombies_only(each: Any) -> Any:
@@ -39,14 +39,12 @@ class ZombieWals:
         fair=False,
         each=zombies_only(each_put),
         label=lambda text, st, get, a: a[:3],
+        lead=lambda text, s, *a: [(Server(KEYS, s).alive, False), *appends_at(text, s, *a)],
     )
     def zombie_put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a dead server's writer appends an edit before the split takes its WAL's lease"""
         ops = t.ops
         w = self.cfg.slot((s, g, q))
-        t.require(ops.not_(Server(t, s).alive))
-        t.require(Server(t, s).current[g] == q)
-        t.require(WalFile(t, w).entries == j)
         t.require(Budget(t, "puts").left > 0, self.unsplit(ops, t, w))
         Budget(t, "puts").left = Budget(t, "puts").left - 1
         self.zombie_append(t, s, w, j, kind)

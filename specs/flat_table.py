@@ -577,14 +577,11 @@ class TableFlat(ByParts, EditSpace, TableSteps):
         )
 
     def _sinks(self, v: Any) -> tuple[Sink, ...]:
-        uids = self.uids
-
         def sink(cl: int) -> Sink:
             if cl not in self.sink_clusters:
                 return self.init_state.sinks[cl]
             return Sink(
-                tuple(sorted(uids[u] for u in self.U if v[("app", cl, u)])),
-                tuple(sorted(uids[u] for u in self.U if v[("dup", cl, u)])),
+                *self.sink_edits(v, cl),
                 sum(1 << k for k in range(self.cfg.sink_servers) if cl and v[("down", cl, k)]),
             )
 

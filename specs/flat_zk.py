@@ -428,8 +428,7 @@ class ZkLayout(ByParts, EditSpace):
 
     def _sink(self, v: Any, cl: int) -> Sink:
         return Sink(
-            tuple(sorted(self.uids[u] for u in self.U if v[("app", cl, u)])),
-            tuple(sorted(self.uids[u] for u in self.U if v[("dup", cl, u)])),
+            *self.sink_edits(v, cl),
             sum(1 << k for k in range(self.cfg.sink_servers) if cl and v[("down", cl, k)]),
         )
 

@@ -10,6 +10,7 @@ from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.plain import PlainModel
 from replcheck.model.plain_index import Index, probe
 from replcheck.model.step import steps_of
+from replcheck.model.table_state import ARQP_PUT_MISSING
 from replcheck.model.text_model import TEXT_SLOTS, NotCovered, TextModel
 
 from replcheck.matrix import resolve_config
@@ -76,7 +77,9 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
     shipper and its head WAL first (``lead``), so it is filed under that slot being set and
     that head; a state tries the ``ship`` instances of the shippers it has, at their heads, and
     no other. A client write begins by requiring the server's current WAL and that WAL's
-    length, each equal to one of its arguments: probed, it is filed under those two values."""
+    length, each equal to one of its arguments (its ``lead``): it is filed under those two
+    values. A step with no lead is probed: SCP's ADD_MISSING_QUEUES stage compares the stage
+    slot with one constant, and is filed under that value."""
     model = PlainModel(get_design("zk-multi"), STANDARD["std"])
     flat, text = model.flat, model.text
     defaults = text.shared_defaults()
@@ -97,12 +100,28 @@ def test_a_step_is_filed_under_the_values_its_leading_requires_take() -> None:
     rtext = relay.text
     puts = [x for x in relay.flat.instances if x.name == "put"]
     assert puts
-    pbody = {s.name: s.body for s in steps_of(type(rtext))}["put"]
-    for inst in puts:
-        s, g, _kind, q, j = inst.args
-        levels = probe(rtext, pbody, inst.args, rtext.sorts(), rtext.shared_defaults())
-        w = rtext.cfg.slot((s, g, q))
-        assert [(k, set(v)) for k, v in levels] == [(("cur", s, g), {q}), (("wn", w), {j})]
+    at = rtext.encode(relay.init())
+    tried = set(
+        Index(rtext, relay.flat.instances, defaults=rtext.shared_defaults()).candidates(
+            at, rtext.shared_defaults()
+        )
+    )
+    want = set()
+    for i, inst in enumerate(relay.flat.instances):
+        if inst.name == "put":
+            s, g, _kind, q, j = inst.args
+            if at[("cur", s, g)] == q and at[("wn", rtext.cfg.slot((s, g, q)))] == j:
+                want.add(i)
+    assert want and len(want) < len(puts)
+    assert {i for i in tried if relay.flat.instances[i].name == "put"} == want
+
+    # A step with no lead is probed: the procedure's stage is compared with one constant.
+    table = PlainModel(get_design("table"), resolve_config("t-std"))
+    ttext = table.text
+    body = {s.name: s.body for s in steps_of(type(ttext))}["arqp_put_missing"]
+    for d in ttext.S:
+        levels = probe(ttext, body, (d,), ttext.sorts(), ttext.shared_defaults())
+        assert [(k, set(v)) for k, v in levels] == [(("stage", d), {ARQP_PUT_MISSING})]
 
 
 MASTER_RESTART_STATES = {"zk-multi": 795, "zk-lock": 737}
