@@ -20,7 +20,7 @@ from replcheck.model.state import (
     wal_order,
 )
 from replcheck.model.step import instances_of
-from replcheck.model.text import FlatModel, Instance, Tx, count
+from replcheck.model.text import FlatModel, FlatProperty, Instance, Tx, count
 from replcheck.model.zk_claim_drop import ClaimDrops
 from replcheck.model.zk_joins import ZkJoins
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
@@ -287,9 +287,13 @@ class ZkFlat(
 
     # --- the model ------------------------------------------------------------------------------
 
-    def model(self) -> FlatModel:
+    def properties(self) -> list[FlatProperty]:
+        """The flat invariants and step property (``specs/flat_zk_props.py``)."""
         from .flat_zk_props import zk_properties
 
+        return zk_properties(self)
+
+    def model(self) -> FlatModel:
         sorts = self.sorts()
         init = self.encode(self.design.init(self.cfg))
         return FlatModel(
@@ -298,7 +302,7 @@ class ZkFlat(
             sorts=sorts,
             init=init,
             instances=instances_of(self, self.instances()),
-            properties=zk_properties(self),
+            properties=self.properties(),
             decode=self.decode,
             encode=self.encode,
         )
