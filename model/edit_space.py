@@ -132,8 +132,10 @@ class EditSpace:
         are looked at."""
         uids = self.uids
         if isinstance(v, Slots):
-            app = [uids[k[2]] for k, x in v.items() if k[0] == "app" and x and k[1] == cl]
-            dup = [uids[k[2]] for k, x in v.items() if k[0] == "dup" and x and k[1] == cl]
+            app, dup = [], []
+            for k, x in v.items():
+                if x and k[0] in ("app", "dup") and k[1] == cl:
+                    (app if k[0] == "app" else dup).append(uids[k[2]])
         else:
             app = [uids[u] for u in self.U if v[("app", cl, u)]]
             dup = [uids[u] for u in self.U if v[("dup", cl, u)]]
