@@ -3,13 +3,10 @@
 A *branch* is one outcome, ``then`` or ``else``, of a decision in an action's step or in a model
 function it calls, transitively (a method of the design or text called through ``self``, or a
 function of a model module called by name). The steps are those a recorded run is replayed
-through (``model/text_model.py``'s ``recorded_in_text``):
-
-* the protocol text's ``@step`` bodies (both eras): a decision is a guarded write
-  (``t.when(cond, ...)``, ``tx.when(cond, ...)``) or an if-then-else (``ops.ite(cond, ...)``),
-  taken ``then`` where its condition held, and an ``if`` statement;
-* for a design the text has no form of, its explicit steps ``do_<action>``: an ``if``
-  statement (``elif`` included).
+through (``model/text_model.py``'s ``recorded_in_text``), the protocol text's ``@step`` bodies:
+a decision is a guarded write (``t.when(cond, ...)``, ``tx.when(cond, ...)``) or an
+if-then-else (``ops.ite(cond, ...)``), taken ``then`` where its condition held, and an ``if``
+statement.
 
 ``universe`` finds them in the source (``ast``); ``exercised`` replays a behaviour (the actions
 ``validate`` matched to a run's events) from the model's initial state with a tracer on the
@@ -193,30 +190,26 @@ def universe(design: str) -> dict[str, tuple[Point, ...]]:
     return _scan(design)[0]
 
 
-def _starts(design: str) -> tuple[type, dict[str, Any], bool]:
-    """The class whose steps a recorded run of ``design`` is replayed through, each action's
-    step (the text's ``@step`` bodies, or the explicit ``do_<action>`` methods), and whether
-    they are the text's."""
+def _starts(design: str) -> tuple[type, dict[str, Any]]:
+    """The text class a recorded run of ``design`` is replayed through and each action's step
+    (the text's ``@step`` bodies)."""
     from replcheck.model import get_design
     from replcheck.model.step import steps_of
     from replcheck.model.text_model import recorded_in_text
 
     d = get_design(design)
     text = recorded_in_text(d)
-    if text is not None:
-        return text, {st.name: st.body for st in steps_of(text)}, True
-    cls = type(d)
-    # None: a step written only in the protocol text, which the explicit model does not run
-    return cls, {k.name: inspect.getattr_static(cls, "do_" + k.name, None) for k in d.kinds}, False
+    if text is None:
+        raise ValueError(f"{design}: no protocol text to cover")
+    return text, {st.name: st.body for st in steps_of(text)}
 
 
 @cache
-def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any], bool]:
-    """``universe``; the code objects holding its ``if`` points (the only frames line-traced);
-    and whether the steps are the text's."""
+def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any]]:
+    """``universe``; the code objects holding its ``if`` points (the only frames line-traced)."""
     from replcheck.model import get_design
 
-    cls, starts, in_text = _starts(design)
+    cls, starts = _starts(design)
     out: dict[str, tuple[Point, ...]] = {}
     codes: set[Any] = set()
     for kind in get_design(design).kinds:
@@ -238,7 +231,7 @@ def _scan(design: str) -> tuple[dict[str, tuple[Point, ...]], frozenset[Any], bo
         out[kind.name] = tuple(
             sorted(points.values(), key=lambda p: (p.file, p.line, p.span or ()))
         )
-    return out, frozenset(codes), in_text
+    return out, frozenset(codes)
 
 
 def _codes(code: types.CodeType) -> list[types.CodeType]:
@@ -284,14 +277,13 @@ def _apply_codes() -> frozenset[types.CodeType]:
 def exercised(design: str, model: Any, actions: list[Any]) -> Counter[str]:
     """Branch -> how many times the steps of ``actions``, replayed from ``model``'s initial
     state, went that way."""
-    points_of, codes, in_text = _scan(design)
+    points_of, codes = _scan(design)
     by_line = {(p.file, p.line): p for points in points_of.values() for p in points if not p.span}
     by_span = {(p.file, p.span): p for points in points_of.values() for p in points if p.span}
     hits: Counter[str] = Counter()
     current: list[str] = [""]
-    active = [not in_text]
-    """Whether a step's update is running (always, for the explicit steps: their ``do_`` runs
-    only for the action taken)."""
+    active = [False]
+    """Whether a step's update is running."""
     files: dict[str, str] = {}
     positions: dict[types.CodeType, list[Any]] = {}
 
@@ -341,7 +333,7 @@ def exercised(design: str, model: Any, actions: list[Any]) -> Counter[str]:
         return None
 
     deciders = _decider_codes()
-    applies = _apply_codes() if in_text else frozenset()
+    applies = _apply_codes()
 
     def on_call(frame: Any, event: str, arg: Any) -> Any:
         code = frame.f_code

@@ -37,14 +37,19 @@ from .state import (
 
 
 class Model:
+    """The interface every checker, drawing and validator takes. A design's steps are the
+    protocol text's; ``Model(design, cfg)`` is the engine that runs them under ``cfg``
+    (``model/text_model.py``'s ``text_engine``: ``TextModel``'s generated program, or
+    ``PlainModel``, the plain interpreter)."""
+
     def __new__(cls, design: Design, cfg: Config) -> Model:
-        """A configuration the protocol text covers gets the model that runs it
-        (``model/text_model.py``'s ``text_engine``: ``TextModel``, or ``PlainModel`` for a
-        layout too large to generate a program for)."""
         if cls is Model:
             from .text_model import text_engine
 
-            cls = text_engine(cfg, design) or cls
+            got = text_engine(cfg, design)
+            if got is None:
+                raise ValueError(f"{design.name}: no protocol text for this design")
+            cls = got
         return super().__new__(cls)
 
     def __init__(self, design: Design, cfg: Config) -> None:
@@ -68,39 +73,27 @@ class Model:
         return self.design.init(self.cfg)
 
     def enabled(self, st: State) -> list[Action]:
-        return list(self.design.enabled(self.cfg, st))
+        raise NotImplementedError
 
     def enabled_args(self, st: State, name: str) -> list[tuple]:
         """The arguments of every enabled action of kind ``name``."""
-        return list(self.design.enabled_args(self.cfg, st, name))
+        raise NotImplementedError
 
     def is_enabled(self, st: State, action: Action) -> bool:
         """Is ``action`` enabled in ``st`` (what a recorded event asks of a state)?"""
         return action.args in self.enabled_args(st, action.name)
 
     def step(self, st: State, action: Action) -> State:
-        return self.design.step(self.cfg, st, action)
+        raise NotImplementedError
 
     def successors(self, st: State) -> Iterator[tuple[Action, State]]:
-        """Every enabled action from ``st`` with the state it leads to. An induction's state may
-        be one no run reaches, which an explicit guard or step can fail to read (a server's
-        current WAL missing, say): such a kind, or such a step, leads nowhere."""
-        for kind in self.design.kinds:
-            try:
-                args = list(self.design.enabled_args(self.cfg, st, kind.name))
-            except UNREADABLE:
-                continue
-            for a in args:
-                action = Action(kind.name, a)
-                try:
-                    yield action, self.step(st, action)
-                except UNREADABLE:
-                    continue
+        """Every enabled action from ``st`` with the state it leads to."""
+        raise NotImplementedError
 
     def successors_from_any(self, st: State) -> Iterator[tuple[Action, State]]:
         """``successors`` from a state that may be one no run reaches (an induction's): a step
-        that cannot be taken there leads nowhere (``successors`` already skips them here)."""
-        return self.successors(st)
+        that cannot be taken there leads nowhere."""
+        raise NotImplementedError
 
     def canonical(self, st: State) -> State:
         """The representative of the state's class under renaming of region servers: the least
@@ -114,19 +107,8 @@ class Model:
         return least_renaming(st, sig, lambda perm: rename_servers(self.cfg, st, perm))
 
 
-class ExplicitModel(Model):
-    """A table-era design's explicit ``en_``/``do_`` steps, whatever the text covers: what the
-    agreement tests hold the text against while both forms exist. A design with no explicit step
-    (the ZooKeeper era's: only in the text) is refused."""
-
-    def __init__(self, design: Design, cfg: Config) -> None:
-        if not any(hasattr(design, "en_" + k.name) for k in design.kinds):
-            raise ValueError(f"{design.name}: no explicit steps; its steps are the protocol text's")
-        super().__init__(design, cfg)
-
-
 UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)
-"""What an explicit guard or step raises on a state it cannot read."""
+"""What reading a state no run reaches (an induction's) can raise."""
 
 S = TypeVar("S")
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .config import Config
+from . import sync_replication
 from .table import Table
-from .table_state import TServer, TState
+from .table_state import TServer
 
 
 class SyncNoDrain(Table):
@@ -18,9 +18,7 @@ class SyncNoDrain(Table):
         "data of the previous DA state"
     )
     configs = ("t-sync",)
-
-    def drain_sources(self, cfg: Config, st: TState, p: int, s: int) -> TState:
-        return st
+    text = sync_replication.SyncNoDrain
 
 
 class SyncNoRefusal(Table):

@@ -18,7 +18,6 @@ from .step import kinds_of
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
-from .table_state import TState
 from .table_sync import SyncSteps
 
 TABLE_CONFIGS = (
@@ -52,10 +51,7 @@ class TableDoc(Table):
     name = "table-doc"
     summary = "seed 004 as written: RemovePeer waits for SCPs, sync waits for SCPs, 30% upgrade"
     doc_waits_for_scps = True
-
-    def rule_removal_waits_for(self, st: TState) -> int:
-        """Seed 004: "collect all the ongoing SCPs, store them as a class field"."""
-        return sum(1 << d for d in range(len(st.scps)) if self.scp_unfinished(st, d))
+    """Seed 004: "collect all the ongoing SCPs, store them as a class field"."""
 
 
 class TableNaive(Table):

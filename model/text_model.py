@@ -1,5 +1,5 @@
 """``TextModel``: the ``Model`` of a design whose steps are taken from the protocol text
-(``model/step.py``, ``model/text.py``) rather than from explicit ``en_``/``do_`` methods.
+(``model/step.py``, ``model/text.py``), the only place a design's steps are written.
 
 Its interface is ``Model``'s: states are the readable ``TState`` values every property, drawing
 and checker reads, and actions carry the arguments traces and drawings know them by. Underneath,
@@ -11,10 +11,10 @@ configuration in a process. An instance's own arguments are structural (which sh
 which claim child key); a step's ``label`` turns them into the action's (the shipper's index on
 its server, the child's index in its SCP) by reading the view.
 
-Which configurations take their steps from the text is ``uses_text``'s answer: every one the
-text covers. A recorded run's (servers joining, zombies, relay clusters: ``recorded_in_text``)
-runs on the plain interpreter, as does a table-era configuration with relay clusters (the flat
-properties do not read relayed edits).
+Every design's steps are the text's (``text_engine`` picks the engine). A recorded run's
+(servers joining, zombies, relay clusters: ``recorded_in_text``) runs on the plain interpreter,
+as does a table-era configuration with relay clusters (the flat properties do not read relayed
+edits); a design or configuration the text cannot read is refused in one line (``NotCovered``).
 """
 
 from __future__ import annotations
@@ -43,25 +43,8 @@ a few seconds (``std:servers=3,crashes=2`` has 1,186 slots; eight servers, 5,997
 minute). A larger configuration runs on the plain interpreter (``model/plain.py``)."""
 
 
-def text_only(cfg: Config, design: Any) -> bool:
-    """Are ``design``'s steps under ``cfg`` written only in the text: a table-era configuration
-    that uses a component written only there, or a design that brings text of its own?"""
-    return getattr(design, "era", "") == "table" and bool(
-        cfg.bootstrap or cfg.restarts or cfg.syncup or cfg.migration or design.text is not None
-    )
-
-
-def uses_text(cfg: Config, design: Any) -> bool:
-    """Does ``design`` under ``cfg`` take its steps from the text? Where they are only there
-    (``text_only``), and wherever the text covers the configuration. A recorded run's (servers
-    joining, zombies, relay clusters) runs on the plain interpreter: its layout is sized from
-    the run, and a zombie's relayed edit, written again and again, is read from the state
-    rather than listed per instance (``model/relay_steps.py``)."""
-    return text_engine(cfg, design) is not None
-
-
 def text_engine(cfg: Config, design: Any) -> type[Model] | None:
-    """The ``Model`` that runs ``design``'s text under ``cfg`` (None: its explicit steps):
+    """The ``Model`` that runs ``design``'s text under ``cfg`` (None: a design of no era):
     ``TextModel``'s generated program within ``TEXT_SLOTS``, the plain interpreter
     (``model/plain.py``) beyond, where generating would take longer than the run."""
     era = getattr(design, "era", "")
@@ -78,18 +61,9 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
         if layout is None or len(layout.sorts()) <= TEXT_SLOTS:
             return TextModel
         return PlainModel
-    from .registry import RegistryError, get_design
-
-    try:
-        if not text_only(cfg, design) and type(get_design(design.name)) is not type(design):
-            return None  # a design object of its own: its explicit steps are what it is
-    except RegistryError:
-        return None
     layout = _layout(design, cfg)
     if layout is None:
-        if text_only(cfg, design):
-            return TextModel  # which says, in one line, what the text does not cover
-        return None
+        return TextModel  # which says, in one line, what the text does not cover
     if layout.relay_clusters:
         return PlainModel  # the flat properties do not read relayed edits
     if len(layout.sorts()) <= TEXT_SLOTS:
@@ -190,8 +164,8 @@ class TextModel(Model):
         self._key = (type(design), cfg)
         self.labels: dict[str, Label] = {**getattr(self.text, "labels", {}), **labels_of(cls)}
         self._rank = {k.name: i for i, k in enumerate(design.kinds)}
-        """Actions are offered kind by kind in the design's order, as the explicit model offers
-        them (so a search takes the same one of several equally short paths)."""
+        """Actions are offered kind by kind in the design's order, as ``list`` shows them (so
+        every engine's search takes the same one of several equally short paths)."""
         self._last: tuple[Any, list[tuple[Action, tuple]]] | None = None
         self._slot: dict[tuple, int] | None = None
         self._decoded: dict[tuple, Any] = {}

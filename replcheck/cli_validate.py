@@ -125,9 +125,9 @@ def add_commands(sub: Any) -> None:
         "--engine",
         choices=("default", "plain"),
         default="default",
-        help="the model's steps: the design's default (the protocol text on plain values for "
-        "the ZooKeeper era, model/plain.py; the explicit steps for the table era, whose relay "
-        "clusters its text lacks yet), or the text on plain values (docs/text.md)",
+        help="the model's steps: the design's default (the protocol text on plain values, "
+        "model/plain.py, for a recorded run's configuration of either era), or the text on "
+        "plain values whatever the configuration (docs/text.md)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one case per trace")

@@ -129,7 +129,7 @@ def induction_reproducer(model: Model, result: Any) -> str:
         p for p in cti.get("broken_after_step", ()) if p in {q.name for q in model.properties}
     ]
     if result.states is None:
-        return "no reproducer: the counterexample's states are not ones the explicit model holds"
+        return "no reproducer: the counterexample's states are not ones the model holds"
     if not broken:
         return "no reproducer: the step breaks only strengthening lemmas, not a model property"
     from replcheck.model.model import UNREADABLE
@@ -139,7 +139,7 @@ def induction_reproducer(model: Model, result: Any) -> str:
     try:
         model.enabled(before)
     except UNREADABLE:
-        return "no reproducer: the counterexample's state is not one the explicit model can read"
+        return "no reproducer: the counterexample's state is not one the model can read"
 
     prop = result.property if result.property in broken else broken[0]
     kind, check = next((p.kind, p) for p in model.properties if p.name == prop)

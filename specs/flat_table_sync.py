@@ -33,7 +33,7 @@ from typing import Any
 from replcheck.model.config import Config
 from replcheck.model.design import Design
 from replcheck.model.logic import generic_of
-from replcheck.model.sync_replication import SyncNoDrain, SyncNoRefusal, SyncReplication
+from replcheck.model.sync_replication import SyncNoRefusal, SyncReplication
 from replcheck.model.table_state import REMOVE, TRANSIT, TState
 from replcheck.model.table_sync import TS_POST, WAS_ENABLED, step_of
 from replcheck.model.text import FlatProperty
@@ -201,6 +201,5 @@ FEATURE = SyncFlat
 
 
 MUTANTS: dict[str, type] = {
-    "table/sync-no-drain": SyncNoDrain,
     "table/sync-no-refusal": SyncNoRefusal,
 }

@@ -87,6 +87,11 @@ def text_class(design: Any, cfg: Config | None = None) -> type[Any]:
     if type(design).era == "table":
         from .flat_table import table_flat_class
 
+        if type(get_design(design.name)) is not type(design):
+            raise FlatError(
+                f"{design.name}: a table-era design object the registry does not know; its text "
+                "is composed from the registered design (replcheck --design-file registers one)"
+            )
         return table_flat_class(design.name, cfg)
     return zk_text_class(type(design))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from replcheck.model import STANDARD, Config, get_design
-from replcheck.model.model import ExplicitModel
+from replcheck.model.plain import PlainModel
 from replcheck.model.text_model import TextModel
 from replcheck.specs.bmc import normalize
 
@@ -18,15 +18,13 @@ def agree(
     depth: int | None = None,
     taken: Counter | None = None,
     *,
-    ref: type = ExplicitModel,
-    other: type = TextModel,
+    ref: type = TextModel,
+    other: type = PlainModel,
 ) -> int:
     """How many states both models reach, agreeing on each one's successors: every state, or
     every state within ``depth`` steps (breadth first) where the space has no end. ``taken``
     counts the actions taken, by name. The reference's successors are compared with their
-    shippers sorted (``normalize``), as the text's readable state keeps them: the explicit
-    ``ship`` updates a shipper in place, so two equal recovered shippers (a zombie's or a
-    mutant's) can end up in either order there."""
+    shippers sorted (``normalize``), as the text's readable state keeps them."""
     cfg = STANDARD[config] if isinstance(config, str) else config
     want_model = ref(get_design(name), cfg)
     got_model = other(get_design(name), cfg)

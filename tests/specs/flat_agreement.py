@@ -14,24 +14,17 @@ from collections.abc import Iterable
 
 from replcheck.model import STANDARD, Model, State, get_design
 from replcheck.model.config import Config
-from replcheck.model.model import ExplicitModel
 from replcheck.model.text import FPY, is_true
-from replcheck.model.text_model import text_only
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
 from replcheck.specs.flat_zk_designs import flat_model
 
 
 def reference(name: str, cfg: Config) -> Model:
-    """What the flat model is held against: the design's explicit steps, where it has them
-    (the table era's); where its steps are only in the text (the ZooKeeper era's, and the table
-    era's components written there), its ``Model``, the text's generated program: its steps
-    are then held as one interpreter against another, and its readable properties' verdicts
-    against the flat ones."""
-    design = get_design(name)
-    if design.era == "zk" or text_only(cfg, design):
-        return Model(design, cfg)
-    return ExplicitModel(design, cfg)
+    """What the flat model is held against: the design's ``Model`` (the text's generated
+    program, or the plain interpreter): its steps are held as one interpreter against another,
+    and its readable properties' verdicts against the flat ones."""
+    return Model(get_design(name), cfg)
 
 
 def check_states(name: str, config: str, states: Iterable[State]) -> tuple[int, set[str]]:
