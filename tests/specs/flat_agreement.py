@@ -1,11 +1,11 @@
 """The one check every flat-model test makes: a design's flat model (``specs/flat*.py``, either
-era) against its reference (``reference``: the explicit steps where the design has them, else its
-``Model``), state by state, on plain values.
+era) against its ``Model`` (``reference``: the text's generated program, or the plain
+interpreter), state by state, on plain values.
 
 On each state: the flat form is within its declared ranges and round-trips; the flat steps lead
-to exactly the explicit successors; every flat invariant and liveness goal gives the explicit
-verdict (the flat ``encoding_capacity`` always holds); the flat step properties give the
-explicit verdict on every transition. Shippers (and unregistered WALs) are compared as sets
+to exactly the model's successors; every flat invariant and liveness goal gives the readable
+property's verdict (the flat ``encoding_capacity`` always holds); the flat step properties give
+the readable verdict on every transition. Shippers (and unregistered WALs) are compared as sets
 (``bmc.normalize``)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def reference(name: str, cfg: Config) -> Model:
 
 def check_states(name: str, config: str, states: Iterable[State]) -> tuple[int, set[str]]:
     """Compare both models of ``name`` under ``config`` on ``states``: (how many states, the
-    invariants the explicit model finds broken on them)."""
+    invariants the model finds broken on them)."""
     cfg = STANDARD[config]
     model = reference(name, cfg)
     fm = flat_model(name, cfg)
@@ -67,8 +67,10 @@ def check_states(name: str, config: str, states: Iterable[State]) -> tuple[int, 
 
 
 def agree(name: str, config: str, states: int) -> int:
-    """``check_states`` on a breadth-first prefix of ``states`` states; how many there were."""
+    """``check_states`` on a breadth-first prefix of at least ``states`` states (the whole
+    space, where it is smaller); how many there were."""
     model = reference(name, STANDARD[config])
     ex = explore(model, symmetry=False, max_states=states)
     n, _broken = check_states(name, config, ex.states)
+    assert n == len(ex.states) and (n >= states or ex.complete), (name, config, n, ex.stopped)
     return n
