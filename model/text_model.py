@@ -52,23 +52,14 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
         return None
     from .plain import PlainModel
 
-    if era == "zk":
-        # every step is the text's: a recorded run's (trace validation) on plain values, sized
-        # from the run; a design the text cannot read gets ``TextModel``, which says why
-        if cfg.joins or cfg.zombies:
-            return PlainModel
-        layout = _layout(design, cfg)
-        if layout is None or len(layout.sorts()) <= TEXT_SLOTS:
-            return TextModel
-        return PlainModel
+    if era == "zk" and (cfg.joins or cfg.zombies):
+        return PlainModel  # a recorded run's steps, on plain values over a layout sized from it
     layout = _layout(design, cfg)
     if layout is None:
         return TextModel  # which says, in one line, what the text does not cover
-    if layout.relay_clusters:
-        return PlainModel  # the flat properties do not read relayed edits
-    if len(layout.sorts()) <= TEXT_SLOTS:
-        return TextModel
-    return PlainModel
+    if era == "table" and layout.relay_clusters:
+        return PlainModel  # the table era's flat properties do not read relayed edits
+    return TextModel if len(layout.sorts()) <= TEXT_SLOTS else PlainModel
 
 
 def _layout(design: Any, cfg: Config) -> Any:
