@@ -10,8 +10,9 @@ say; a later step aimed at the same point arms it once the earlier one has its v
 for a process to take its own arm); its fault is injected while the process is held (faults take
 turns), and the process is let go. A stall keeps its process held until the next claim commits
 (a claimer's, until the cleaner is held; a crash procedure's, at its start or after its split,
-until the cleaner has run a whole pass), or ``STALL_LIMIT`` seconds; a cleaner's stall ends
-once its pass has deleted what it decided to (the next pass starts). A claimer stalled at its
+until the live servers have written their edits and the cleaner has then run a whole pass), or
+``STALL_LIMIT`` seconds; a cleaner's stall ends once its pass has deleted what it decided to (the
+next pass starts). A claimer stalled at its
 read while the cleaner waits for ``REST_DEAD`` narrows the cleaner's wait to the pass that has
 read the claimer and not yet the dead server; a crashed server's replacement is not started
 while the cleaner waits so (its join would send the cleaner round again). A trigger that does
@@ -284,9 +285,14 @@ class PlannedCluster(Cluster):
         """Hold until a claim commits; a claimer held at its read is also let go once the
         cleaner is held, before it or after (where that claim hurts, when the arm asked); a
         crash procedure held at its start or after its split (it claims nothing while held)
-        once the cleaner has run a whole pass meanwhile, its deletions included."""
+        once the live servers have written their edits and the cleaner has then run a whole
+        pass, its deletions included."""
         until = time.monotonic() + STALL_LIMIT
         if point in ("scp_start", "scp_split"):
+            # the window is the cleaner's pass over all the hold leaves in oldWALs: a fault
+            # under way (the death's replacement still starting) and the live servers'
+            # writes, whose rolls archive WALs, come first
+            self.quiet_writers(until)
             # the pass that ends first may have begun before the hold; the next one did not
             ended = self.cleaner_passes(2, until)
             why = "the cleaner ran a whole pass" if ended == 2 else f"{ended} cleaner pass ends"
@@ -324,6 +330,17 @@ class PlannedCluster(Cluster):
                 STALL_LIMIT,
             )
             self.say("the cleaner's pass deleted what it decided to")
+
+    def quiet_writers(self, until: float) -> None:
+        """Wait, by ``until``, for the fault being injected to be over (a crash's replacement
+        is started under the fault lock) and then for every live region server to have
+        written its edits: the WALs their rolls archive are in oldWALs from then on."""
+        if self.fault_lock.acquire(timeout=max(0.0, until - time.monotonic())):
+            self.fault_lock.release()
+        if not self.wait_for(
+            "the live servers' edits", self.workloads_done, until - time.monotonic()
+        ):
+            self.say("stall: the live servers had not written their edits in time")
 
     def cleaner_passes(self, n: int, until: float) -> int:
         """Wait for the cleaner chore to end ``n`` passes (``cleaner_pass``), by ``until``;

@@ -86,11 +86,14 @@ def test_each_step_aimed_at_a_point_takes_a_visit_of_its_own(tmp_path: Path) -> 
     assert out.passed, out.why
 
 
-# A cleaner pass while a crash procedure is held just after its split: the peer disabled, so no
-# queue row was written for it (a table-era row is written at a source's first offset); server
-# #1 killed; its WALs split into oldWALs, and its queues neither claimed nor added where missing
-# while the cleaner runs a whole pass. The correct cleaner keeps an SCP-unfinished server's WALs
-# when a queue of it is missing (seed 004); the mutant deletes them, and the enable loses them.
+# A cleaner pass while a crash procedure is held just after its split: server #1 killed, its
+# WALs split into oldWALs and its queues neither claimed nor added where missing; its
+# replacement joins with the peer disabled, so no queue row is written for it (a table-era row
+# is written at a source's first offset), and rolls. The stall lets go once the live servers
+# have written their edits and the cleaner has then run a whole pass. The correct cleaner keeps
+# a WAL while a queue of its server is missing (seed 004: "if there is a missing queue, then we
+# do not delete the file"); the mutant deletes the replacement's archived WAL, and the enable
+# finds it gone.
 CLEANER_AFTER_SPLIT = Plan(
     servers=2,
     writes=tuple(tuple(Write("global", "put") for _ in range(10)) for _ in range(3)),
