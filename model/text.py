@@ -96,6 +96,13 @@ def is_true(x: Any) -> bool:
     return x is True or (isinstance(x, (bool, int)) and bool(x))
 
 
+def off(x: Any) -> bool:
+    """Is ``x`` a condition known false while building (a plain value)? On plain values a
+    property then skips what the state does not hold, so it costs what the state holds, not
+    what the layout could; on terms nothing is known and every position is written out."""
+    return isinstance(x, (bool, int)) and not x
+
+
 class FlatError(ValueError):
     """The design or configuration has no flat form here."""
 

@@ -20,17 +20,10 @@ from typing import TYPE_CHECKING, Any
 from replcheck.model import rules
 from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
 from replcheck.model.step import below
-from replcheck.model.text import FlatProperty, count
+from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
     from .flat_zk_steps import ZkFlat
-
-
-def off(x: Any) -> bool:
-    """Is ``x`` a condition known false while building (a plain value)? On plain values a
-    property then skips what the state does not hold, so it costs what the state holds, not
-    what the layout could; on terms nothing is known and every position is written out."""
-    return isinstance(x, (bool, int)) and not x
 
 
 def zk_properties(z: ZkFlat) -> list[FlatProperty]:
