@@ -8,7 +8,7 @@ from .action import Action, ActionKind
 from .config import STANDARD, Config
 from .design import Design
 from .model import Model, rename_servers
-from .properties import ALL_PROPERTIES, INVARIANTS, LIVENESS, STEP_PROPERTIES, Property
+from .properties import Property
 from .registry import (
     DESIGNS,
     RegistryError,
@@ -21,12 +21,8 @@ from .registry import (
 from .state import State
 
 __all__ = [
-    "ALL_PROPERTIES",
     "DESIGNS",
-    "INVARIANTS",
-    "LIVENESS",
     "STANDARD",
-    "STEP_PROPERTIES",
     "Action",
     "ActionKind",
     "Config",

@@ -38,6 +38,7 @@ class EditSpace:
     ids_index: dict[tuple[int, ...], int]
     ext: list[list[int]]
     L: int
+    sink_clusters: list[int]
 
     def edit_space(self, local: list[tuple]) -> None:
         """Our client puts are ``local`` (uids, in layout order); each relay cluster's own
@@ -59,6 +60,8 @@ class EditSpace:
         ]
         self.L = len(self.uids)
         """Entries a relay's log can hold: each edit is applied once per cluster."""
+        self.sink_clusters = list(range(c.clusters))
+        """The clusters whose sinks the layout holds (a layout may hold fewer)."""
 
     def wal_entries(self) -> int:
         """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
@@ -88,7 +91,17 @@ class EditSpace:
     # --- the text's pieces ------------------------------------------------------------------------
 
     def replicable(self, ops: Any, rule: Any, kind: Any, ids: Any, target: int) -> Any:
-        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids``."""
+        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids`` (on
+        plain values, each rule's verdict on a kind, list and target is worked out once)."""
+        if type(kind) is int and type(ids) is int:
+            memo = self.__dict__.setdefault("_replicable", {})
+            k = (rule, kind, ids, target)
+            got = memo.get(k)
+            if got is None:
+                got = memo[k] = case(
+                    ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target)
+                )
+            return got
         return case(ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target))
 
     def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:

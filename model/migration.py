@@ -55,6 +55,7 @@ position other than 0 (version-2 servers never ship, so no position is ever writ
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from . import table_rules
@@ -456,9 +457,9 @@ class ZkMigration(StartedSlots):
 
         for i, prop in enumerate(out):
             if prop.name == "no_lost_edit":
-                out[i] = FlatProperty(prop.name, prop.kind, no_lost_edit(prop.check))
+                out[i] = replace(prop, check=no_lost_edit(prop.check))
             elif prop.name == "no_claim_mid_migration":
-                out[i] = FlatProperty(prop.name, prop.kind, no_claim_mid_migration)
+                out[i] = replace(prop, check=no_claim_mid_migration)
         return out
 
 

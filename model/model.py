@@ -19,7 +19,7 @@ from typing import TypeVar
 from .action import Action
 from .config import Config
 from .design import Design
-from .properties import INVARIANTS, LIVENESS, STEP_PROPERTIES, Property
+from .properties import Property
 from .state import (
     NO_LOCK,
     Claim,
@@ -55,13 +55,10 @@ class Model:
     def __init__(self, design: Design, cfg: Config) -> None:
         self.design = design
         self.cfg = cfg
-        self.invariants: tuple[Property, ...] = getattr(design, "invariants", INVARIANTS)
-        self.step_properties: tuple[Property, ...] = getattr(
-            design, "step_properties", STEP_PROPERTIES
-        )
-        self.liveness: tuple[Property, ...] = tuple(
-            p for p in getattr(design, "liveness", LIVENESS) if p.name not in cfg.skip_liveness
-        )
+        self.invariants: tuple[Property, ...] = ()
+        self.step_properties: tuple[Property, ...] = ()
+        self.liveness: tuple[Property, ...] = ()
+        """The text's properties (``model/text_checks.py``), set by the engine that runs it."""
         self._canonical = getattr(design, "canonical", None)
         self.fair_kinds = frozenset(k.name for k in design.kinds if k.fair)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .action import Action
+from .logic import PY
 from .plain_index import Index, Listed, Slots, written
 from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true
@@ -47,6 +48,9 @@ class _Kinds:
         self._indexes: dict[str, Index] = {}
         self._by_args: dict[str, dict[tuple, list[int]]] = {}
         self._sorts: dict[tuple, Any] | None = None
+        self.flat_props: dict[str, Any] | None = None
+        """The text's properties by name, and the slot names each reads (``footprint``)."""
+        self.footprints: dict[str, frozenset[str] | None] = {}
 
     def instances(self, name: str) -> Any:
         """The instances of kind ``name``, in the text's order (``instances_of``): a list, or
@@ -115,12 +119,83 @@ class PlainModel(TextModel):
         """A state and the enabled actions of each kind asked of it (``_enabled_kind``)."""
         self._found: tuple[Any, Action, int | None] | None = None
         """The last action looked for (``_find``): the state, the action, its instance."""
+        self._from: dict[int, tuple[Any, Any, frozenset[str]]] = {}
+        """``id`` of a successor this model gave -> (it, its parent, the slot names the step
+        wrote)."""
+        self._verdicts: dict[int, tuple[Any, dict[str, tuple[bool, set[str]]]]] = {}
+        """``id`` of a readable state -> (it, its properties' verdicts as far as asked)."""
 
-    @property
-    def flat(self) -> Any:
-        if self._flat is None:
-            self._flat = self.text.model()
-        return self._flat
+    def _set_properties(self) -> None:
+        """The text's properties on plain values; a step property's footprint (``footprint``)."""
+        from .text_checks import footprint, properties_of, wanted
+
+        kinds = self._kinds()
+        if kinds.flat_props is None:
+            kinds.flat_props = {p.name: p for p in wanted(self.text.properties())}
+            kinds.footprints = {
+                n: footprint(p) for n, p in kinds.flat_props.items() if p.kind == "step"
+            }
+        self._flat_props = kinds.flat_props
+        self._footprints = kinds.footprints
+        self.invariants, self.step_properties, self.liveness = properties_of(
+            list(self._flat_props.values()), self._state_verdict, self._step_verdict
+        )
+
+    def _known(self, st: Any) -> dict[str, tuple[bool, set[str]]]:
+        """``st``'s verdicts as far as asked, each with the slot names its evaluation read."""
+        got = self._verdicts.get(id(st))
+        if got is not None and got[0] is st:
+            return got[1]
+        if len(self._verdicts) >= 1 << 16:
+            self._verdicts.clear()
+        mine: dict[str, tuple[bool, set[str]]] = {}
+        self._verdicts[id(st)] = (st, mine)
+        return mine
+
+    def _state_verdict(self, st: Any, name: str) -> bool:
+        """Invariant or goal ``name`` on ``st``: its parent's verdict where the step to ``st``
+        wrote no slot of a name the parent's evaluation read (every slot it read then holds
+        what it held, so the evaluation would go the same way); evaluated otherwise, the names
+        it reads recorded."""
+        known = self._known(st)
+        got = known.get(name)
+        if got is None:
+            origin = self._from.get(id(st))
+            if origin is not None and origin[0] is st:
+                parent = self._verdicts.get(id(origin[1]))
+                if parent is not None and parent[0] is origin[1]:
+                    had = parent[1].get(name)
+                    if had is not None and had[1].isdisjoint(origin[2]):
+                        got = had
+            if got is None:
+                names: set[str] = set()
+                add, look = names.add, self.reader_values(st).__getitem__
+
+                def get(k: tuple) -> Any:
+                    add(k[0])
+                    return look(k)
+
+                got = (is_true(self._flat_props[name].check(PY, get)), names)
+            known[name] = got
+        return got[0]
+
+    def _step_verdict(self, before: Any, after: Any, name: str) -> bool:
+        """A step that wrote no slot of a name the step property reads (its ``footprint``)
+        changed nothing it judges: it holds (a step property is a property of a change, as
+        TLA+'s ``[A]_v`` is). Evaluated otherwise."""
+        origin = self._from.get(id(after))
+        reads = self._footprints.get(name)
+        if (
+            origin is not None
+            and origin[0] is after
+            and origin[1] is before
+            and reads is not None
+            and reads.isdisjoint(origin[2])
+        ):
+            return True
+        p = self._flat_props[name]
+        b = self.reader_values(before).__getitem__
+        return is_true(p.check(PY, b, self.reader_values(after).__getitem__))
 
     def _kinds(self) -> _Kinds:
         got = _TEXTS.get(self._key)
@@ -208,6 +283,7 @@ class PlainModel(TextModel):
             )
         values = Slots(old.defaults, old)
         defaults = old.defaults
+        wrote = frozenset(k[0] for k in new)
         for k, v in new.items():  # only what differs from the default is held
             if written(v, defaults[k]):
                 values[k] = v
@@ -217,6 +293,7 @@ class PlainModel(TextModel):
         if readers is None:
             nxt = self.text.decode(values)
             self._keep(nxt, values, None)
+            self._came(nxt, st, wrote)
             return nxt
         if parts is None:
             got = {part: read(values) for part, read in readers.items()}
@@ -228,7 +305,13 @@ class PlainModel(TextModel):
                     got[part] = readers[part](values)
         nxt = self.text.assemble(got)
         self._keep(nxt, values, got)
+        self._came(nxt, st, wrote)
         return nxt
+
+    def _came(self, nxt: Any, st: Any, wrote: frozenset[str]) -> None:
+        if len(self._from) >= 1 << 16:
+            self._from.clear()
+        self._from[id(nxt)] = (nxt, st, wrote)
 
     def _part(self, k: tuple) -> tuple | None:
         """The part slot ``k`` is read into (``part_of``, remembered)."""

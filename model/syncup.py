@@ -45,6 +45,7 @@ The layout's new slots:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from . import table_rules
@@ -332,7 +333,7 @@ class SyncUpTool(StartedSlots):
     def properties(self) -> list[FlatProperty]:
         """``no_lost_edit`` counts an edit as covered also while a work item of the running tool
         still ships it: the base predicate is read through a view in which such an edit, from a
-        WAL that is not deleted, counts as applied (the readable predicate's last clause)."""
+        WAL that is not deleted, counts as applied."""
         out: list[FlatProperty] = super().properties()  # type: ignore[misc]
         E = self.E
 
@@ -355,10 +356,7 @@ class SyncUpTool(StartedSlots):
 
             return no_lost_edit
 
-        return [
-            FlatProperty(f.name, f.kind, lift(f.check)) if f.name == "no_lost_edit" else f
-            for f in out
-        ]
+        return [replace(f, check=lift(f.check)) if f.name == "no_lost_edit" else f for f in out]
 
 
 class NoAddMissing(SyncUpTool):

@@ -107,31 +107,13 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
 
 
 class TableCommon(Design):
-    """What the table-era designs share outside the protocol text: the initial state, the
-    properties, symmetry, and the decision rules a design may get wrong (the dual-form ones, which
-    the text reads through ``generic_of``, and the constants it reads from the design)."""
+    """What the table-era designs share outside the protocol text: the initial state,
+    symmetry, and the decision rules a design may get wrong (the dual-form ones, which the text
+    reads through ``generic_of``, and the constants it reads from the design)."""
 
     era = "table"
 
-    # --- properties and symmetry -----------------------------------------------------------------
-
-    @property
-    def invariants(self):
-        from .table_properties import INVARIANTS
-
-        return INVARIANTS
-
-    @property
-    def step_properties(self):
-        from .table_properties import STEP_PROPERTIES
-
-        return STEP_PROPERTIES
-
-    @property
-    def liveness(self):
-        from .table_properties import LIVENESS
-
-        return LIVENESS
+    # --- symmetry -----------------------------------------------------------------
 
     def canonical(self, cfg: Config, st: TState) -> TState:
         """Symmetry reduction over region servers (``table_symmetry``)."""

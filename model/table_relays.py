@@ -7,9 +7,8 @@ writes when it applies one.
 An edit relayed home is written to a WAL with its own id and cluster ids, so each WAL entry holds
 ``("wu", w, j)`` (an index in the layout's ``uids``) and ``("wids", w, j)`` (an index in its
 cluster-id lists) beside its kind; the relay logs and the sinks' slots are
-``model/edit_space.py``'s. The flat properties read a WAL entry as our client's edit, so they are
-not built here: a relay configuration is explored on the plain interpreter (``model/plain.py``),
-which checks the readable state's properties, and Z3 refuses it.
+``model/edit_space.py``'s. The properties read each entry's edit through ``entry``
+(``model/edit_properties.py``).
 """
 
 from __future__ import annotations
@@ -82,12 +81,6 @@ class TableRelays(RelaySteps, TableText):
         owed = sum(1 << p for p in self.P if v[("wowed", w, j, p)])
         return Edit(
             self.uids[v[("wu", w, j)]], v[("wkind", w, j)], self.ids[v[("wids", w, j)]], owed
-        )
-
-    def properties(self) -> list[Any]:
-        raise FlatError(
-            f"config {self.cfg.name!r}: the flat properties do not read relayed edits "
-            "(explore it on the plain interpreter)"
         )
 
     # --- the text's pieces ----------------------------------------------------------------------

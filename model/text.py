@@ -196,6 +196,13 @@ class FlatProperty:
     """``invariant``, ``step`` or ``liveness`` (a goal over the state that every fair behaviour
     must eventually reach and keep: ``check(ops, get)``)."""
     check: Callable[..., Any]
+    doc: str = ""
+    """The seed sentence it protects (its function's docstring, on one line)."""
+
+    @classmethod
+    def of(cls, kind: str, fn: Callable[..., Any], name: str = "") -> FlatProperty:
+        """Function ``fn``'s property: its name and its docstring's seed quotation."""
+        return cls(name or fn.__name__, kind, fn, " ".join((fn.__doc__ or "").split()))
 
 
 @dataclass
@@ -280,7 +287,11 @@ def lookup(ops: Any, x: Any, table: list[Any], default: Any = -1) -> Any:
 
 
 def case(ops: Any, x: Any, n: int, pred: Any) -> Any:
-    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside)."""
+    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside). ``pred`` reads
+    slots of the same names at every index (what a property's footprint relies on: taken on a
+    value of no known content, ``model/text_checks.py``, it is asked at the first index only)."""
     if isinstance(x, int):
         return pred(x) if 0 <= x < n else False
+    if getattr(x, "one_index", False):
+        return ops.and_(x == 0, pred(0)) if n else False
     return ops.or_(*(ops.and_(x == i, pred(i)) for i in range(n)))

@@ -11,10 +11,10 @@ configuration in a process. An instance's own arguments are structural (which sh
 which claim child key); a step's ``label`` turns them into the action's (the shipper's index on
 its server, the child's index in its SCP) by reading the view.
 
-Every design's steps are the text's (``text_engine`` picks the engine). A recorded run's
-(servers joining, zombies, relay clusters: ``recorded_in_text``) runs on the plain interpreter,
-as does a table-era configuration with relay clusters (the flat properties do not read relayed
-edits); a design or configuration the text cannot read is refused in one line (``NotCovered``).
+Every design's steps and properties are the text's (``text_engine`` picks the engine;
+``model/text_checks.py`` the properties' checks). A recorded run's (servers joining, zombies,
+relay clusters: ``recorded_in_text``) runs on the plain interpreter; a design or configuration
+the text cannot read is refused in one line (``NotCovered``).
 """
 
 from __future__ import annotations
@@ -57,8 +57,6 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
     layout = _layout(design, cfg)
     if layout is None:
         return TextModel  # which says, in one line, what the text does not cover
-    if era == "table" and layout.relay_clusters:
-        return PlainModel  # the table era's flat properties do not read relayed edits
     return TextModel if len(layout.sorts()) <= TEXT_SLOTS else PlainModel
 
 
@@ -126,6 +124,9 @@ class _View:
 CACHE = 1 << 16
 """How many decoded states a ``TextModel`` remembers before it forgets them all."""
 
+GOALS = 1 << 22
+"""How many states' goals a ``TextModel`` remembers before it forgets them all."""
+
 _PROGRAMS: dict[tuple, tuple[Any, Any, Any]] = {}
 """(design class, configuration) -> (flat model, traced program, generated code)."""
 
@@ -167,6 +168,53 @@ class TextModel(Model):
         self._part_list: list[tuple[tuple, Any, Any, dict]] | None = None
         self._parts_known = False
         """Whether ``_part_list`` is settled (None then: this layout decodes whole states)."""
+        self._checked: tuple[Any, frozenset[str]] | None = None
+        """The last state whose invariants were checked, and those it breaks."""
+        self._stepped: tuple[Any, Any, frozenset[str]] | None = None
+        """The last step whose step properties were checked, and those it breaks."""
+        self._goals: dict[int, tuple[Any, int]] = {}
+        """``id`` of a readable state -> (it, the bit set of the goals it reaches): a liveness
+        check asks every state once per goal (bounded by ``GOALS``)."""
+        self._set_properties()
+
+    def _set_properties(self) -> None:
+        """The text's properties (``model/text_checks.py``), checked by this engine."""
+        from .text_checks import properties_of
+
+        self.invariants, self.step_properties, self.liveness = properties_of(
+            self.text.properties(), self._state_verdict, self._step_verdict
+        )
+        self._goal_names = frozenset(p.name for p in self.liveness)
+        self._goal_bit: dict[str, int] = {}
+
+    def _state_verdict(self, st: Any, name: str) -> bool:
+        """Does ``st`` satisfy invariant or goal ``name``? Every invariant of a state is
+        checked in one call of the generated program, every goal in another."""
+        _flat, program, code = self._program()
+        if name in self._goal_names:
+            if not self._goal_bit:
+                self._goal_bit = {n: j for j, (n, _node) in enumerate(program.goals)}
+            got = self._goals.get(id(st))
+            if got is None or got[0] is not st:
+                if len(self._goals) >= GOALS:
+                    self._goals.clear()
+                got = self._goals[id(st)] = (st, code.goals(self._pack(st)))
+            return bool(got[1] >> self._goal_bit[name] & 1)
+        last = self._checked
+        if last is None or last[0] is not st:
+            names = program.invariants
+            broken = frozenset(names[j][0] for j in code.invariants(self._pack(st)))
+            last = self._checked = (st, broken)
+        return name not in last[1]
+
+    def _step_verdict(self, before: Any, after: Any, name: str) -> bool:
+        last = self._stepped
+        if last is None or last[0] is not before or last[1] is not after:
+            _flat, program, code = self._program()
+            names = program.step_properties
+            got = code.step_violations(self._pack(before), self._pack(after))
+            last = self._stepped = (before, after, frozenset(names[j][0] for j in got))
+        return name not in last[2]
 
     def _program(self) -> tuple[Any, Any, Any]:
         """The flat model, its traced program and the generated code, built at first use."""

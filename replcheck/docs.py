@@ -11,14 +11,12 @@ import sys
 from pathlib import Path
 
 from replcheck.model import (
-    ALL_PROPERTIES,
     DESIGNS,
     STANDARD,
     Model,
     designs,
     get_design,
     mutants,
-    table_properties,
 )
 from replcheck.model.registry import BUILTIN
 from replcheck.report import render_counterexample
@@ -31,15 +29,16 @@ def properties_page() -> str:
     lines = [
         "# Properties",
         "",
-        "Generated from `model/properties.py` and `model/table_properties.py` by",
-        "`python -m replcheck.docs`.",
+        "Generated from the protocol text's properties (`specs/flat_zk_props.py`,",
+        "`specs/flat_table_props.py` and `model/edit_properties.py`, each written once and",
+        "checked by every engine) by `python -m replcheck.docs`.",
         "Invariants hold in every reachable state; step properties across every transition;",
         "liveness properties on every weakly fair behaviour once the environment's budgets",
         "(crashes, outages, admin commands) are spent.",
         "",
     ]
     lines += ["## The ZooKeeper era (`zk-lock`, `zk-multi`)", ""]
-    for prop in ALL_PROPERTIES:
+    for prop in Model(get_design("zk-lock"), STANDARD["std"]).properties:
         lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
     lines += [
         "## The table era (`table`, `table-doc`, `table-naive`)",
@@ -47,7 +46,7 @@ def properties_page() -> str:
         "Each quotes the sentence of seed 004 it protects.",
         "",
     ]
-    for prop in table_properties.ALL_PROPERTIES:
+    for prop in Model(get_design("table"), STANDARD["t-std"]).properties:
         lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
     return "\n".join(lines)
 

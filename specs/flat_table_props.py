@@ -1,9 +1,8 @@
-"""The table-era invariants and step property over the flat state: the predicates of
-``model/table_properties.py`` (and the era-independent ones of ``model/properties.py`` it reuses;
-each quotes its seed sentence there), read off the layout of ``specs/flat_table.py``. The test
-suite checks on every state of a breadth-first prefix of each supported configuration that each
-gives the explicit predicate's verdict; ``encoding_capacity`` is the flat model's own check that no
-slot array was too small for a state it reached.
+"""The table era's properties, each written once and quoting the seed sentence it protects: its
+invariants, step property and liveness goals over the layout of ``specs/flat_table.py`` (the
+edits' own, both eras', are ``model/edit_properties.py``'s; a feature reads some of them through
+a view of its own). Every engine checks these (``model/text_checks.py``); ``encoding_capacity``
+is the layout's own check that no slot array was too small for a state it reached.
 
 ``no_stale_edit_replicated`` and ``no_claim_mid_migration`` hold trivially here: the history of
 STANDBY-era edits and the migration are constant (empty) in every configuration the flat table
@@ -14,8 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from replcheck.model import rules, table_rules
-from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
+from replcheck.model import table_rules
+from replcheck.model.edit_properties import edit_properties, entries
+from replcheck.model.state import DELETED, ENABLED, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -25,17 +25,14 @@ from replcheck.model.table_state import (
     SCP_CLAIM_STAGE,
     SCP_SPLIT,
 )
-from replcheck.model.text import FlatProperty, count
+from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
     from .flat_table import TableFlat
 
 
 def table_properties(z: TableFlat) -> list[FlatProperty]:
-    P, S, G, Q, W, E = z.P, z.S, z.G, z.Q, z.W, z.E
-
-    def here(ops: Any, get: Any, w: int, j: int) -> Any:
-        return ops.and_(get(("wex", w)), j < get(("wn", w)))
+    P, S, G, Q, W = z.P, z.S, z.G, z.Q, z.W
 
     def offset_covers(ops: Any, get: Any, rk: tuple, g: int, q: int, j: int) -> Any:
         """``should_replicate(offset, key) and start_position(offset, key) <= index`` for the
@@ -91,63 +88,71 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         return ops.or_(*out)
 
     def no_lost_edit(ops: Any, get: Any) -> Any:
+        """Seed 004: "otherwise there will be data loss in the peer cluster." Every edit owed to a
+        peer that still exists has been applied there, or a live source, a dead owner's queue, a
+        queue still to be added, a ZooKeeper queue or a SyncUp run will replicate it from a WAL that
+        still exists."""
         ok = []
-        for w in W:
-            for j in range(E):
-                u = z.uid(w, j)
-                for p in P:
-                    owed = ops.and_(
-                        here(ops, get, w, j),
-                        get(("wowed", w, j, p)),
-                        get(("peer", p)) != REMOVED,
-                        ops.not_(get(("app", p + 1, u))),
-                    )
-                    safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
-                    ok.append(ops.implies(owed, safe))
+        for here, w, j, uid, _kind, _ids in entries(z, ops, get):
+            for p in P:
+                owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
+                if off(owed):
+                    continue
+                owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
+                if off(owed):
+                    continue
+                safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
+                ok.append(ops.implies(owed, safe))
         return ops.and_(*ok)
 
     def deleted(ops: Any, get: Any, w: int) -> Any:
         return ops.and_(get(("wex", w)), get(("wplace", w)) == DELETED)
 
     def no_wal_deleted_while_needed(ops: Any, get: Any) -> Any:
+        """Seed 004: "all the files before this offset can be deleted, otherwise not." No deleted
+        WAL is queued in a live source of a peer that still exists, and none is at or after the
+        offset of a queue row of such a peer (a live, SCP-unfinished or not-yet-claimed server's
+        queue). (A removed peer's source ships until the refresh on its server stops it, and the
+        cleaner no longer keeps its WALs: what it can no longer read is owed to no one.)"""
+        gone = {}
+        for w in W:
+            d = deleted(ops, get, w)
+            if not off(d):
+                gone[w] = d
         ok = []
+        if not gone:
+            return True
         for sk in z.sh_keys:
             o, p, src, g, _m = sk
+            on = ops.and_(get(("alive", o)), get(("peer", p)) != REMOVED, get(("sh", *sk)))
+            if off(on):
+                continue
             for q in Q:
                 w = z.slot(z.wal_owner(o, src), g, q)
-                ok.append(
-                    ops.not_(
-                        ops.and_(
-                            get(("alive", o)),
-                            get(("peer", p)) != REMOVED,
-                            get(("sh", *sk)),
-                            get(("shw", *sk, q)),
-                            deleted(ops, get, w),
-                        )
-                    )
-                )
+                if w in gone:
+                    ok.append(ops.not_(ops.and_(on, get(("shw", *sk, q)), gone[w])))
         for rk in z.rkeys:
             p, o, src = rk
+            on = ops.and_(get(("rex", *rk)), get(("peer", p)) != REMOVED)
+            if off(on):
+                continue
             x = z.wal_owner(o, src)
             for g in G:
+                has = get(("rhas", *rk, g))
+                if off(has):
+                    continue
                 seq, pos = get(("rseq", *rk, g)), get(("rpos", *rk, g))
                 for q in Q:
+                    w = z.slot(x, g, q)
+                    if w not in gone:
+                        continue
                     needs = table_rules.should_replicate_rule(ops, True, seq, pos, q)
-                    ok.append(
-                        ops.not_(
-                            ops.and_(
-                                get(("rex", *rk)),
-                                get(("peer", p)) != REMOVED,
-                                get(("rhas", *rk, g)),
-                                seq != BEGIN_SEQ,
-                                deleted(ops, get, z.slot(x, g, q)),
-                                needs,
-                            )
-                        )
-                    )
+                    ok.append(ops.not_(ops.and_(on, has, seq != BEGIN_SEQ, gone[w], needs)))
         return ops.and_(*ok)
 
     def one_queue_per_source(ops: Any, get: Any) -> Any:
+        """Seed 004: "we only need to replicate the WAL data of the first region server" — and once:
+        at most one queue per (source server, peer)."""
         out = []
         for p in P:
             for x in S:
@@ -156,6 +161,13 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         return ops.and_(*out)
 
     def single_source(ops: Any, get: Any) -> Any:
+        """Seed 000: "the master cluster Region Server creates one new source thread per copied
+        queue": each WAL is read for a peer by at most one live source."""
+        live = []
+        for sk in z.sh_keys:
+            on = ops.and_(get(("alive", sk[0])), get(("sh", *sk)))
+            if not off(on):
+                live.append((sk, on))
         out = []
         for p in P:
             for w in W:
@@ -163,53 +175,19 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 n = count(
                     ops,
                     (
-                        ops.and_(get(("alive", sk[0])), get(("sh", *sk)), get(("shw", *sk, q)))
-                        for sk in z.sh_keys
+                        ops.and_(on, get(("shw", *sk, q)))
+                        for sk, on in live
                         if sk[1] == p and sk[3] == g and z.wal_owner(sk[0], sk[2]) == x
                     ),
                 )
                 out.append(n <= 1)
         return ops.and_(*out)
 
-    def no_edit_at_origin(ops: Any, get: Any) -> Any:
-        """Every edit originates at cluster 0, whose sink never applies anything here."""
-        return True
-
-    def only_global_non_catalog(ops: Any, get: Any) -> Any:
-        return ops.and_(
-            *(
-                ops.implies(
-                    ops.and_(get(("app", cl, z.uid(w, j))), here(ops, get, w, j)),
-                    get(("wkind", w, j)) == GLOBAL,
-                )
-                for cl in z.CL
-                for w in W
-                for j in range(E)
-            )
-        )
-
-    def sink_in_order(ops: Any, get: Any) -> Any:
-        # (the model's clause for an edit written to two WALs is void here: only relay_apply
-        # writes one twice, and the flat form refuses the relay clusters)
-        out = []
-        for p in P:
-            target = p + 1
-            for w in W:
-                marks = []
-                for j in range(E):
-                    wanted = ops.and_(
-                        here(ops, get, w, j),
-                        rules.replicable_rule(ops, get(("wkind", w, j)), (0,), target),
-                    )
-                    marks.append((wanted, get(("app", target, z.uid(w, j)))))
-                for a in range(E):
-                    for b in range(a + 1, E):
-                        gap = ops.and_(marks[a][0], ops.not_(marks[a][1]))
-                        later = ops.and_(marks[b][0], marks[b][1])
-                        out.append(ops.not_(ops.and_(get(("peer", p)) != REMOVED, gap, later)))
-        return ops.and_(*out)
-
     def no_queue_after_removal(ops: Any, get: Any) -> Any:
+        """Seed 004: RemovePeerProcedure must make sure the claim stage "does not insert a new
+        replication queue for the deleted replication peer, or at least, we need to have a way to
+        delete these replication queues properly." Once it finished, no queue, ``sid`` or
+        ``hfileref`` row of the peer exists, and none is created afterwards."""
         out = []
         for p in P:
             done = get(("rdone", p))
@@ -218,12 +196,21 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         return ops.and_(*out)
 
     def no_stale_edit_replicated(ops: Any, get: Any) -> Any:
+        """Seed 004: "when converting from STANDBY to DOWNGRADE_ACTIVE, we need to make sure we do
+        not replicate the data which belongs to the previous DA state." No edit left unreplicated
+        when the peer went to STANDBY is ever applied there."""
         return True
 
     def no_claim_mid_migration(ops: Any, get: Any) -> Any:
+        """Seed 004: "during migration, the region server can not claim the replication queues
+        too." While queues are still being migrated (up to and including MIGRATE) no claim procedure
+        runs. (The code waits longer, until the whole procedure is done; seed 004 lets claims start
+        once the data is migrated, and both are safe.)"""
         return True
 
     def offsets_monotone(ops: Any, before: Any, after: Any) -> Any:
+        """Seed 004: "When starting a recovered replication queue, we will skip all the files before
+        this offset": a queue's group offset never moves backwards in timestamp order."""
         out = []
         for rk in z.rkeys:
             for og in z.OG:
@@ -249,20 +236,24 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     # --- liveness goals (a feature mixin reads them through its own view) ---------------------
 
     def edits_delivered(ops: Any, get: Any) -> Any:
+        """Seed 004: queues exist so that nothing "will be data loss in the peer cluster". Goal:
+        every edit owed to an enabled peer is applied there (stale STANDBY-era edits excepted)."""
         owed = [
             ops.and_(
-                here(ops, get, w, j),
+                here,
                 get(("wowed", w, j, p)),
                 get(("peer", p)) == ENABLED,
-                ops.not_(get(("app", p + 1, z.uid(w, j)))),
+                ops.not_(z.applied(ops, get, p + 1, uid)),
             )
-            for w in W
-            for j in range(E)
+            for here, w, j, uid, _kind, _ids in entries(z, ops, get)
             for p in P
         ]
         return ops.not_(ops.or_(*owed))
 
     def dead_queues_claimed(ops: Any, get: Any) -> Any:
+        """Seed 004: "in the claim queue stage of SCP, we list all the replication peers, create a
+        replication queue for it if it does not exist yet, and then let other region servers to
+        claim it." Goal: no dead server owns a queue of a peer in storage, and no SCP is stuck."""
         rows = [
             ops.and_(
                 get(("rex", *rk)), ops.not_(get(("alive", rk[1]))), get(("peer", rk[0])) != REMOVED
@@ -276,9 +267,13 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         )
 
     def removal_finishes(ops: Any, get: Any) -> Any:
+        """Seed 004: collect the ongoing SCPs once, "otherwise if there are new SCPs scheduled, it
+        could make us stuck here forever". Goal: no RemovePeerProcedure is pending."""
         return ops.not_(ops.or_(*(ops.and_(get(("pp", p)), get(("ppk", p)) == REMOVE) for p in P)))
 
     def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
+        """Seed 004: "we need to have a way to delete these replication queues properly." Goal: no
+        queue of a removed peer is left."""
         return ops.not_(
             ops.or_(
                 *(ops.and_(get(("rex", *rk)), get(("peer", rk[0])) == REMOVED) for rk in z.rkeys)
@@ -292,10 +287,26 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         return get(key)
 
     def system_table_served(ops: Any, get: Any) -> Any:
+        """Seed 004: "once a region server is started, we will assign the system table to it, and
+        during the assignment processing, we need to create a WAL file and write the open marker to
+        it, but before we can writing anything into the WAL file, we need to store this WAL file to
+        the system table. Deadlock." Goal: the region of ``hbase:replication`` is open."""
         return field(get, "table_online", ("online",))
 
-    goals = {
-        f.__name__: f
+    edits = edit_properties(z)
+    out = [
+        FlatProperty.of("invariant", f)
+        for f in (no_lost_edit, no_wal_deleted_while_needed, one_queue_per_source, single_source)
+    ]
+    out += edits.values()
+    out += [
+        FlatProperty.of("invariant", f)
+        for f in (no_queue_after_removal, no_stale_edit_replicated, no_claim_mid_migration)
+    ]
+    out.append(FlatProperty.of("step", offsets_monotone))
+    out.append(FlatProperty.of("invariant", encoding_capacity))
+    out += [
+        FlatProperty.of("liveness", f)
         for f in (
             edits_delivered,
             dead_queues_claimed,
@@ -303,33 +314,6 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             removed_peer_queues_deleted,
             system_table_served,
         )
-    }
-
-    invariants = {
-        f.__name__: f
-        for f in (
-            no_lost_edit,
-            no_wal_deleted_while_needed,
-            one_queue_per_source,
-            single_source,
-            no_edit_at_origin,
-            only_global_non_catalog,
-            sink_in_order,
-            no_queue_after_removal,
-            no_stale_edit_replicated,
-            no_claim_mid_migration,
-        )
-    }
-    out = [FlatProperty(p.name, "invariant", invariants[p.name]) for p in z.design.invariants]
-    out += [
-        FlatProperty(p.name, "step", offsets_monotone)
-        for p in z.design.step_properties
-        if p.name == "offsets_monotone"
-    ]
-    out.append(FlatProperty("encoding_capacity", "invariant", encoding_capacity))
-    out += [
-        FlatProperty(p.name, "liveness", goals[p.name])
-        for p in z.design.liveness
-        if p.name not in z.cfg.skip_liveness
+        if f.__name__ not in z.cfg.skip_liveness
     ]
     return out

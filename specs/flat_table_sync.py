@@ -28,6 +28,7 @@ must be covered).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from replcheck.model.config import Config
@@ -186,9 +187,9 @@ class SyncFlat(SyncReplication):
                 def unless_stale(ops: Any, get: Any, base: Any = base) -> Any:
                     return base(ops, self._owed_unless_stale(ops, get))
 
-                out.append(FlatProperty(prop.name, prop.kind, unless_stale))
+                out.append(replace(prop, check=unless_stale))
             elif prop.name == "no_stale_edit_replicated":
-                out.append(FlatProperty(prop.name, prop.kind, no_stale_edit_replicated))
+                out.append(replace(prop, check=no_stale_edit_replicated))
             else:
                 out.append(prop)
         return out

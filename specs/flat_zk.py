@@ -118,6 +118,11 @@ class ZkLayout(ByParts, EditSpace):
 
     # --- variables ----------------------------------------------------------------------------
 
+    def entry(self, get: Any, w: int, j: int) -> tuple[Any, Any, Any]:
+        """Entry ``j`` of WAL slot ``w``: its edit (an index in ``uids``), kind and cluster-id
+        list (an index in ``ids``)."""
+        return get(("wu", w, j)), get(("wkind", w, j)), get(("wids", w, j))
+
     def sorts(self) -> dict[tuple, Any]:
         c = self.cfg
         S, P, W, E = c.servers, c.peers, c.wal_slots, self.E

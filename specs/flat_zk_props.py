@@ -1,8 +1,8 @@
-"""The ZooKeeper-era invariants and step property over the flat state: the predicates of
-``model/properties.py`` (each quotes its seed sentence there), read off the flat layout of
-``specs/flat_zk.py``. The test suite checks on every reachable state of small configurations that
-each gives the explicit predicate's verdict; ``encoding_capacity`` is the flat model's own check
-that no slot array was too small for a state it reached.
+"""The ZooKeeper era's properties, each written once and quoting the seed sentence it protects:
+its invariants, step property and liveness goals over the flat layout of ``specs/flat_zk.py``
+(the edits' own, both eras', are ``model/edit_properties.py``'s). Every engine checks these
+(``model/text_checks.py``); ``encoding_capacity`` is the layout's own check that no slot array
+was too small for a state it reached.
 
 On plain values a property costs what the state holds, not what the layout could hold: a
 condition known false while building (``off``) skips its position, loops over a WAL's entries
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from replcheck.model import rules
-from replcheck.model.state import DELETED, ENABLED, GLOBAL, REMOVED
+from replcheck.model.edit_properties import edit_properties, entries
+from replcheck.model.state import DELETED, ENABLED, REMOVED
 from replcheck.model.step import below
 from replcheck.model.text import FlatProperty, count, off
 
@@ -27,24 +27,15 @@ if TYPE_CHECKING:
 
 
 def zk_properties(z: ZkFlat) -> list[FlatProperty]:
-    P, W, S, CH, U = z.P, z.W, z.S, z.CH, z.U
-
-    def entries(ops: Any, get: Any) -> list[tuple[Any, int, int, Any]]:
-        """(exists, WAL slot, index, uid) for every entry a WAL holds (on terms, every entry
-        position of every WAL slot)."""
-        out = []
-        for w in W:
-            ex = get(("wex", w))
-            if off(ex):
-                continue
-            n = get(("wn", w))
-            for j in below(z.E, 0, n):
-                out.append((ops.and_(ex, j < n), w, j, get(("wu", w, j))))
-        return out
+    P, W, S, CH = z.P, z.W, z.S, z.CH
 
     def no_lost_edit(ops: Any, get: Any) -> Any:
+        """Seed 003: the WALs "must be kept in HDFS as long as they are needed to replicate data to
+        any slave cluster". Every edit owed to a peer that still exists has been applied there, or
+        some queue of that peer (owned by a live server, or by a dead one not yet failed over) still
+        covers it and its WAL still exists."""
         ok = []
-        for here, w, j, uid in entries(ops, get):
+        for here, w, j, uid, _kind, _ids in entries(z, ops, get):
             for p in P:
                 owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
                 if off(owed):
@@ -52,16 +43,13 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
                 if off(owed):
                     continue
-                covered = ops.and_(
-                    get(("wplace", w)) != DELETED,
-                    ops.or_(
-                        *(
-                            ops.and_(get(("qin", o, p, ci, w)), get(("qpos", o, p, ci, w)) <= j)
-                            for o in S
-                            for ci in CH
-                        )
-                    ),
-                )
+                queued = []
+                for o in S:
+                    for ci in CH:
+                        listed = get(("qin", o, p, ci, w))
+                        if not off(listed):
+                            queued.append(ops.and_(listed, get(("qpos", o, p, ci, w)) <= j))
+                covered = ops.and_(get(("wplace", w)) != DELETED, ops.or_(*queued))
                 ok.append(ops.implies(owed, covered))
         return ops.and_(*ok)
 
@@ -97,6 +85,9 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         return out
 
     def no_wal_deleted_while_queued(ops: Any, get: Any) -> Any:
+        """Seed 001: "if one slave cluster becomes unavailable for some time, the WALs should not be
+        deleted. They need to stay in the queue while the others are processed." No deleted WAL is
+        in any queue znode or in any live source's in-memory queue."""
         ok = []
         memory = None
         for w in W:
@@ -114,6 +105,9 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         return ops.and_(*ok)
 
     def single_owner(ops: Any, get: Any) -> Any:
+        """Seed 000: the server that wins the lock "transfers all the queues to its own znode" and
+        the old ones "are deleted from the old location": each WAL is owed to a peer by at most one
+        queue of a live server (a dead server's copy being claimed does not count)."""
         out = []
         for p in P:
             mine = queues(ops, get, p, live_only=True)
@@ -126,6 +120,8 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         return ops.and_(*out)
 
     def single_source(ops: Any, get: Any) -> Any:
+        """Seed 000: "the master cluster Region Server creates one new source thread per copied
+        queue": each WAL is read for a peer by at most one live source."""
         live = held(ops, get, True)
         out = []
         for p in P:
@@ -136,87 +132,9 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 out.append(count(ops, (ops.and_(c, v == w) for c, v in mine)) <= 1)
         return ops.and_(*out)
 
-    def no_edit_at_origin(ops: Any, get: Any) -> Any:
-        return ops.and_(
-            *(
-                ops.not_(get(("app", cl, u)))
-                for cl in range(z.cfg.clusters)
-                for u in U
-                if z.origin[u] == cl
-            )
-        )
-
-    def logged(ops: Any, get: Any) -> list[tuple[Any, Any, Any]]:
-        """(here, uid, kind) for every entry of the WALs and of the relays' logs."""
-        out = [(here, uid, get(("wkind", w, j))) for here, w, j, uid in entries(ops, get)]
-        for cl in z.relay_clusters:
-            n = get(("rlen", cl))
-            for i in below(z.L, 0, n):
-                out.append((i < n, get(("ru", cl, i)), get(("rkind", cl, i))))
-        return out
-
-    def only_global_non_catalog(ops: Any, get: Any) -> Any:
-        ok = []
-        for here, uid, kind in logged(ops, get):
-            scoped = ops.and_(here, kind != GLOBAL)
-            if off(scoped):
-                continue
-            for cl in range(1, z.cfg.clusters):
-                ok.append(ops.implies(scoped, ops.not_(z.applied(ops, get, cl, uid))))
-        return ops.and_(*ok)
-
-    def twice(ops: Any, all_: list) -> Any:
-        """Is the edit at an entry also written at another (a zombie's relayed edit, written
-        home twice)? Per entry of ``all_``; only a zombie writes one twice, so all False
-        without zombies. On plain values the identities are counted once."""
-        if not z.cfg.zombies:
-            return [False] * len(all_)
-        if all(h is True and isinstance(u, int) for h, _w, _j, u in all_):
-            seen: dict[int, int] = {}
-            for _h, _w, _j, u in all_:
-                seen[u] = seen.get(u, 0) + 1
-            return [seen[u] > 1 for _h, _w, _j, u in all_]
-        return [
-            ops.or_(*(ops.and_(h2, u2 == u) for k2, (h2, _w, _j, u2) in enumerate(all_) if k2 != k))
-            for k, (_h, _w, _j, u) in enumerate(all_)
-        ]
-
-    def sink_in_order(ops: Any, get: Any) -> Any:
-        out = []
-        all_ = entries(ops, get)
-        by_wal: dict[int, list[tuple[Any, int, Any, Any]]] = {}
-        for (here, w, j, uid), two in zip(all_, twice(ops, all_), strict=True):
-            by_wal.setdefault(w, []).append((here, j, uid, two))
-        for p in P:
-            status = get(("peer", p)) != REMOVED
-            if off(status):
-                continue
-            target = p + 1
-            for w, held in by_wal.items():
-                marks = []
-                for here, j, uid, two in held:
-                    wanted = ops.and_(
-                        here,
-                        ops.not_(two),
-                        z.replicable(
-                            ops,
-                            rules.replicable_rule,
-                            get(("wkind", w, j)),
-                            get(("wids", w, j)),
-                            target,
-                        ),
-                    )
-                    if off(wanted):
-                        continue
-                    marks.append((wanted, z.applied(ops, get, target, uid)))
-                gap: Any = False
-                for wanted, applied in marks:
-                    # an applied edit after one wanted and not applied breaks the order
-                    out.append(ops.not_(ops.and_(status, gap, wanted, applied)))
-                    gap = ops.or_(gap, ops.and_(wanted, ops.not_(applied)))
-        return ops.and_(*out)
-
     def positions_monotone(ops: Any, before: Any, after: Any) -> Any:
+        """Seed 003: "The value of these HLog child znodes is the latest position that has been
+        replicated." A WAL znode's position never moves backwards."""
         out = []
         for p in P:
             for o, ci, on in queues(ops, before, p):
@@ -240,6 +158,9 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
     # --- liveness goals ---------------------------------------------------------------------
 
     def edits_delivered(ops: Any, get: Any) -> Any:
+        """Seed 002: "When the slave cluster is finally available, the buffer is applied ... The
+        master RegionServer then replicates the backlog of logs that accumulated during the outage."
+        Goal: every edit owed to an enabled peer has been applied there."""
         owed = [
             ops.and_(
                 here,
@@ -247,12 +168,14 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 get(("peer", p)) == ENABLED,
                 ops.not_(z.applied(ops, get, p + 1, uid)),
             )
-            for here, w, j, uid in entries(ops, get)
+            for here, w, j, uid, _kind, _ids in entries(z, ops, get)
             for p in P
         ]
         return ops.or_(ops.not_(get(("repl",))), ops.not_(ops.or_(*owed)))
 
     def dead_queues_claimed(ops: Any, get: Any) -> Any:
+        """Seed 000: "ZooKeeper is highly available, it is useful for managing the transfer of the
+        queues in the event of a failure." Goal: no dead server still owns a queue."""
         return ops.and_(
             *(
                 ops.or_(
@@ -264,6 +187,8 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         )
 
     def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
+        """Seed 003: "Each region server has one queue for every peer cluster it replicates to."
+        Goal: once a peer is removed, no queue for it is left behind (HBASE-17077)."""
         return ops.and_(
             *(
                 ops.not_(ops.and_(get(("qex", o, p, ci)), get(("peer", p)) == REMOVED))
@@ -273,38 +198,17 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
             )
         )
 
-    goals = {
-        f.__name__: f for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
-    }
-
-    invariants = {
-        f.__name__: f
-        for f in (
-            no_lost_edit,
-            no_wal_deleted_while_queued,
-            single_owner,
-            single_source,
-            no_edit_at_origin,
-            only_global_non_catalog,
-            sink_in_order,
-        )
-    }
-    from replcheck.model.properties import INVARIANTS, STEP_PROPERTIES
-
-    wanted = getattr(z.design, "invariants", INVARIANTS)
-    out = [FlatProperty(p.name, "invariant", invariants[p.name]) for p in wanted]
-    steps = getattr(z.design, "step_properties", STEP_PROPERTIES)
-    out += [
-        FlatProperty(p.name, "step", positions_monotone)
-        for p in steps
-        if p.name == "positions_monotone"
+    edits = edit_properties(z)
+    out = [
+        FlatProperty.of("invariant", f)
+        for f in (no_lost_edit, no_wal_deleted_while_queued, single_owner, single_source)
     ]
-    out.append(FlatProperty("encoding_capacity", "invariant", encoding_capacity))
-    from replcheck.model.properties import LIVENESS
-
+    out += edits.values()
+    out.append(FlatProperty.of("step", positions_monotone))
+    out.append(FlatProperty.of("invariant", encoding_capacity))
     out += [
-        FlatProperty(p.name, "liveness", goals[p.name])
-        for p in getattr(z.design, "liveness", LIVENESS)
-        if p.name not in z.cfg.skip_liveness
+        FlatProperty.of("liveness", f)
+        for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
+        if f.__name__ not in z.cfg.skip_liveness
     ]
     return out

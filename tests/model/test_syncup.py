@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.properties import _prop
+from replcheck.model.properties import Property
 from replcheck.model.syncup import FEATURE, NoAddMissing, SkipsOldWals, syncup_replicated_all
 from replcheck.model.text_model import TextModel
 from replcheck.specs.crosscheck import cross_check
@@ -110,7 +110,8 @@ def test_finding_tool_misses_split_server_without_row() -> None:
     queue), against seed 004's "After ReplicationSyncUp is executed, the data ... has been
     replicated"."""
     model = Model(get_design("table"), CFG)
-    model.invariants = (_prop("invariant", syncup_replicated_all),)
+    doc = syncup_replicated_all.__doc__ or ""
+    model.invariants = (Property("syncup_replicated_all", "invariant", syncup_replicated_all, doc),)
     r = check(model, liveness=False)
     actions = " ".join(map(str, r.counterexamples["syncup_replicated_all"].actions()))
     assert actions == (

@@ -8,7 +8,6 @@ import ast
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
 from replcheck.model.config import SYNC_FINDING_CONFIGS
-from replcheck.model.table_properties import INVARIANTS
 from replcheck.model.table_state import DOWNGRADE_ACTIVE, NONE, STANDBY
 from replcheck.specs.explore import check
 
@@ -31,7 +30,7 @@ def run(model: Model, actions: str):
 
 
 def broken(model: Model, st) -> list[str]:
-    return [p.name for p in INVARIANTS if not p.check(model.cfg, st)]
+    return [p.name for p in model.invariants if not p.check(model.cfg, st)]
 
 
 @pytest.mark.parametrize(("design", "states"), [("table", 12357), ("table-doc", 10551)])

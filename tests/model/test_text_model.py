@@ -12,7 +12,6 @@ from collections import Counter
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.design import Design
 from replcheck.model.plain import PlainModel
 from replcheck.model.text_model import TEXT_SLOTS, TextModel
 
@@ -231,16 +230,6 @@ TABLE_RELAYS = [
 ]
 
 
-class StepsOnly(TextModel):
-    """The generated program of a layout whose flat properties are refused (relay clusters: they
-    do not read relayed edits, so no checker runs it): its steps only, cached apart."""
-
-    def __init__(self, design: Design, cfg: Config) -> None:
-        super().__init__(design, cfg)
-        self._key = (StepsOnly, type(design), cfg)
-        self.text.properties = list
-
-
 @pytest.mark.parametrize(("cfg", "depth", "states", "steps"), TABLE_RELAYS)
 def test_the_table_eras_relay_clusters_agree(
     cfg: Config, depth: int, states: int, steps: tuple[str, ...]
@@ -250,7 +239,7 @@ def test_the_table_eras_relay_clusters_agree(
     against the plain interpreter, every state within ``depth`` steps (a zombie's relayed edit
     can be applied again and again: the layout holds eight entries per WAL)."""
     taken: Counter = Counter()
-    got = agree("table", cfg, depth, taken, ref=StepsOnly)
+    got = agree("table", cfg, depth, taken)
     assert got == states
     for step in steps:
         assert taken[step], step

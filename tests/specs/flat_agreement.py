@@ -1,11 +1,11 @@
 """The one check every flat-model test makes: a design's flat model (``specs/flat*.py``, either
 era) against its ``Model`` (``reference``: the text's generated program, or the plain
-interpreter), state by state, on plain values.
-
-On each state: the flat form is within its declared ranges and round-trips; the flat steps lead
-to exactly the model's successors; every flat invariant and liveness goal gives the readable
-property's verdict (the flat ``encoding_capacity`` always holds); the flat step properties give
-the readable verdict on every transition. Shippers (and unregistered WALs) are compared as sets
+interpreter), state by state, on plain values. On each state: the flat form is within its
+declared ranges and round-trips; the flat steps lead to exactly the model's successors; every
+invariant and liveness goal of the text, evaluated on plain values, gives the verdict the
+model's engine gives (the generated program's check, or the plain interpreter's with its
+verdicts taken over from a parent; the layout's own ``encoding_capacity`` always holds); so does
+every step property on every transition. Shippers (and unregistered WALs) are compared as sets
 (``bmc.normalize``)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from replcheck.specs.flat_zk_designs import flat_model
 def reference(name: str, cfg: Config) -> Model:
     """What the flat model is held against: the design's ``Model`` (the text's generated
     program, or the plain interpreter): its steps are held as one interpreter against another,
-    and its readable properties' verdicts against the flat ones."""
+    and so are its properties' verdicts."""
     return Model(get_design(name), cfg)
 
 

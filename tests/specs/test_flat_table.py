@@ -1,8 +1,8 @@
 """The flat model of the table era (``specs/flat_table.py``, ``flat_table_steps.py``,
 ``flat_table_props.py``) against the model (the text's generated program), on plain values: on
 every state of a breadth-first prefix of the state space, the flat form round-trips, the flat
-steps lead to exactly the model's successors, every flat invariant gives the readable verdict,
-and the flat step property gives the readable verdict on every transition."""
+steps lead to exactly the model's successors, every invariant evaluated on plain values gives
+the model's engine's verdict, and so does the step property on every transition."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 against the model (the text's generated program), on plain values, as ``test_flat_table.py``
 does for the base: on every state of a breadth-first prefix, the flat form round-trips, the flat
 steps lead to exactly the model's successors, and every flat invariant and the step property
-give the readable verdicts. Then the independent engine: bounded model checking agrees with
+give the model engine's verdicts. Then the independent engine: bounded model checking agrees with
 exploration on first violation depths."""
 
 from __future__ import annotations

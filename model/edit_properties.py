@@ -1,0 +1,134 @@
+"""The properties of the edits themselves, one definition for both eras' layouts (each an
+``EditSpace``, ``model/edit_space.py``): where an edit may be applied, which edits may be
+shipped at all, and the order a sink applies a WAL's edits in.
+
+A layout provides its WAL slots ``W`` with ``("wex", w)``, ``("wn", w)`` and ``entry(get, w,
+j)`` (an entry's edit, kind and cluster-id list, as indexes of the edit space), its peers ``P``
+with ``("peer", p)`` (peer ``p`` replicates to cluster ``p + 1``) and ``E`` entries per WAL.
+
+On plain values a property costs what the state holds: loops stop at a WAL's length
+(``below``) and conditions known false while building skip their positions (``off``); on terms
+every position is written out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules
+from .state import GLOBAL, REMOVED
+from .step import below
+from .text import FlatProperty, off
+
+
+def entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
+    """(held, WAL slot, index, edit, kind, cluster ids) for every entry a WAL holds (on terms,
+    every entry position of every WAL slot)."""
+    out = []
+    for w in z.W:
+        ex = get(("wex", w))
+        if off(ex):
+            continue
+        n = get(("wn", w))
+        known = isinstance(n, int)  # then only the entries below it are visited
+        for j in below(z.E, 0, n):
+            out.append((ex if known else ops.and_(ex, j < n), w, j, *z.entry(get, w, j)))
+    return out
+
+
+def logged(z: Any, ops: Any, get: Any, listed: list) -> list[tuple[Any, Any, Any]]:
+    """(held, edit, kind) for every entry of the WALs (``listed``, ``entries``) and of the
+    relay clusters' logs."""
+    out = [(here, uid, kind) for here, _w, _j, uid, kind, _ids in listed]
+    for cl in z.relay_clusters:
+        n = get(("rlen", cl))
+        for i in below(z.L, 0, n):
+            out.append((i < n, get(("ru", cl, i)), get(("rkind", cl, i))))
+    return out
+
+
+def twice(z: Any, ops: Any, listed: list) -> list[Any]:
+    """Is the edit at an entry also written at another (a zombie's relayed edit, written home
+    twice)? Per entry of ``listed``; only a zombie writes one twice, so all False without
+    zombies. On plain values the edits are counted once."""
+    if not z.cfg.zombies:
+        return [False] * len(listed)
+    if all(e[0] is True and isinstance(e[3], int) for e in listed):
+        seen: dict[int, int] = {}
+        for e in listed:
+            seen[e[3]] = seen.get(e[3], 0) + 1
+        return [seen[e[3]] > 1 for e in listed]
+    return [
+        ops.or_(*(ops.and_(o[0], o[3] == e[3]) for k2, o in enumerate(listed) if k2 != k))
+        for k, e in enumerate(listed)
+    ]
+
+
+def no_edit_at_origin(z: Any, ops: Any, get: Any) -> Any:
+    """Seed 002: "The UUID of the master RegionServer and the UUIDs of the slaves, which have
+    already consumed the data, are preserved in the edits when they are applied. This prevents
+    replication loops." No cluster applies an edit it originated."""
+    return ops.and_(
+        *(ops.not_(get(("app", cl, u))) for cl in z.sink_clusters for u in z.U if z.origin[u] == cl)
+    )
+
+
+def only_global_non_catalog(z: Any, ops: Any, get: Any) -> Any:
+    """Seed 002: edits "eligible for replication are those KeyValues that are: Part of a column
+    family whose schema is scoped GLOBAL; Not part of a catalog such as hbase:meta". No peer has
+    applied a LOCAL or catalog edit."""
+    ok = []
+    for here, uid, kind in logged(z, ops, get, entries(z, ops, get)):
+        scoped = ops.and_(here, kind != GLOBAL)
+        if off(scoped):
+            continue
+        for cl in range(1, z.cfg.clusters):
+            ok.append(ops.implies(scoped, ops.not_(z.applied(ops, get, cl, uid))))
+    return ops.and_(*ok)
+
+
+def sink_in_order(z: Any, ops: Any, get: Any) -> Any:
+    """Seed 002: "The RegionServer reads the edits sequentially" and the source reads each WAL
+    from its position on: per WAL, what a peer has applied of the edits meant for it is a prefix
+    (it never sees a later edit of a WAL before an earlier one). An edit written to two WALs (one
+    coming home that a server applied and died before answering, so that the other cluster sent
+    it again) may reach the peer from either: it says nothing of either WAL's order."""
+    out = []
+    listed = entries(z, ops, get)
+    by_wal: dict[int, list[tuple[Any, Any, Any, Any, Any]]] = {}
+    for (here, w, _j, uid, kind, ids), two in zip(listed, twice(z, ops, listed), strict=True):
+        by_wal.setdefault(w, []).append((here, uid, kind, ids, two))
+    for p in z.P:
+        status = get(("peer", p)) != REMOVED
+        if off(status):
+            continue
+        target = p + 1
+        for held in by_wal.values():
+            marks = []
+            for here, uid, kind, ids, two in held:
+                wanted = ops.and_(
+                    here,
+                    ops.not_(two),
+                    z.replicable(ops, rules.replicable_rule, kind, ids, target),
+                )
+                if off(wanted):
+                    continue
+                marks.append((wanted, z.applied(ops, get, target, uid)))
+            gap: Any = False
+            for wanted, applied in marks:
+                # an applied edit after one wanted and not applied breaks the order
+                out.append(ops.not_(ops.and_(status, gap, wanted, applied)))
+                gap = ops.or_(gap, ops.and_(wanted, ops.not_(applied)))
+    return ops.and_(*out)
+
+
+def edit_properties(z: Any) -> dict[str, FlatProperty]:
+    """The edits' invariants over layout ``z``, by name."""
+    out = {}
+    for f in (no_edit_at_origin, only_global_non_catalog, sink_in_order):
+
+        def check(ops: Any, get: Any, f: Any = f) -> Any:
+            return f(z, ops, get)
+
+        out[f.__name__] = FlatProperty(f.__name__, "invariant", check, " ".join(f.__doc__.split()))
+    return out
