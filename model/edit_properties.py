@@ -18,12 +18,17 @@ from typing import Any
 from . import rules
 from .state import GLOBAL, REMOVED
 from .step import below
-from .text import FlatProperty, off
+from .text import FlatProperty, listing, off
 
 
 def entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
     """(held, WAL slot, index, edit, kind, cluster ids) for every entry a WAL holds (on terms,
-    every entry position of every WAL slot)."""
+    every entry position of every WAL slot); listed once per state on plain values
+    (``listing``)."""
+    return listing(get, ("entries", id(z)), lambda g: _entries(z, ops, g))
+
+
+def _entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
     out = []
     for w in z.W:
         ex = get(("wex", w))
@@ -68,9 +73,7 @@ def no_edit_at_origin(z: Any, ops: Any, get: Any) -> Any:
     """Seed 002: "The UUID of the master RegionServer and the UUIDs of the slaves, which have
     already consumed the data, are preserved in the edits when they are applied. This prevents
     replication loops." No cluster applies an edit it originated."""
-    return ops.and_(
-        *(ops.not_(get(("app", cl, u))) for cl in z.sink_clusters for u in z.U if z.origin[u] == cl)
-    )
+    return ops.and_(*(ops.not_(get(("app", cl, u))) for cl, u in z.at_origin))
 
 
 def only_global_non_catalog(z: Any, ops: Any, get: Any) -> Any:

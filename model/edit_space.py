@@ -63,6 +63,17 @@ class EditSpace:
         self.sink_clusters = list(range(c.clusters))
         """The clusters whose sinks the layout holds (a layout may hold fewer)."""
 
+    @property
+    def at_origin(self) -> list[tuple[int, int]]:
+        """(cluster, edit) for each edit and the cluster it originated at, where that cluster's
+        sink is held (``no_edit_at_origin``)."""
+        got = self.__dict__.get("_at_origin")
+        if got is None:
+            got = self.__dict__["_at_origin"] = [
+                (cl, u) for cl in self.sink_clusters for u in self.U if self.origin[u] == cl
+            ]
+        return got
+
     def wal_entries(self) -> int:
         """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
         run's, ``wal_entries``)."""

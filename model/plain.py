@@ -26,7 +26,7 @@ from .action import Action
 from .logic import PY
 from .plain_index import Index, Listed, Slots, written
 from .step import gated, gates_of, instance, steps_of
-from .text import FPY, Tx, is_true
+from .text import FPY, Tx, is_true, recording
 from .text_model import NotCovered, TextModel
 
 
@@ -168,14 +168,9 @@ class PlainModel(TextModel):
                     if had is not None and had[1].isdisjoint(origin[2]):
                         got = had
             if got is None:
-                names: set[str] = set()
-                add, look = names.add, self.reader_values(st).__getitem__
-
-                def get(k: tuple) -> Any:
-                    add(k[0])
-                    return look(k)
-
-                got = (is_true(self._flat_props[name].check(PY, get)), names)
+                get = recording(self.reader_values(st))
+                verdict = is_true(self._flat_props[name].check(PY, get))
+                got = (verdict, get.reads)  # type: ignore[attr-defined]
             known[name] = got
         return got[0]
 

@@ -49,11 +49,14 @@ class Slots(dict):
     """A state's slot values held sparsely: the slots a step or the encoding wrote; every other
     slot reads its default. A successor copies its parent's written slots, not the layout."""
 
-    __slots__ = ("defaults",)
+    __slots__ = ("defaults", "kept")
 
     def __init__(self, defaults: dict[tuple, Any], items: Any = ()) -> None:
         super().__init__(items)
         self.defaults = defaults
+        self.kept: dict[Any, Any] = {}
+        """What properties listed of this state (``text.listing``): a state's slots are not
+        written once its properties are asked."""
 
     def __missing__(self, k: tuple) -> Any:
         return self.defaults[k]

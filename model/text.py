@@ -103,6 +103,39 @@ def off(x: Any) -> bool:
     return isinstance(x, (bool, int)) and not x
 
 
+def recording(values: Mapping[Key, Any]) -> Get:
+    """A reader of ``values`` that records the names of the slots it reads (its ``reads``):
+    a property's evaluation on plain values read through one says what it depends on
+    (``PlainModel`` keeps a verdict while a step writes none of them)."""
+    reads: set[str] = set()
+    add, look = reads.add, values.__getitem__
+
+    def get(k: Key) -> Any:
+        add(k[0])
+        return look(k)
+
+    get.reads = reads  # type: ignore[attr-defined]
+    get.values = values  # type: ignore[attr-defined]
+    return get
+
+
+def listing(get: Get, key: Any, make: Callable[[Get], Any]) -> Any:
+    """``make(get)``: a listing of the state that several properties make (its WALs'
+    entries). Read through a ``recording`` reader of a state that keeps listings (a ``kept``
+    dict: ``Slots``), it is made once per state and kept with the names of the slots it read,
+    which every property that asks for it then reads too."""
+    values = getattr(get, "values", None)
+    kept = getattr(values, "kept", None)
+    if kept is None:
+        return make(get)
+    hit = kept.get(key)
+    if hit is None:
+        sub = recording(values)  # type: ignore[arg-type]
+        hit = kept[key] = (make(sub), sub.reads)  # type: ignore[attr-defined]
+    get.reads.update(hit[1])  # type: ignore[attr-defined]
+    return hit[0]
+
+
 class FlatError(ValueError):
     """The design or configuration has no flat form here."""
 

@@ -172,6 +172,8 @@ class TextModel(Model):
         """The last state whose invariants were checked, and those it breaks."""
         self._stepped: tuple[Any, Any, frozenset[str]] | None = None
         """The last step whose step properties were checked, and those it breaks."""
+        self._built: tuple[Any, Any, Any] | None = None
+        """``_program()``'s, once built (looking it up hashes the configuration)."""
         self._goals: dict[int, tuple[Any, int]] = {}
         """``id`` of a readable state -> (it, the bit set of the goals it reaches): a liveness
         check asks every state once per goal (bounded by ``GOALS``)."""
@@ -190,22 +192,33 @@ class TextModel(Model):
     def _state_verdict(self, st: Any, name: str) -> bool:
         """Does ``st`` satisfy invariant or goal ``name``? Every invariant of a state is
         checked in one call of the generated program, every goal in another."""
-        _flat, program, code = self._program()
         if name in self._goal_names:
-            if not self._goal_bit:
-                self._goal_bit = {n: j for j, (n, _node) in enumerate(program.goals)}
             got = self._goals.get(id(st))
             if got is None or got[0] is not st:
-                if len(self._goals) >= GOALS:
-                    self._goals.clear()
-                got = self._goals[id(st)] = (st, code.goals(self._pack(st)))
+                got = self._reached(st, self._pack(st))
             return bool(got[1] >> self._goal_bit[name] & 1)
         last = self._checked
         if last is None or last[0] is not st:
+            _flat, program, code = self._program()
+            packed = self._pack(st)
             names = program.invariants
-            broken = frozenset(names[j][0] for j in code.invariants(self._pack(st)))
+            broken = frozenset(names[j][0] for j in code.invariants(packed))
             last = self._checked = (st, broken)
+            if self._goal_names:
+                # what a liveness check asks next of every state an exploration kept: worked
+                # out while the packed state is at hand
+                self._reached(st, packed)
         return name not in last[1]
+
+    def _reached(self, st: Any, packed: tuple) -> tuple[Any, int]:
+        """(``st``, the bit set of the goals it reaches), remembered."""
+        _flat, program, code = self._program()
+        if not self._goal_bit:
+            self._goal_bit = {n: j for j, (n, _node) in enumerate(program.goals)}
+        if len(self._goals) >= GOALS:
+            self._goals.clear()
+        got = self._goals[id(st)] = (st, code.goals(packed))
+        return got
 
     def _step_verdict(self, before: Any, after: Any, name: str) -> bool:
         last = self._stepped
@@ -218,6 +231,9 @@ class TextModel(Model):
 
     def _program(self) -> tuple[Any, Any, Any]:
         """The flat model, its traced program and the generated code, built at first use."""
+        got = self._built
+        if got is not None:
+            return got
         if self._key not in _PROGRAMS:
             from replcheck.specs.pygen import compile_python
             from replcheck.specs.terms import trace
@@ -225,7 +241,8 @@ class TextModel(Model):
             flat = self.text.model()
             program = trace(flat)
             _PROGRAMS[self._key] = (flat, program, compile_python(program))
-        return _PROGRAMS[self._key]
+        got = self._built = _PROGRAMS[self._key]
+        return got
 
     @property
     def flat(self) -> Any:
