@@ -41,6 +41,21 @@ def _entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, 
     return out
 
 
+def unapplied(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, int]]:
+    """(condition, WAL slot, index, peer) for every entry owed to a peer that still exists and
+    not yet applied at its cluster (what ``no_lost_edit`` needs kept)."""
+    out = []
+    for here, w, j, uid, _kind, _ids in entries(z, ops, get):
+        for p in z.P:
+            owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
+            if off(owed):
+                continue
+            owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
+            if not off(owed):
+                out.append((owed, w, j, p))
+    return out
+
+
 def logged(z: Any, ops: Any, get: Any, listed: list) -> list[tuple[Any, Any, Any]]:
     """(held, edit, kind) for every entry of the WALs (``listed``, ``entries``) and of the
     relay clusters' logs."""

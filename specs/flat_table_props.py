@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from replcheck.model import table_rules
-from replcheck.model.edit_properties import edit_properties, entries
+from replcheck.model.edit_properties import edit_properties, entries, unapplied
 from replcheck.model.state import DELETED, ENABLED, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
@@ -93,16 +93,9 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         queue still to be added, a ZooKeeper queue or a SyncUp run will replicate it from a WAL that
         still exists."""
         ok = []
-        for here, w, j, uid, _kind, _ids in entries(z, ops, get):
-            for p in P:
-                owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
-                if off(owed):
-                    continue
-                owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
-                if off(owed):
-                    continue
-                safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
-                ok.append(ops.implies(owed, safe))
+        for owed, w, j, p in unapplied(z, ops, get):
+            safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
+            ok.append(ops.implies(owed, safe))
         return ops.and_(*ok)
 
     def deleted(ops: Any, get: Any, w: int) -> Any:

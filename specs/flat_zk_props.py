@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from replcheck.model.edit_properties import edit_properties, entries
+from replcheck.model.edit_properties import edit_properties, entries, unapplied
 from replcheck.model.state import DELETED, ENABLED, REMOVED
 from replcheck.model.step import below
 from replcheck.model.text import FlatProperty, count, off
@@ -35,22 +35,15 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         some queue of that peer (owned by a live server, or by a dead one not yet failed over) still
         covers it and its WAL still exists."""
         ok = []
-        for here, w, j, uid, _kind, _ids in entries(z, ops, get):
-            for p in P:
-                owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
-                if off(owed):
-                    continue
-                owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
-                if off(owed):
-                    continue
-                queued = []
-                for o in S:
-                    for ci in CH:
-                        listed = get(("qin", o, p, ci, w))
-                        if not off(listed):
-                            queued.append(ops.and_(listed, get(("qpos", o, p, ci, w)) <= j))
-                covered = ops.and_(get(("wplace", w)) != DELETED, ops.or_(*queued))
-                ok.append(ops.implies(owed, covered))
+        for owed, w, j, p in unapplied(z, ops, get):
+            queued = []
+            for o in S:
+                for ci in CH:
+                    listed = get(("qin", o, p, ci, w))
+                    if not off(listed):
+                        queued.append(ops.and_(listed, get(("qpos", o, p, ci, w)) <= j))
+            covered = ops.and_(get(("wplace", w)) != DELETED, ops.or_(*queued))
+            ok.append(ops.implies(owed, covered))
         return ops.and_(*ok)
 
     def held(ops: Any, get: Any, live_only: bool) -> list[tuple[int, Any, Any]]:
