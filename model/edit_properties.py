@@ -84,11 +84,29 @@ def twice(z: Any, ops: Any, listed: list) -> list[Any]:
     ]
 
 
+def replicable(z: Any, ops: Any, kind: Any, ids: Any, target: int) -> Any:
+    """Seed 002's filter (``rules.replicable_rule``, not a design's) on an entry's kind and
+    cluster-id list; on plain values worked out once per layout for each kind, list and target
+    (a property is not a step: nothing here is counted as a step's branch)."""
+    if type(kind) is not int or type(ids) is not int:
+        return z.replicable(ops, rules.replicable_rule, kind, ids, target)
+    memo = z.__dict__.setdefault("_replicable", {})
+    got = memo.get((kind, ids, target))
+    if got is None:
+        got = memo[kind, ids, target] = z.replicable(ops, rules.replicable_rule, kind, ids, target)
+    return got
+
+
 def no_edit_at_origin(z: Any, ops: Any, get: Any) -> Any:
     """Seed 002: "The UUID of the master RegionServer and the UUIDs of the slaves, which have
     already consumed the data, are preserved in the edits when they are applied. This prevents
     replication loops." No cluster applies an edit it originated."""
-    return ops.and_(*(ops.not_(get(("app", cl, u))) for cl, u in z.at_origin))
+    at = z.__dict__.get("_at_origin")
+    if at is None:  # (cluster, edit) for each edit and the cluster it originated at
+        at = z.__dict__["_at_origin"] = [
+            (cl, u) for cl in z.sink_clusters for u in z.U if z.origin[u] == cl
+        ]
+    return ops.and_(*(ops.not_(get(("app", cl, u))) for cl, u in at))
 
 
 def only_global_non_catalog(z: Any, ops: Any, get: Any) -> Any:
@@ -127,7 +145,7 @@ def sink_in_order(z: Any, ops: Any, get: Any) -> Any:
                 wanted = ops.and_(
                     here,
                     ops.not_(two),
-                    z.replicable(ops, rules.replicable_rule, kind, ids, target),
+                    replicable(z, ops, kind, ids, target),
                 )
                 if off(wanted):
                     continue

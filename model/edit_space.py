@@ -63,17 +63,6 @@ class EditSpace:
         self.sink_clusters = list(range(c.clusters))
         """The clusters whose sinks the layout holds (a layout may hold fewer)."""
 
-    @property
-    def at_origin(self) -> list[tuple[int, int]]:
-        """(cluster, edit) for each edit and the cluster it originated at, where that cluster's
-        sink is held (``no_edit_at_origin``)."""
-        got = self.__dict__.get("_at_origin")
-        if got is None:
-            got = self.__dict__["_at_origin"] = [
-                (cl, u) for cl in self.sink_clusters for u in self.U if self.origin[u] == cl
-            ]
-        return got
-
     def wal_entries(self) -> int:
         """Entries a WAL can hold: client puts plus edits replicated into it (or a recorded
         run's, ``wal_entries``)."""
@@ -102,17 +91,7 @@ class EditSpace:
     # --- the text's pieces ------------------------------------------------------------------------
 
     def replicable(self, ops: Any, rule: Any, kind: Any, ids: Any, target: int) -> Any:
-        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids`` (on
-        plain values, each rule's verdict on a kind, list and target is worked out once)."""
-        if type(kind) is int and type(ids) is int:
-            memo = self.__dict__.setdefault("_replicable", {})
-            k = (rule, kind, ids, target)
-            got = memo.get(k)
-            if got is None:
-                got = memo[k] = case(
-                    ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target)
-                )
-            return got
+        """A dual-form edit filter on an edit whose cluster-id list is the slot ``ids``."""
         return case(ops, ids, len(self.ids), lambda i: rule(ops, kind, self.ids[i], target))
 
     def applied(self, ops: Any, get: Any, cl: int, uid: Any) -> Any:
