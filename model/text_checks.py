@@ -6,10 +6,11 @@ sentence it protects), checked by whichever engine runs the text.
   (``code.invariants``), a step's in one (``code.step_violations``), a state's goals in one
   (``code.goals``); a property's ``check`` reads that state's verdicts, computed once.
 * ``PlainModel`` evaluates them on the state's slot values (``Ops`` on plain Python values).
-  A successor's verdict is its parent's when the step wrote no slot of a name the property
-  reads (``footprint``: the names it reads on terms, so on any state; a step writes a handful of
-  names), which is what lets a recorded run's thousands of slots be checked on every replayed
-  state.
+  A successor's verdict is its parent's when the step wrote no slot of a name the parent's
+  evaluation read (``text.recording``); a step property is evaluated only on a step that wrote a
+  slot of a name it can read (``footprint``: the names it reads on a value of no known content,
+  so on any state). A step writes a handful of names: this is what lets a recorded run's
+  thousands of slots be checked on every replayed state.
 
 A property's ``check`` takes the model's configuration and readable states, as every checker
 calls it: ``check(cfg, st)`` for an invariant or a goal, ``check(cfg, before, after)`` for a
