@@ -125,6 +125,12 @@ class PlainModel(TextModel):
         self._verdicts: dict[int, tuple[Any, dict[str, tuple[bool, set[str]]]]] = {}
         """``id`` of a readable state -> (it, its properties' verdicts as far as asked)."""
 
+    @property
+    def flat(self) -> Any:
+        if self._flat is None:
+            self._flat = self.text.model()
+        return self._flat
+
     def _set_properties(self) -> None:
         """The text's properties on plain values; a step property's footprint (``footprint``)."""
         from .text_checks import footprint, properties_of, wanted

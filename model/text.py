@@ -320,11 +320,7 @@ def lookup(ops: Any, x: Any, table: list[Any], default: Any = -1) -> Any:
 
 
 def case(ops: Any, x: Any, n: int, pred: Any) -> Any:
-    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside). ``pred`` reads
-    slots of the same names at every index (what a property's footprint relies on: taken on a
-    value of no known content, ``model/text_checks.py``, it is asked at the first index only)."""
+    """``pred(x)`` for an integer (term) ``x`` in ``0..n-1`` (False outside)."""
     if isinstance(x, int):
         return pred(x) if 0 <= x < n else False
-    if getattr(x, "one_index", False):
-        return ops.and_(x == 0, pred(0)) if n else False
     return ops.or_(*(ops.and_(x == i, pred(i)) for i in range(n)))

@@ -45,8 +45,6 @@ class _Any:
     every operation on one gives."""
 
     __slots__ = ()
-    one_index = True
-    """``case`` asks its predicate at one index of it (the names read are the same at each)."""
 
     def _same(self, *_a: Any) -> _Any:
         return ANY
