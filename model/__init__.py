@@ -7,7 +7,7 @@ model = Model(get_design("zk-multi"), STANDARD["std"])
 from .action import Action, ActionKind
 from .config import STANDARD, Config
 from .design import Design
-from .model import Model, rename_servers
+from .model import Model
 from .properties import Property
 from .registry import (
     DESIGNS,
@@ -36,5 +36,4 @@ __all__ = [
     "load_design_file",
     "mutants",
     "register",
-    "rename_servers",
 ]

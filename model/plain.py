@@ -29,6 +29,8 @@ from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true, recording
 from .text_model import NotCovered, TextModel
 
+_UNSET = object()
+
 
 class _Kinds:
     """A text's instances and their indexes, kind by kind, each built when first asked for:
@@ -328,6 +330,45 @@ class PlainModel(TextModel):
                 dict(self.text.decode_parts()) if _decodes_by_parts(type(self.text)) else {}
             )
         return self._readers or None
+
+    def canonical(self, st: Any) -> Any:
+        """``TextModel.canonical`` on the state's sparse slots: each image is the slots the
+        state holds renamed (and those whose value map's flag is set) and read back."""
+        from replcheck.specs.canonical import canonical
+
+        ren = self._renamings()
+        if ren is None:
+            return st
+        values, _parts = self._memo(st)
+        sig = [tuple(values[k] for k in keys) for keys in ren.signature_keys]
+        return canonical(st, ren, sig, lambda perm: self._renamed_values(values, perm))
+
+    def _renamings(self) -> Any:
+        got = self.__dict__.get("_ren", _UNSET)
+        if got is _UNSET:
+            got = None
+            if self.cfg.servers > 1:
+                from replcheck.specs.canonical import Renamings, Shape
+
+                got = Renamings(self.text, self.design.era, Shape(self.text.sorts()))
+            self._ren = got
+        return got
+
+    def rename(self, st: Any, perm: tuple[int, ...]) -> Any:
+        self._renamings()
+        return self._renamed_values(self._memo(st)[0], perm)
+
+    def _renamed_values(self, values: Slots, perm: tuple[int, ...]) -> Any:
+        out = self._ren.sparse(values, perm, lambda: Slots(values.defaults))
+        readers = self._part_readers()
+        if readers is None:
+            nxt = self.text.decode(out)
+            self._keep(nxt, out, None)
+            return nxt
+        got = {part: read(out) for part, read in readers.items()}
+        nxt = self.text.assemble(got)
+        self._keep(nxt, out, got)
+        return nxt
 
     def enabled_args(self, st: Any, name: str) -> list[tuple]:
         return [a.args for a, _new in self._enabled_kind(st, name)]

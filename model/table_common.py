@@ -21,7 +21,7 @@ Abstractions (each a documented choice, not an accident):
 
 from __future__ import annotations
 
-from . import migration, rules, table_rules, table_storage, table_symmetry
+from . import migration, rules, table_rules, table_storage
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .claim import Claims
@@ -112,12 +112,6 @@ class TableCommon(Design):
     reads through ``generic_of``, and the constants it reads from the design)."""
 
     era = "table"
-
-    # --- symmetry -----------------------------------------------------------------
-
-    def canonical(self, cfg: Config, st: TState) -> TState:
-        """Symmetry reduction over region servers (``table_symmetry``)."""
-        return table_symmetry.canonical(cfg, st)
 
     # --- initial state ---------------------------------------------------------------------------
 

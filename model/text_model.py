@@ -373,6 +373,52 @@ class TextModel(Model):
         self._part_list = out
         return out
 
+    def canonical(self, st: Any) -> Any:
+        """The representative of the state's class under renaming of region servers, by the
+        packed renamings (``specs/canonical.py``): each image is the state's packed form
+        renamed and read back."""
+        from replcheck.specs.canonical import canonical
+
+        ren = self._renamings()
+        if ren is None:
+            return st
+        packed = self._pack(st)
+        sig = [get(packed) for get in self._signatures]
+        return canonical(st, ren, sig, lambda perm: self._renamed(packed, perm))
+
+    def _renamings(self) -> Any:
+        """The layout's renamings (``specs/canonical.py``), built at first use; None with one
+        server."""
+        got = self.__dict__.get("_ren", _NONE)
+        if got is _NONE:
+            got = None
+            if self.cfg.servers > 1:
+                from replcheck.specs.canonical import Renamings
+
+                _flat, program, _code = self._program()
+                got = Renamings(self.text, self.design.era, program)
+                self._signatures = got.getters()
+            self._ren = got
+            self._images: dict[tuple[int, ...], Any] = {}
+        return got
+
+    def rename(self, st: Any, perm: tuple[int, ...]) -> Any:
+        """``st`` with server ``s`` called ``perm[s]`` everywhere it is named (a renaming the
+        layout is closed under)."""
+        self._renamings()
+        return self._renamed(self._pack(st), perm)
+
+    def _renamed(self, packed: tuple, perm: tuple[int, ...]) -> Any:
+        """The readable state of ``packed`` with server ``s`` called ``perm[s]``."""
+        image = self._images.get(perm)
+        if image is None:
+            from replcheck.specs.pygen import compile_images
+
+            maps = self._ren.maps(perm)
+            assert maps is not None, perm
+            image = self._images[perm] = compile_images([maps])[0]
+        return self._decode(Action("rename", perm), image(packed))
+
     def enabled_args(self, st: Any, name: str) -> list[tuple]:
         return [a.args for a, _t in self._enabled(st) if a.name == name]
 

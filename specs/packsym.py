@@ -138,25 +138,23 @@ class Undeclared(ValueError):
     """A variable family with no declared kinds: symmetry cannot be used safely."""
 
 
-def permutation_maps(
-    layout: Any, era: str, prog: Program, perm: tuple[int, ...]
-) -> tuple[list[int], list[list[int] | None], list[int]]:
-    """For one renaming: per slot, the slot its value goes to, its value map (indexed by value +
-    128) or None, and the slot whose value must be set for the map to apply (-1: always)."""
+Slot = tuple[tuple, str | None, tuple | None]
+"""A flat variable under a renaming: its new key, the kind its value is renamed as (None: kept)
+and the presence variable that must be set for that (None: always)."""
+
+
+def slot_renaming(layout: Any, era: str, perm: tuple[int, ...]) -> Callable[[tuple], Slot]:
+    """Each flat variable under ``perm``, by its declared kinds (``TYPES``)."""
     types = types_for(era)
     rename = renamer(layout, era, perm)
-    slot = prog.slot
-    slot_map: list[int] = []
-    vmaps: list[list[int] | None] = []
-    conds: list[int] = []
-    for i, k in enumerate(prog.keys):
+
+    def one(k: tuple) -> Slot:
         fam = k[0]
         kinds = types.get(fam)
         if kinds is None:
             if fam not in _PLAIN:
                 raise Undeclared(f"no symmetry kinds declared for {fam!r} ({era} era)")
-            slot_map.append(i), vmaps.append(None), conds.append(-1)
-            continue
+            return k, None, None
         positions, value, presence = kinds
         if len(positions) != len(k) - 1:
             raise Undeclared(f"{k}: {len(positions)} kinds declared for {len(k) - 1} positions")
@@ -164,6 +162,24 @@ def permutation_maps(
             fam,
             *(x if t is None else rename(t, x) for t, x in zip(positions, k[1:], strict=True)),
         )
+        return new, value, None if presence is None else (presence, *k[1:])
+
+    return one
+
+
+def permutation_maps(
+    layout: Any, era: str, prog: Program, perm: tuple[int, ...]
+) -> tuple[list[int], list[list[int] | None], list[int]]:
+    """For one renaming: per slot, the slot its value goes to, its value map (indexed by value +
+    128) or None, and the slot whose value must be set for the map to apply (-1: always)."""
+    one = slot_renaming(layout, era, perm)
+    rename = renamer(layout, era, perm)
+    slot = prog.slot
+    slot_map: list[int] = []
+    vmaps: list[list[int] | None] = []
+    conds: list[int] = []
+    for i, k in enumerate(prog.keys):
+        new, value, presence = one(k)
         if new not in slot:
             raise NotClosed(new)
         slot_map.append(slot[new])
@@ -175,7 +191,7 @@ def permutation_maps(
             for v in range(lo, hi + 1):
                 table[v + 128] = rename(value, v)
             vmaps.append(table)
-        conds.append(-1 if presence is None else slot[(presence, *k[1:])])
+        conds.append(-1 if presence is None else slot[presence])
     if sorted(slot_map) != list(range(len(slot_map))):
         raise NotClosed("two slots renamed to one")
     return slot_map, vmaps, conds
@@ -271,6 +287,8 @@ class Symmetry:
 
 
 def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
+    """Every renaming's maps, built up front: what the packed searches take (they compare a
+    state with its image under each renaming; up to six servers)."""
     n = layout.cfg.servers
     ident = tuple(range(n))
     perms = [ident]
@@ -285,11 +303,17 @@ def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
             left += 1
             continue
         perms.append(p)
+    owner, token = signature_slots(prog.keys, era)
+    return Symmetry(maps, perms, left, owner, token)
+
+
+def signature_slots(keys: list[tuple], era: str) -> tuple[list[int], list[int]]:
+    """``Symmetry.owner`` and ``Symmetry.token`` of each slot ``keys`` lists."""
     types = types_for(era)
     owner: list[int] = []
     token: list[int] = []
     tokens: dict[tuple, int] = {}
-    for k in prog.keys:
+    for k in keys:
         kinds = types.get(k[0])
         positions, value, _presence = kinds if kinds else ((), None, None)
         counts = (
@@ -305,7 +329,7 @@ def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
         else:
             owner.append(-1)
             token.append(0)
-    return Symmetry(maps, perms, left, owner, token)
+    return owner, token
 
 
 def sources(slot_map: list[int]) -> list[int]:

@@ -513,11 +513,23 @@ def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int
         lines.append("    return None")
     head = ["from operator import itemgetter"]
     head += [f"{name} = {list(vm)!r}" for vm, name in tables.items()]
-    tail = [f"renamings = [{', '.join(f'r{q}' for q in range(len(maps)))}]"]
+    tail = [
+        f"renamings = [{', '.join(f'r{q}' for q in range(len(maps)))}]",
+        f"images = [{', '.join(f'f{q}' for q in range(len(maps)))}]",
+    ]
     return "\n".join(head + lines + tail) + "\n"
 
 
-def compile_renamings(maps: list[Any]) -> list[Any]:
+def _renamings_space(maps: list[Any]) -> dict[str, Any]:
     space: dict[str, Any] = {}
     exec(compile(renaming_source(maps), "<generated renamings>", "exec"), space)
-    return space["renamings"]
+    return space
+
+
+def compile_renamings(maps: list[Any]) -> list[Any]:
+    return _renamings_space(maps)["renamings"]
+
+
+def compile_images(maps: list[Any]) -> list[Any]:
+    """Per renaming, ``f(s)``: the renamed packed state."""
+    return _renamings_space(maps)["images"]

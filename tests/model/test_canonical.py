@@ -1,6 +1,6 @@
-"""Symmetry reduction without enumerating every ordering of the servers: the canonical form is
-the same from every renaming of a state (it is canonical), and it costs little with many
-servers."""
+"""Symmetry reduction without enumerating every ordering of the servers (``specs/canonical.py``):
+the canonical form is the same from every renaming of a state (it is canonical), and it costs
+little with many servers."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import random
 
 import pytest
 from replcheck.model import Model, get_design
-from replcheck.model.model import rename_servers
-from replcheck.model.table_symmetry import rename as rename_table
 from replcheck.specs.explore import explore
 
 from replcheck.matrix import resolve_config
@@ -22,7 +20,6 @@ from replcheck.matrix import resolve_config
 def test_every_renaming_of_a_state_has_the_same_canonical_form(design: str, config: str) -> None:
     model = Model(get_design(design), resolve_config(config))
     cfg = model.cfg
-    rename = rename_table if model.design.era == "table" else rename_servers
     rng = random.Random(7)
     states = explore(model, symmetry=False, max_states=1500).states
     tied = 0
@@ -31,7 +28,7 @@ def test_every_renaming_of_a_state_has_the_same_canonical_form(design: str, conf
         for _ in range(3):
             perm = list(range(cfg.servers))
             rng.shuffle(perm)
-            assert model.canonical(rename(cfg, st, tuple(perm))) == canon
+            assert model.canonical(model.rename(st, tuple(perm))) == canon
         tied += canon != st
     assert tied  # some states were not already in canonical order
 
@@ -39,7 +36,7 @@ def test_every_renaming_of_a_state_has_the_same_canonical_form(design: str, conf
 def test_many_servers_cost_little(monkeypatch) -> None:
     """Nothing enumerates the 50! orderings of 50 servers: the model is built and a state
     reduced trying at most ``TIE_LIMIT`` orders per state."""
-    from replcheck.model import model as model_module
+    from replcheck.specs import canonical as model_module
 
     tried: list[int] = []
     real_product = model_module.product
