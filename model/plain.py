@@ -29,8 +29,6 @@ from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true, recording
 from .text_model import NotCovered, TextModel
 
-_UNSET = object()
-
 
 class _Kinds:
     """A text's instances and their indexes, kind by kind, each built when first asked for:
@@ -331,30 +329,19 @@ class PlainModel(TextModel):
             )
         return self._readers or None
 
-    def canonical(self, st: Any) -> Any:
-        """``TextModel.canonical`` on the state's sparse slots: each image is the slots the
-        state holds renamed (and those whose value map's flag is set) and read back."""
-        from replcheck.specs.canonical import canonical
+    def _shape(self) -> Any:
+        """The slots the renamings map: the layout's, with no program generated."""
+        from replcheck.specs.canonical import Shape
 
-        ren = self._renamings()
-        if ren is None:
-            return st
-        values, _parts = self._memo(st)
-        sig = [tuple(values[k] for k in keys) for keys in ren.signature_keys]
-        return canonical(st, ren, sig, lambda perm: self._renamed_values(values, perm))
+        return Shape(self.text.sorts())
 
-    def _renamings(self) -> Any:
-        got = self.__dict__.get("_ren", _UNSET)
-        if got is _UNSET:
-            got = None
-            if self.cfg.servers > 1:
-                from replcheck.specs.canonical import Renamings, Shape
-
-                got = Renamings(self.text, self.design.era, Shape(self.text.sorts()))
-            self._ren = got
-        return got
+    def _signature(self, st: Any) -> list[tuple]:
+        values = self._memo(st)[0]
+        return [tuple(values[k] for k in keys) for keys in self._ren.signature_keys]
 
     def rename(self, st: Any, perm: tuple[int, ...]) -> Any:
+        """``TextModel.rename`` on the state's sparse slots: the slots it holds renamed (and
+        those whose value map's flag is set) and read back."""
         self._renamings()
         return self._renamed_values(self._memo(st)[0], perm)
 

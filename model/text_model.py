@@ -375,32 +375,40 @@ class TextModel(Model):
 
     def canonical(self, st: Any) -> Any:
         """The representative of the state's class under renaming of region servers, by the
-        packed renamings (``specs/canonical.py``): each image is the state's packed form
-        renamed and read back."""
+        packed renamings (``specs/canonical.py``): each image is the state's slots renamed
+        and read back (``rename``)."""
         from replcheck.specs.canonical import canonical
 
         ren = self._renamings()
         if ren is None:
             return st
-        packed = self._pack(st)
-        sig = [get(packed) for get in self._signatures]
-        return canonical(st, ren, sig, lambda perm: self._renamed(packed, perm))
+        return canonical(st, ren, self._signature(st), lambda perm: self.rename(st, perm))
 
     def _renamings(self) -> Any:
-        """The layout's renamings (``specs/canonical.py``), built at first use; None with one
-        server."""
+        """The layout's renamings (``specs/canonical.py``) over ``_shape()``, built at first
+        use; None with one server."""
         got = self.__dict__.get("_ren", _NONE)
         if got is _NONE:
             got = None
             if self.cfg.servers > 1:
                 from replcheck.specs.canonical import Renamings
 
-                _flat, program, _code = self._program()
-                got = Renamings(self.text, self.design.era, program)
-                self._signatures = got.getters()
+                got = Renamings(self.text, self.design.era, self._shape())
             self._ren = got
             self._images: dict[tuple[int, ...], Any] = {}
         return got
+
+    def _shape(self) -> Any:
+        """The slots the renamings map: the traced program's."""
+        return self._program()[1]
+
+    def _signature(self, st: Any) -> list[tuple]:
+        """Each server's signature (``Renamings.signature_slots``), read off the packed state."""
+        getters = self.__dict__.get("_signatures")
+        if getters is None:
+            getters = self._signatures = self._ren.getters()
+        packed = self._pack(st)
+        return [get(packed) for get in getters]
 
     def rename(self, st: Any, perm: tuple[int, ...]) -> Any:
         """``st`` with server ``s`` called ``perm[s]`` everywhere it is named (a renaming the

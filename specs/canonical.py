@@ -24,7 +24,15 @@ from math import factorial
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from .packsym import NotClosed, permutation_maps, renamer, signature_slots, slot_renaming
+from .packsym import (
+    NotClosed,
+    permutation_maps,
+    renamer,
+    signature_slots,
+    slot_renaming,
+    types_for,
+)
+from .terms import bounds
 
 S = TypeVar("S")
 
@@ -49,8 +57,7 @@ class Shape:
     def __init__(self, sorts: dict[tuple, Any]) -> None:
         self.keys = list(sorts)
         self.slot = {k: i for i, k in enumerate(self.keys)}
-        self.lo = [0 if s == "b" else s[1] for s in sorts.values()]
-        self.hi = [1 if s == "b" else s[2] for s in sorts.values()]
+        self.lo, self.hi = (list(x) for x in zip(*map(bounds, sorts.values()), strict=True))
 
 
 class Renamings:
@@ -79,6 +86,12 @@ class Renamings:
         signature are tried, and from any state of a class the least image among them is the
         same."""
         self._closed: list[tuple[int, ...]] | None = None
+        deps: dict[str, list[str]] = {}
+        for fam, (_positions, _value, presence) in types_for(era).items():
+            if presence is not None:
+                deps.setdefault(presence, []).append(fam)
+        self.dependents = {p: tuple(fs) for p, fs in deps.items()}
+        """Per presence family, the families whose values wait for it (``TYPES``)."""
 
     def is_closed(self, perm: tuple[int, ...]) -> bool:
         """Does ``perm`` take every slot of the layout to a slot of it, no two to one?"""
@@ -120,8 +133,9 @@ class Renamings:
         defaults = values.defaults
         out = make()
         todo = set(values)
+        dependents = self.dependents
         for k in values:
-            for dep in self._dependents().get(k[0], ()):
+            for dep in dependents.get(k[0], ()):
                 todo.add((dep, *k[1:]))
         for k in todo:
             hit = memo.get(k)
@@ -134,19 +148,6 @@ class Renamings:
             if v != defaults[new] or type(v) is not type(defaults[new]):
                 out[new] = v
         return out
-
-    def _dependents(self) -> dict[str, tuple[str, ...]]:
-        """Per presence family, the families whose values wait for it (``TYPES``)."""
-        got = self.__dict__.get("_deps")
-        if got is None:
-            from .packsym import types_for
-
-            deps: dict[str, list[str]] = {}
-            for fam, (_positions, _value, presence) in types_for(self.era).items():
-                if presence is not None:
-                    deps.setdefault(presence, []).append(fam)
-            got = self._deps = {p: tuple(fs) for p, fs in deps.items()}
-        return got
 
     def closed(self) -> list[tuple[int, ...]]:
         """The renamings the layout is closed under, identity first (``CLOSED_FROM_ALL``)."""

@@ -431,6 +431,11 @@ def _frames(p: Program) -> Frames:
     return Frames(inv, step, inv_of, step_of, guards_of)
 
 
+def bounds(sort: Any) -> tuple[int, int]:
+    """The least and greatest value of a slot of ``sort`` (a Boolean is 0 or 1)."""
+    return (0, 1) if sort == "b" else (sort[1], sort[2])
+
+
 def trace(fm: FlatModel) -> Program:
     """Trace every instance, invariant and step property of ``fm`` into one graph."""
     g = Graph()
@@ -441,11 +446,8 @@ def trace(fm: FlatModel) -> Program:
     post = {k: g.out(g.intern("post", (i,))) for k, i in slot.items()}
     lo, hi, bools = [], [], []
     for k in keys:
-        sort = fm.sorts[k]
-        if sort == "b":
-            lo.append(0), hi.append(1), bools.append(True)
-        else:
-            lo.append(sort[1]), hi.append(sort[2]), bools.append(False)
+        low, high = bounds(fm.sorts[k])
+        lo.append(low), hi.append(high), bools.append(fm.sorts[k] == "b")
     guards, writes, names, args = [], [], [], []
     for inst in fm.instances:
         guard = g.lift(inst.guard(ops, var.__getitem__))
