@@ -15,7 +15,7 @@ text, only while an instance's update runs (its guard, and the guards of the ins
 taken, are not the step going anywhere).
 
 A branch is named ``ACTION[FILE:LINE then|else: CONDITION]``, e.g.
-``claim_commit[flat_zk_steps.py:135 then: cond (drop_queue)]`` (a condition that is a helper's
+``claim_commit[zk_text.py:135 then: cond (drop_queue)]`` (a condition that is a helper's
 parameter names the helper); the mining tables count them beside the actions
 (``mine.coverage``), and a branch with no event is one no run took. Conditional expressions,
 ``and``/``or`` and loops are not branches here.
@@ -61,11 +61,10 @@ class Point:
 
 @cache
 def _roots() -> tuple[str, ...]:
-    """The folders a step and its helpers live in: the model's, and the text's layouts'."""
+    """The folder a step and its helpers live in: the model's (the text, its layouts included)."""
     import replcheck.model
-    import replcheck.specs
 
-    return tuple(str(Path(m.__file__).resolve().parent) for m in (replcheck.model, replcheck.specs))
+    return (str(Path(replcheck.model.__file__).resolve().parent),)
 
 
 MACHINERY = ("logic.py", "step.py", "text.py")

@@ -122,7 +122,7 @@ class NaiveRegistration(Bootstrap):
 
 
 FEATURE = Bootstrap
-"""The text of the ``bootstrap`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
+"""The text of the ``bootstrap`` configuration feature (``table_layout.py``'s ``FEATURES``)."""
 MUTANTS: dict[str, type] = {}
 """No mutant's override is here (``table-naive`` brings ``NaiveRegistration`` as its
 ``Design.text``)."""

@@ -1,4 +1,4 @@
-"""The edits of both eras' layouts (``specs/flat_zk.py``, ``specs/flat_table.py``) and how a
+"""The edits of both eras' layouts (``model/zk_layout.py``, ``model/table_layout.py``) and how a
 sink cluster applies them, in the protocol text's form (``model/step.py``): seed 002's edits
 "have not originated from the target slave cluster" nor "already been consumed by" it, so an
 edit keeps the ids of the clusters that applied it, and a cluster that replicates onward (a

@@ -487,6 +487,6 @@ class ReplayForgetsBarrier(ZkMigration):
 
 
 FEATURE = ZkMigration
-"""The text of the ``migration`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
+"""The text of the ``migration`` configuration feature (``table_layout.py``'s ``FEATURES``)."""
 MUTANTS: dict[str, type] = {}
 """The migration's mutants bring their text as ``Design.text`` (``mutants_migrate.py``)."""

@@ -6,8 +6,8 @@
   environment's budgets (crashes, outages, admin commands) are spent: ``check(cfg, state)`` is the
   goal, and the checker looks for fair cycles and stuck states that never reach it.
 
-Each is written once, in the protocol text (``specs/flat_zk_props.py``,
-``specs/flat_table_props.py``, ``model/edit_properties.py``), against the true state (which WALs
+Each is written once, in the protocol text (``model/zk_properties.py``,
+``model/table_properties.py``, ``model/edit_properties.py``), against the true state (which WALs
 exist, what each sink applied), never against a design's beliefs, so a mutant cannot bend them;
 ``model/text_checks.py`` makes them these values for the engine that runs the text.
 """

@@ -70,6 +70,6 @@ class Restarts(TableText):
 
 
 FEATURE = Restarts
-"""The text of the ``restarts`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
+"""The text of the ``restarts`` configuration feature (``model/table_layout.py``'s ``FEATURES``)."""
 MUTANTS: dict[str, type] = {}
 """No design or mutant overrides a step of this component."""

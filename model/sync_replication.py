@@ -4,7 +4,7 @@ on the region servers with ``drainSources``, and what sync peers change in the b
 owed peers of a put and the STANDBY-era history, the spare WAL slot that stops ordinary rolls,
 RemovePeer's state check and remote WAL directory, the views AddPeer's refresh writes, the
 refusal of recovered sources, the drained flags a crash forgets). ``model/table_sync.py`` says
-what each stage does; the layout's slots are ``specs/flat_table_sync.py``'s.
+what each stage does; the layout's slots are ``model/sync_layout.py``'s.
 
 The transition is a peer procedure of kind ``TRANSIT``: its steps join ``peer_proc``
 (``proc_steps``) and its refreshes ``refresh`` (``refresh_variants``, ``refresh_on``), so it

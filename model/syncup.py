@@ -395,6 +395,6 @@ def syncup_replicated_all(cfg: Any, st: TState) -> bool:
 
 
 FEATURE = SyncUpTool
-"""The text of the ``syncup`` configuration feature (``specs/flat_table.py``'s ``FEATURES``)."""
+"""The text of the ``syncup`` configuration feature (``model/table_layout.py``'s ``FEATURES``)."""
 MUTANTS: dict[str, type] = {}
 """The syncup mutants bring their text as ``Design.text`` (``mutants_syncup.py``)."""

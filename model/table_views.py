@@ -1,4 +1,4 @@
-"""Typed views of the table era's slot layout (``specs/flat_table.py`` lays the slots out), for
+"""Typed views of the table era's slot layout (``model/table_layout.py`` lays the slots out), for
 steps, rules and properties written with ``model/step.py``."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from .step import View, slot
 
 
 class TableText:
-    """The names the table era's text classes read from the layout (``specs/flat_table.py``
+    """The names the table era's text classes read from the layout (``model/table_layout.py``
     builds them; the helpers are ``StepBase``'s): every component's text class derives from
     this one declaration."""
 

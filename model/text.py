@@ -10,8 +10,9 @@ its variables, their initial values, its *action instances* and its invariants:
   same step see earlier writes, as in the explicit step);
 * an invariant is ``check(ops, get)``, a step property ``check(ops, before, after)``.
 
-Steps are written with ``@step`` and ``require`` (``model/step.py``) or, for the steps not yet
-moved to that form, as instances directly (``specs/flat_*.py``). Everything is written against
+Steps are written with ``@step`` and ``require`` (``model/step.py``), by HBase component
+(``model/claim.py``, ``model/cleaner.py``, ...), over each era's layout (``model/zk_layout.py``,
+``model/table_layout.py``). Everything is written against
 ``Ops`` (``model/logic.py``), so one text runs every way. On plain
 Python values (``PY``) the test suite runs it side by side with the explicit model on every
 reachable state of small configurations: the same successors, the same verdicts. Over Z3

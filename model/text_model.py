@@ -67,8 +67,8 @@ def text_engine(cfg: Config, design: Any) -> type[Model] | None:
 
 def _layout(design: Any, cfg: Config) -> Any:
     """The text's layout of ``design`` under ``cfg``, or None where the text has no form of it."""
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import text_class
+    from replcheck.model.zk_designs import text_class
+    from replcheck.model.zk_layout import FlatError
 
     from .registry import RegistryError
 
@@ -85,8 +85,8 @@ def recorded_in_text(design: Any) -> type | None:
     era = getattr(design, "era", "")
     if era not in ("zk", "table"):
         return None
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import text_class
+    from replcheck.model.zk_designs import text_class
+    from replcheck.model.zk_layout import FlatError
 
     from .registry import RegistryError
 
@@ -147,8 +147,8 @@ def _decodes_by_parts(cls: type) -> bool:
 class TextModel(Model):
     def __init__(self, design: Design, cfg: Config) -> None:
         super().__init__(design, cfg)
-        from replcheck.specs.flat_zk import FlatError
-        from replcheck.specs.flat_zk_designs import text_class
+        from replcheck.model.zk_designs import text_class
+        from replcheck.model.zk_layout import FlatError
 
         from .registry import RegistryError
 

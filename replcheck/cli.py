@@ -558,8 +558,8 @@ def _needs_flat_form(engine: str, pairs: list[tuple[str, Config]]) -> None:
     configuration that has none."""
     if engine == "explicit":
         return
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import flat_layout
+    from replcheck.model.zk_designs import flat_layout
+    from replcheck.model.zk_layout import FlatError
 
     for name, cfg in pairs:
         try:

@@ -199,9 +199,9 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
     from replcheck.matrix import check_fits, manifest_expected_failures
     from replcheck.model import STANDARD, designs, get_design
+    from replcheck.model.zk_designs import flat_class
+    from replcheck.model.zk_layout import FlatError
     from replcheck.specs.crosscheck import cross_check
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import flat_class
 
     names = names or [n for n in designs() if type(get_design(n)).era == "zk"]
     cfg = None
@@ -303,9 +303,9 @@ def bmc_status(r: Any) -> str:
 
 
 def _has_flat_form(name: str) -> bool:
+    from replcheck.model.zk_designs import flat_class
+    from replcheck.model.zk_layout import FlatError
     from replcheck.specs.crosscheck import default_config
-    from replcheck.specs.flat_zk import FlatError
-    from replcheck.specs.flat_zk_designs import flat_class
 
     try:
         flat_class(name, default_config(name))

@@ -29,8 +29,8 @@ def properties_page() -> str:
     lines = [
         "# Properties",
         "",
-        "Generated from the protocol text's properties (`specs/flat_zk_props.py`,",
-        "`specs/flat_table_props.py` and `model/edit_properties.py`, each written once and",
+        "Generated from the protocol text's properties (`model/zk_properties.py`,",
+        "`model/table_properties.py` and `model/edit_properties.py`, each written once and",
         "checked by every engine) by `python -m replcheck.docs`.",
         "Invariants hold in every reachable state; step properties across every transition;",
         "liveness properties on every weakly fair behaviour once the environment's budgets",
@@ -174,17 +174,11 @@ def proofs_page() -> str:
 
 def bmc_page() -> str:
     """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
-    with its named lemmas (from ``specs/bmc.py``, ``specs/flat_zk_designs.py`` and
+    with its named lemmas (from ``specs/bmc.py``, ``model/zk_designs.py`` and
     ``specs/lemmas_zk.py``, ``specs/lemmas_table.py``; numbers are in ``bench/results/bmc.md``)."""
-    from replcheck.specs import (
-        bmc,
-        crosscheck,
-        flat_table,
-        flat_zk_designs,
-        lemmas_table,
-        lemmas_zk,
-    )
-    from replcheck.specs.flat_zk import FlatError
+    from replcheck.model import table_layout, zk_designs
+    from replcheck.model.zk_layout import FlatError
+    from replcheck.specs import bmc, crosscheck, lemmas_table, lemmas_zk
 
     def para(doc: str | None) -> str:
         return " ".join((doc or "").split())
@@ -192,7 +186,7 @@ def bmc_page() -> str:
     lines = [
         "# Bounded model checking and induction",
         "",
-        "Generated from `specs/bmc.py`, `specs/flat_zk_designs.py`, `specs/flat_table.py`,",
+        "Generated from `specs/bmc.py`, `model/zk_designs.py`, `model/table_layout.py`,",
         "`specs/lemmas_zk.py` and `specs/lemmas_table.py` by `python -m replcheck.docs`. Run",
         "with `replcheck prove --depth N` (bounded model checking beside exploration) and",
         "`replcheck prove --induction [--design D]`; `replcheck check",
@@ -205,19 +199,19 @@ def bmc_page() -> str:
         "",
         "## The transition relation it unrolls",
         "",
-        para(flat_zk_designs.__doc__),
+        para(zk_designs.__doc__),
         "",
-        para(flat_table.__doc__),
+        para(table_layout.__doc__),
         "",
         "| design or mutant | flat form | small configuration |",
         "|---|---|---|",
     ]
-    own_classes = {**flat_zk_designs.FLAT_CLASSES, **flat_table.TABLE_FLAT_CLASSES}
+    own_classes = {**zk_designs.FLAT_CLASSES, **table_layout.TABLE_FLAT_CLASSES}
     for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
         cfg = crosscheck.default_config(name)
         try:
-            cls = flat_zk_designs.flat_class(name, cfg)
-            flat_zk_designs.flat_model(name, cfg)
+            cls = zk_designs.flat_class(name, cfg)
+            zk_designs.flat_model(name, cfg)
         except FlatError as exc:
             why = str(exc).split(": ", 1)[-1]
             lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
@@ -248,7 +242,7 @@ def bmc_page() -> str:
     ]
     found: dict[str, tuple[list[str], str]] = {}
     for design in lemmas_zk.INDUCTION_DESIGNS:
-        z = flat_zk_designs.flat_class(design)(get_design(design), STANDARD["std"])
+        z = zk_designs.flat_class(design)(get_design(design), STANDARD["std"])
         for name, lemma in lemmas_zk.zk_lemmas(z).items():
             found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
     for name, (users, why) in found.items():
@@ -265,7 +259,7 @@ def bmc_page() -> str:
     found = {}
     for design in lemmas_table.INDUCTION_DESIGNS:
         cfg = STANDARD[lemmas_table.INDUCTION_CONFIG]
-        z = flat_table.table_flat_class(design, cfg)(get_design(design), cfg)
+        z = table_layout.table_flat_class(design, cfg)(get_design(design), cfg)
         for name, lemma in lemmas_table.table_lemmas(z).items():
             found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
     for name, (users, why) in found.items():

@@ -143,7 +143,7 @@ class CompiledExploration:
 
 
 def _program(name: str, cfg: Config) -> tuple[Any, FlatModel, Program]:
-    from .flat_zk_designs import flat_layout
+    from replcheck.model.zk_designs import flat_layout
 
     layout = flat_layout(name, cfg)
     fm = layout.model()

@@ -17,10 +17,10 @@ from typing import Any
 
 from replcheck.model import Model, get_design
 from replcheck.model.config import STANDARD, Config
+from replcheck.model.zk_designs import flat_model
 
 from .bmc import BmcResult, bmc
 from .explore import explore
-from .flat_zk_designs import flat_model
 
 
 def explored_depths(model: Model) -> tuple[dict[str, int], int, float]:
@@ -209,7 +209,8 @@ def bmc_check(model: Model) -> Any:
     Every property it finds broken is a ``FAIL(b)`` cell; the column ``bmc_agrees`` says whether
     both engines found the same properties first broken at the same depths. Designs without a
     flat model (the table era) get no verdicts and a note."""
-    from .flat_zk import FlatError
+    from replcheck.model.zk_layout import FlatError
+
     from .results import FAIL, PASS, CheckResult
 
     name = type(model.design).name

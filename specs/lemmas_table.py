@@ -1,4 +1,4 @@
-"""Strengthening lemmas for induction over the table-era flat model (``specs/flat_table.py``,
+"""Strengthening lemmas for induction over the table-era flat model (``model/table_layout.py``,
 ``specs/bmc.py`` ``induct``), for ``table`` and ``table-doc`` under the standard configuration
 ``t-std`` (two servers, one peer enabled from the start, WALs rolled once, one edit, one crash, one
 run of the log cleaner; no admin commands, no sink outage, no master restart).
@@ -26,6 +26,7 @@ from typing import Any
 
 from replcheck.model import rules, table_rules
 from replcheck.model.state import ABSENT, DELETED, ENABLED, LIVE_DIR, REMOVED
+from replcheck.model.table_layout import CLAIMS, TableFlat, config_features
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_CLAIM,
@@ -44,8 +45,6 @@ from replcheck.model.table_state import (
     SCP_SPLIT,
 )
 from replcheck.model.text import FlatProperty, count
-
-from .flat_table import CLAIMS, TableFlat, config_features
 
 INDUCTION_DESIGNS = ("table", "table-doc")
 INDUCTION_CONFIG = "t-std"
@@ -541,9 +540,9 @@ def run_induction(
     with every lemma above as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
+    from replcheck.model.table_layout import table_flat_class
 
     from .bmc import induct_invariants
-    from .flat_table import table_flat_class
 
     cfg = STANDARD[INDUCTION_CONFIG]
     z = table_flat_class(design, cfg)(get_design(design), cfg)

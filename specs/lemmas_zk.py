@@ -24,9 +24,8 @@ from replcheck.model.state import (
     REMOVED,
 )
 from replcheck.model.text import FlatProperty, count
-
-from .flat_zk import COPIES
-from .flat_zk_steps import ZkFlat
+from replcheck.model.zk_layout import COPIES
+from replcheck.model.zk_text import ZkFlat
 
 INDUCTION_DESIGNS = ("zk-multi", "zk-lock")
 INDUCTION_CONFIG = "std"
@@ -453,9 +452,9 @@ def run_induction(
     every lemma above that applies to the design as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
+    from replcheck.model.zk_designs import flat_class
 
     from .bmc import induct_invariants
-    from .flat_zk_designs import flat_class
 
     z = flat_class(design)(get_design(design), STANDARD[INDUCTION_CONFIG])
     fm = z.model()

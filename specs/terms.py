@@ -1,10 +1,10 @@
 """A flat model traced into one shared expression graph: the input of the compiled back ends.
 
-The flat text (``specs/flat*.py``) is written against ``Ops``, so it runs on plain values and on
-Z3 terms. ``TermOps`` is a third implementation: every operation builds a node of one
-hash-consed directed acyclic graph (``Graph``), so equal subexpressions of different instances,
-invariants and writes are one node. Tracing a ``FlatModel`` through it (``trace``) gives a
-``Program``:
+The protocol text (``model/``, over each era's layout) is written against ``Ops``, so it runs on
+plain values and on Z3 terms. ``TermOps`` is a third implementation: every operation builds a node
+of one hash-consed directed acyclic graph (``Graph``), so equal subexpressions of different
+instances, invariants and writes are one node. Tracing a ``FlatModel`` through it (``trace``) gives
+a ``Program``:
 
 * the slots of the packed state, in a fixed order, with each slot's range;
 * per action instance, its guard as a list of conjuncts (evaluated in order, stopping at the first

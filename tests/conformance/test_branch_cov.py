@@ -47,14 +47,14 @@ def test_every_point_is_an_if_statement_or_a_decision_of_a_step(design: str) -> 
                 assert call.endswith(")"), (action, p, call)  # the whole call, to the column
     # both eras' recorded runs go through the text: its helpers, never the explicit steps
     files = {Path(p.file).name for found in points.values() for p in found}
-    assert ("flat_zk_steps.py" in files) == design.startswith("zk-")
-    assert ("flat_table_base.py" in files) == (design == "table")
+    assert ("zk_text.py" in files) == design.startswith("zk-")
+    assert ("table_seams.py" in files) == (design == "table")
     assert "table_common.py" not in files
 
 
 def test_the_claim_commit_step_reaches_the_claim_check_through_its_helpers() -> None:
     names = branch_cov.names("zk-multi")
-    assert any(n.startswith("claim_commit[flat_zk_steps.py:") and CLAIM_CHECK in n for n in names)
+    assert any(n.startswith("claim_commit[zk_text.py:") and CLAIM_CHECK in n for n in names)
     # found through ``self.start_recovered`` -> ``self.add_shipper``, a helper two calls down
     assert any(n.startswith("claim_commit[") and "ops.and_(cond, *taken)" in n for n in names)
     # the interpreter's own modules state no protocol: not followed

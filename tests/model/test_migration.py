@@ -14,6 +14,7 @@ from replcheck.model.migration import (
     ZkMigration,
 )
 from replcheck.model.state import ARCHIVED, DISABLED, ENABLED, Queue
+from replcheck.model.table_layout import table_flat_class, table_flat_model
 from replcheck.model.table_state import (
     BARRIER_DISABLED,
     MIG_DISABLE_CLEANER,
@@ -28,7 +29,6 @@ from replcheck.model.text import FlatError
 from replcheck.model.text_model import TextModel
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
-from replcheck.specs.flat_table import table_flat_class, table_flat_model
 
 from replcheck.report import parse_actions
 

@@ -9,10 +9,10 @@ import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
 from replcheck.model.properties import Property
 from replcheck.model.syncup import FEATURE, NoAddMissing, SkipsOldWals, syncup_replicated_all
+from replcheck.model.table_layout import table_flat_class
 from replcheck.model.text_model import TextModel
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
-from replcheck.specs.flat_table import table_flat_class
 
 CFG = STANDARD["t-syncup"]
 

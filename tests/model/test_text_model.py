@@ -41,7 +41,7 @@ def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() 
     assert type(Model(Own(), STANDARD["std"])) is TextModel
     big = resolve_config("std:servers=8")
     assert type(Model(get_design("zk-multi"), big)) is PlainModel
-    from replcheck.specs.flat_zk_designs import flat_class
+    from replcheck.model.zk_designs import flat_class
 
     z = flat_class("zk-multi", big)(get_design("zk-multi"), big)
     assert len(z.sorts()) > TEXT_SLOTS

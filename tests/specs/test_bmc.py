@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("z3")
 
 from replcheck.model import STANDARD, get_design, mutants
+from replcheck.model.zk_designs import flat_class, flat_model
 from replcheck.specs.bmc import induct
 from replcheck.specs.crosscheck import cross_check, cross_check_from_path
-from replcheck.specs.flat_zk_designs import flat_class, flat_model
 from replcheck.specs.lemmas_zk import run_induction, zk_lemmas
 
 from replcheck.cli import main
@@ -50,7 +50,7 @@ TABLE_CROSS_CHECKED = [
     "table/cleaner-missing-queue-deletes",
 ]
 """Table-era designs and mutants cross-checked here to exploration's deepest first violation. The
-feature configurations' own are in ``test_flat_table_<feature>.py``; the deepest ones (a first
+feature configurations' own are in ``test_<feature>.py``; the deepest ones (a first
 violation past depth 12) are checked by hand with ``replcheck prove --depth`` (docs/bench.md)."""
 
 TABLE_ERA = [n for n in ("table", "table-doc", "table-naive", *mutants()) if n.startswith("table")]

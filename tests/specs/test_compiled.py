@@ -130,7 +130,7 @@ def test_a_count_over_many_conditions_compiles() -> None:
     """``single_source`` on three servers and two crashes counts hundreds of shippers: the
     generated Python writes the count as one ``sum`` rather than additions nested as deep as the
     count is long, which the compiler refused ("too many nested parentheses")."""
-    from replcheck.specs.flat_zk_designs import flat_model
+    from replcheck.model.zk_designs import flat_model
     from replcheck.specs.pygen import compile_python
 
     from replcheck.matrix import resolve_config

@@ -12,9 +12,9 @@ from collections import deque
 import pytest
 import z3
 from replcheck.model import STANDARD
+from replcheck.model.zk_designs import flat_model
 from replcheck.specs.bmc import Unrolling, _term
 from replcheck.specs.compiled import explore_compiled
-from replcheck.specs.flat_zk_designs import flat_model
 from replcheck.specs.pygen import compile_python
 from replcheck.specs.terms import trace
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.zk_designs import flat_layout
 from replcheck.specs import packsym
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_zk_designs import flat_layout
 from replcheck.specs.terms import trace
 
 CONFIGS = [

@@ -1,12 +1,12 @@
-"""The one check every flat-model test makes: a design's flat model (``specs/flat*.py``, either
-era) against its ``Model`` (``reference``: the text's generated program, or the plain
-interpreter), state by state, on plain values. On each state: the flat form is within its
-declared ranges and round-trips; the flat steps lead to exactly the model's successors; every
-invariant and liveness goal of the text, evaluated on plain values, gives the verdict the
-model's engine gives (the generated program's check, or the plain interpreter's with its
-verdicts taken over from a parent; the layout's own ``encoding_capacity`` always holds); so does
-every step property on every transition. Shippers (and unregistered WALs) are compared as sets
-(``bmc.normalize``)."""
+"""The one check every flat-model test makes: a design's flat model (the text over
+``model/zk_layout.py`` or ``model/table_layout.py``) against its ``Model`` (``reference``: the
+text's generated program, or the plain interpreter), state by state, on plain values. On each
+state: the flat form is within its declared ranges and round-trips; the flat steps lead to
+exactly the model's successors; every invariant and liveness goal of the text, evaluated on plain
+values, gives the verdict the model's engine gives (the generated program's check, or the plain
+interpreter's with its verdicts taken over from a parent; the layout's own ``encoding_capacity``
+always holds); so does every step property on every transition. Shippers (and unregistered WALs)
+are compared as sets (``bmc.normalize``)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from replcheck.model import STANDARD, Model, State, get_design
 from replcheck.model.config import Config
 from replcheck.model.text import FPY, is_true
+from replcheck.model.zk_designs import flat_model
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_zk_designs import flat_model
 
 
 def reference(name: str, cfg: Config) -> Model:

@@ -1,7 +1,7 @@
-"""The steps of the ZooKeeper-era flat model (``specs/flat_zk.py`` lays out the slots): each the
+"""The steps of the ZooKeeper-era flat model (``model/zk_layout.py`` lays out the slots): each the
 explicit step of ``model/zk_common.py`` of the same name, with its structural choices (server,
 queue slot, WAL slot, entry index) made parameters of the action instance and fixed by its guard;
-``zk_lock.py`` and ``zk_multi.py`` add their failover and cleaner in ``flat_zk_designs.py``.
+``zk_lock.py`` and ``zk_multi.py`` add their failover and cleaner in ``zk_designs.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from replcheck.model.zk_source import ZkSources
 from replcheck.model.zk_wal import ZkWals
 from replcheck.model.zk_zombies import ZkZombies
 
-from .flat_zk import COPIES, ZkLayout
+from .zk_layout import COPIES, ZkLayout
 
 
 class ZkFlat(
@@ -288,8 +288,8 @@ class ZkFlat(
     # --- the model ------------------------------------------------------------------------------
 
     def properties(self) -> list[FlatProperty]:
-        """The flat invariants and step property (``specs/flat_zk_props.py``)."""
-        from .flat_zk_props import zk_properties
+        """The flat invariants and step property (``model/zk_properties.py``)."""
+        from .zk_properties import zk_properties
 
         return zk_properties(self)
 

@@ -1,8 +1,8 @@
-"""The table era's steps over the flat layout of ``specs/flat_table.py``: every component of
+"""The table era's steps over the flat layout of ``model/table_layout.py``: every component of
 the protocol text composed into ``TableSteps`` (``model/wal.py``, ``model/source.py``,
 ``model/sinks.py``, ``model/scp.py``, ``model/claim.py``, ``model/peers.py``,
 ``model/peer_procs.py``, ``model/cleaner.py``, ``model/master.py``, ``model/crashes.py``); shared
-pieces in ``flat_table_base.py``.
+pieces in ``table_seams.py``.
 
 Decision rules the design has in dual form are called through ``generic_of`` (``self.rule``): the
 edit filter, the live-server read and the deletion rule of the log cleaner, the claim's guard
@@ -25,7 +25,7 @@ from replcheck.model.sinks import SinkServers
 from replcheck.model.source import Sources
 from replcheck.model.wal import Wals
 
-from .flat_table_base import StepBase
+from .table_seams import StepBase
 
 
 class TableSteps(

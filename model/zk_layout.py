@@ -8,7 +8,7 @@ a membership bit and a position per WAL slot; a shipper slot holds its in-memory
 length and a packed array. Every unused slot holds a fixed default, so each explicit state has
 exactly one flat form (``encode``) and back (``decode``).
 
-The steps (``flat_zk_steps.py``, ``flat_zk_designs.py``) are each the explicit step of
+The steps (``zk_text.py``, ``zk_designs.py``) are each the explicit step of
 ``model/zk_common.py``, ``zk_lock.py`` or ``zk_multi.py`` of the same name, with its structural
 choices (which server, queue slot, WAL slot, entry index) made parameters of the action instance
 and fixed by its guard. Decision rules are the design's own dual-form rules (``generic_of``):
@@ -19,7 +19,7 @@ in a subclass named after the mutant (``FLAT_CLASSES``); a mutant without one is
 than checked as its parent.
 
 The test suite runs this text on plain values beside the explicit model on every reachable state
-of small configurations (``tests/specs/test_flat_zk.py``): same successors, same verdicts.
+of small configurations (``tests/model/test_zk_layout.py``): same successors, same verdicts.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ RULES = (
 
 class ZkLayout(ByParts, EditSpace):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
-    and to the explicit state. ``ZkFlat`` (``flat_zk_steps.py``) adds the steps."""
+    and to the explicit state. ``ZkFlat`` (``zk_text.py``) adds the steps."""
 
     def __init__(self, design: Design, cfg: Config) -> None:
         self.design = design

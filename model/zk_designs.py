@@ -3,7 +3,7 @@ shared layout and steps), and of each ZooKeeper-era mutant: its base's, with the
 override (its ``text``) placed first, or with a dual-form rule it overrides read from the design.
 
 ``flat_model(design, cfg)`` is the entry point for every checker: the flat model of any design or
-mutant (table-era ones from ``specs/flat_table.py``), or ``FlatError`` when a mutant overrides a
+mutant (table-era ones from ``model/table_layout.py``), or ``FlatError`` when a mutant overrides a
 step, or the configuration uses a feature, that has no flat form yet.
 """
 
@@ -20,8 +20,8 @@ from replcheck.model.zk_cleaners import LockCleaner, MultiCleaner
 from replcheck.model.zk_lock import ZkLock
 from replcheck.model.zk_multi import ZkMulti
 
-from .flat_zk import RULES, FlatError
-from .flat_zk_steps import ZkFlat
+from .zk_layout import RULES, FlatError
+from .zk_text import ZkFlat
 
 
 class ZkMultiFlat(MultiClaims, MultiCleaner, ZkFlat):
@@ -78,14 +78,14 @@ def zk_text_class(cls: type) -> type:
 def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
     """The flat class of any registered design or mutant (under ``cfg``, by default the
     design's first configuration): ``zk_text_class`` for the ZooKeeper era,
-    ``specs/flat_table.py``'s for the table era; ``FlatError`` when there is none."""
+    ``model/table_layout.py``'s for the table era; ``FlatError`` when there is none."""
     return text_class(get_design(name), cfg)
 
 
 def text_class(design: Any, cfg: Config | None = None) -> type[Any]:
     """``flat_class`` of a design object, registered or not (the table era's: registered)."""
     if type(design).era == "table":
-        from .flat_table import table_flat_class
+        from .table_layout import table_flat_class
 
         if type(get_design(design.name)) is not type(design):
             raise FlatError(

@@ -1,5 +1,5 @@
 """The flat table model's mutant ``table/add-missing-rerun`` (its text, ``model/scp.py``)
-against the model (the text's generated program), on plain values, as ``test_flat_table.py``
+against the model (the text's generated program), on plain values, as ``test_table_layout.py``
 does for the base: on every state of a breadth-first prefix, the flat form round-trips, the flat
 steps lead to exactly the model's successors, and every flat invariant and the step property
 give the model engine's verdicts. Then the independent engine: bounded model checking agrees with
@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
-from flat_agreement import agree, check_states
+from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.table_layout import table_flat_model
+from replcheck.model.zk_layout import FlatError
 from replcheck.specs.bmc import normalize
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_table import table_flat_model
-from replcheck.specs.flat_zk import FlatError
 
 
 def _agree_on(name: str, config: str, states) -> int:

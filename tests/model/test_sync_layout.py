@@ -1,4 +1,4 @@
-"""Sync replication in the flat table model (``specs/flat_table_sync.py``) against the explicit
+"""Sync replication in the flat table model (``model/sync_layout.py``) against the explicit
 model (``model/table_sync.py``), on plain values: on every state checked, the flat form
 round-trips, the flat steps lead to exactly the explicit successors, every flat invariant gives the
 explicit verdict, and the flat step property gives the explicit verdict on every transition. The
@@ -13,11 +13,11 @@ from dataclasses import replace
 from itertools import pairwise
 
 import pytest
-from flat_agreement import agree, check_states
+from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.sync_layout import MUTANTS, SyncFlat
+from replcheck.model.table_layout import table_flat_class, table_flat_model
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_table import table_flat_class, table_flat_model
-from replcheck.specs.flat_table_sync import MUTANTS, SyncFlat
 
 SYNC_DESIGNS = ("table", "table-doc", *MUTANTS)
 

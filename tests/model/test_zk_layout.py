@@ -1,4 +1,4 @@
-"""The flat models (``specs/flat_zk.py``, ``flat_zk_designs.py``, ``flat_zk_props.py``) on plain
+"""The flat models (``model/zk_layout.py``, ``zk_designs.py``, ``zk_properties.py``) on plain
 values against the design's ``Model`` (the text's generated program): on every state of a
 breadth-first prefix of the state space, the flat form round-trips, the flat steps lead to
 exactly the program's successors, and every property of the text, evaluated on plain values,
@@ -10,12 +10,12 @@ import dataclasses
 from typing import Any
 
 import pytest
-from flat_agreement import agree, check_states
+from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design, mutants
 from replcheck.model.zk_common import ZK_CONFIGS
+from replcheck.model.zk_designs import flat_model
+from replcheck.model.zk_layout import FlatError
 from replcheck.specs.explore import explore
-from replcheck.specs.flat_zk import FlatError
-from replcheck.specs.flat_zk_designs import flat_model
 
 ZK_MUTANTS = [m for m in mutants() if type(get_design(m)).era == "zk"]
 

@@ -1,5 +1,5 @@
 """The table era's properties, each written once and quoting the seed sentence it protects: its
-invariants, step property and liveness goals over the layout of ``specs/flat_table.py`` (the
+invariants, step property and liveness goals over the layout of ``model/table_layout.py`` (the
 edits' own, both eras', are ``model/edit_properties.py``'s; a feature reads some of them through
 a view of its own). Every engine checks these (``model/text_checks.py``); ``encoding_capacity``
 is the layout's own check that no slot array was too small for a state it reached.
@@ -28,7 +28,7 @@ from replcheck.model.table_state import (
 from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
-    from .flat_table import TableFlat
+    from .table_layout import TableFlat
 
 
 def table_properties(z: TableFlat) -> list[FlatProperty]:

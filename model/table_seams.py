@@ -1,5 +1,5 @@
-"""Shared pieces of the table era's steps (``specs/flat_table_steps.py`` and the protocol
-text's components in ``model/``): the attributes the layout provides (``specs/flat_table.py``)
+"""Shared pieces of the table era's steps (``model/table_text.py`` and the protocol
+text's components in ``model/``): the attributes the layout provides (``model/table_layout.py``)
 and the storage and memory updates several steps make (``setOffset``,
 ``removeQueue``, a new shipper, a head WAL, ``kill``)."""
 

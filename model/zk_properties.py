@@ -1,5 +1,5 @@
 """The ZooKeeper era's properties, each written once and quoting the seed sentence it protects:
-its invariants, step property and liveness goals over the flat layout of ``specs/flat_zk.py``
+its invariants, step property and liveness goals over the flat layout of ``model/zk_layout.py``
 (the edits' own, both eras', are ``model/edit_properties.py``'s). Every engine checks these
 (``model/text_checks.py``); ``encoding_capacity`` is the layout's own check that no slot array
 was too small for a state it reached.
@@ -23,7 +23,7 @@ from replcheck.model.step import below
 from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
-    from .flat_zk_steps import ZkFlat
+    from .zk_text import ZkFlat
 
 
 def zk_properties(z: ZkFlat) -> list[FlatProperty]:

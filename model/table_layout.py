@@ -1,5 +1,5 @@
 """The table-era design ``table`` (and its mutants) as a flat model (``model/text.py``): the
-transition relation that bounded model checking and induction read, as ``specs/flat_zk.py`` is
+transition relation that bounded model checking and induction read, as ``model/zk_layout.py`` is
 for the ZooKeeper era.
 
 The state of ``model/table_state.py`` is laid out over fixed slots that the configuration bounds:
@@ -28,7 +28,7 @@ are strictly increasing in the sequence and BEGIN's "no timestamp" is -1 either 
 only compare timestamps, so the verdicts are the same while every integer stays small (``bmc.py``
 uses 8-bit bit-vectors).
 
-The steps are in ``flat_table_steps.py``, the properties in ``flat_table_props.py``;
+The steps are in ``table_text.py``, the properties in ``table_properties.py``;
 ``table_flat_class`` / ``table_flat_model`` are the entry points.
 """
 
@@ -62,8 +62,8 @@ from replcheck.model.table_state import (
 )
 from replcheck.model.text import ByParts, FlatModel, FlatProperty
 
-from .flat_table_steps import TableSteps
-from .flat_zk import FlatError
+from .table_text import TableSteps
+from .zk_layout import FlatError
 
 COPIES = 2
 """Shipper slots per (server, peer, source, group): a correct design needs one; a claim applied
@@ -480,7 +480,7 @@ class TableFlat(ByParts, EditSpace, TableSteps):
         return super().part_of(k)
 
     def decode_parts(self) -> list[tuple[tuple, Any]]:
-        """Each part of the readable state and its reader (``specs/flat_zk.py`` has the same)."""
+        """Each part of the readable state and its reader (``model/zk_layout.py`` has the same)."""
         out: list[tuple[tuple, Any]] = []
         out += [(("server", s), lambda v, s=s: self._server(v, s)) for s in self.S]
         out += [(("wal", w), lambda v, w=w: self._wal(v, w)) for w in self.W]
@@ -615,7 +615,7 @@ class TableFlat(ByParts, EditSpace, TableSteps):
 
     def properties(self) -> list[FlatProperty]:
         """The flat invariants and step property (a feature mixin extends them)."""
-        from .flat_table_props import table_properties
+        from .table_properties import table_properties
 
         return table_properties(self)
 
@@ -633,7 +633,7 @@ class TableFlat(ByParts, EditSpace, TableSteps):
 
 
 FEATURES: dict[str, str] = {
-    "sync": "flat_table_sync",
+    "sync": "sync_layout",
     "syncup": "replcheck.model.syncup",
     "migration": "replcheck.model.migration",
     "bootstrap": "replcheck.model.bootstrap",

@@ -1,5 +1,5 @@
 """Synchronous replication (``model/table_sync.py``; seed 004 "About sync replication") as a
-feature of the flat table model (``specs/flat_table.py``): the mixin ``FEATURE`` and the text of
+feature of the flat table model (``model/table_layout.py``): the mixin ``FEATURE`` and the text of
 the sync mutants (``MUTANTS``). The steps are the protocol text's, ``model/sync_replication.py``;
 this module lays out their slots.
 
@@ -39,7 +39,7 @@ from replcheck.model.table_state import REMOVE, TRANSIT, TState
 from replcheck.model.table_sync import TS_POST, WAS_ENABLED, step_of
 from replcheck.model.text import FlatProperty
 
-from .flat_zk import FlatError
+from .zk_layout import FlatError
 
 SYNC_FIELDS = ("sync", "remote_dir", "stale")
 """State fields this feature makes variables."""
