@@ -248,8 +248,12 @@ def guard_of(
 def instance(text: Any, st: Step, args: tuple) -> Instance:
     """The instance of step ``st`` with structural arguments ``args``."""
 
+    normal = getattr(text, "normal_form", None)
+
     def apply(ops: Any, tx: Tx) -> None:
         st.body(text, Ctx(ops, tx.__getitem__, tx), *args)
+        if normal is not None:
+            normal(ops, tx)  # the copies it wrote back in their one order (``model/copies.py``)
 
     leads = st.lead(text, *args) if st.lead is not None else ()
     return Instance(st.name, args, guard_of(text, st.body, args, leads), apply)

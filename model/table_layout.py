@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from replcheck.model import STANDARD, get_design
 from replcheck.model.config import Config
+from replcheck.model.copies import CopySlots
 from replcheck.model.design import Design
 from replcheck.model.edit_space import EditSpace
 from replcheck.model.logic import generic_of
@@ -110,7 +111,7 @@ def _constant(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     )
 
 
-class TableFlat(ByParts, EditSpace, TableSteps):
+class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
     """Builds the flat model of the ``table`` design (or a mutant) under a configuration.
 
     A configuration feature the base leaves out (``FEATURES``) is added by a mixin placed before
@@ -425,7 +426,18 @@ class TableFlat(ByParts, EditSpace, TableSteps):
             v[("b", name)] = getattr(st.budget, name)
         for var in self.variables:
             v[var.key] = getattr(st, var.field)
-        return v
+        return self.normalized(v)
+
+    def copy_groups(self) -> list[list[list[tuple]]]:
+        """A server's shippers of one peer, source and WAL group, one per copy slot."""
+        bases = sorted({sk[:4] for sk in self.sh_keys})
+        return [
+            [
+                [("sh", *b, m), ("shpos", *b, m), *(("shw", *b, m, q) for q in self.Q)]
+                for m in range(self.shipper_copies)
+            ]
+            for b in bases
+        ]
 
     def _put_entry(self, v: dict[tuple, Any], w: int, j: int, e: Edit) -> None:
         """Entry ``j`` of WAL slot ``w``: without relay clusters, our client's edit

@@ -28,6 +28,7 @@ from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from replcheck.model.config import Config
+from replcheck.model.copies import CopySlots
 from replcheck.model.design import Design
 from replcheck.model.edit_space import EditSpace
 from replcheck.model.logic import generic_of
@@ -66,7 +67,7 @@ RULES = (
 ``zk-multi``'s only)."""
 
 
-class ZkLayout(ByParts, EditSpace):
+class ZkLayout(CopySlots, ByParts, EditSpace):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``zk_text.py``) adds the steps."""
 
@@ -302,7 +303,23 @@ class ZkLayout(ByParts, EditSpace):
             v[("cache", c.slot(key))] = True
         for name, n in zip(BUDGET, st.budget, strict=True):
             v[("b", name)] = n
-        return v
+        return self.normalized(v)
+
+    def copy_groups(self) -> list[list[list[tuple]]]:
+        """A server's shippers of one queue name and WAL group, one per copy slot."""
+        bases = {(s, *sk[:3]) for s in self.S for sk in self.sh_keys}
+        return [
+            [
+                [
+                    ("sh", *b, m),
+                    ("shn", *b, m),
+                    ("shpos", *b, m),
+                    *(("shw", *b, m, j) for j in range(self.LW)),
+                ]
+                for m in range(COPIES)
+            ]
+            for b in sorted(bases)
+        ]
 
     # --- flat -> explicit, part by part -------------------------------------------------------
 

@@ -26,14 +26,19 @@ CONFIGS = [
 
 
 @pytest.mark.parametrize(
-    ("config", "perm", "kind"),
+    ("name", "config", "perm", "kind", "limit"),
     [
-        ("t-migrate-chain", (0, 2, 1, 3), "arqp_claim"),
-        ("t-migrate-rolling", (0, 1, 3, 2), "upgrade"),
+        ("table", "t-migrate-chain", (0, 2, 1, 3), "arqp_claim", 600),
+        ("table", "t-migrate-rolling", (0, 1, 3, 2), "upgrade", 600),
+        ("table/add-missing-rerun", "t-race", (1, 0, 2), "arqp_claim", 600),
+        ("zk-lock/claim-without-chain", "std", (1, 0), "finish_claim", 600),
+        ("table", "t-sync", (1, 0), "peer_proc", 12000),
     ],
 )
-def test_steps_that_single_out_servers_by_name(config: str, perm: tuple, kind: str) -> None:
-    """Pinned findings (docs/findings.md, "Steps that single out servers by name"): two steps
+def test_steps_that_single_out_servers_by_name(
+    name: str, config: str, perm: tuple, kind: str, limit: int
+) -> None:
+    """Pinned findings (docs/findings.md, "Steps that single out servers by name"): some steps
     are not symmetric under every renaming the layout is closed under, so symmetry reduction
     on these configurations may merge states whose futures differ.
 
@@ -44,13 +49,18 @@ def test_steps_that_single_out_servers_by_name(config: str, perm: tuple, kind: s
       waits depends on the sources' names.
     * The rolling upgrade starts the spare servers in order (``upgrade`` requires every lower
       spare started), a reduction written by hand that renaming two spares undoes.
+    * ``zk-lock/claim-without-chain``'s claims keep the old queue name, so two claimed queues
+      collide on one znode name, and which one the claimer keeps follows the servers' order.
+    * Sync replication's transition to STANDBY removes the peer's queues row by row
+      (``removeAllQueues``, in row-key order, so by the owners' names), which other steps
+      interleave with.
 
     Each test fails once its step no longer depends on names: then move the configuration into
     ``CONFIGS``."""
-    model = Model(get_design("table"), STANDARD[config])
+    model = Model(get_design(name), STANDARD[config])
     assert perm in model._renamings().closed()
     differ = set()
-    for st in explore(model, symmetry=False, max_states=600).states:
+    for st in explore(model, symmetry=False, max_states=limit).states:
         other = model.rename(st, perm)
         mine = {model.rename(t, perm): a for a, t in model.successors(st)}
         theirs = {t: a for a, t in model.successors(other)}
