@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .logic import PY
 from .text import FPY, Tx
 
 
@@ -50,15 +51,16 @@ class CopySlots:
         if not where:
             return
         touched = sorted({where[k] for k in tx.new if k in where})
+        plain = ops is FPY or ops is PY
         for i in touched:
-            sort_copies(ops, tx, groups[i], sorts)
+            (sort_plain if plain else sort_copies)(ops, tx, groups[i], sorts)
 
     def normalized(self, v: dict[tuple, Any]) -> dict[tuple, Any]:
         """``v`` (plain values) with every copy group sorted."""
         groups, _where, sorts = self._copy_index()
         tx = Tx(FPY, v)
         for group in groups:
-            sort_copies(FPY, tx, group, sorts)
+            sort_plain(FPY, tx, group, sorts)
         v.update(tx.new)
         return v
 
@@ -69,6 +71,21 @@ def sort_copies(ops: Any, tx: Tx, copies: list[list[tuple]], sorts: dict[tuple, 
     for i in range(n - 1):
         for j in range(n - 1 - i):
             _order(ops, tx, copies[j], copies[j + 1], sorts)
+
+
+def sort_plain(_ops: Any, tx: Tx, copies: list[list[tuple]], _sorts: Any) -> None:
+    """``sort_copies`` on plain values, where the order is Python's on tuples (``False <
+    True``; a present copy's key starts with ``False``): the same sorted result, written only
+    where it changes a slot."""
+    values = [[tx[k] for k in copy] for copy in copies]
+    keys = [(not v[0], *v[1:]) for v in values]
+    if all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1)):
+        return
+    order = sorted(range(len(copies)), key=keys.__getitem__)
+    for i, j in enumerate(order):
+        for k, old, new in zip(copies[i], values[i], values[j], strict=True):
+            if old != new or type(old) is not type(new):
+                tx[k] = new
 
 
 def _order(ops: Any, tx: Tx, a: list[tuple], b: list[tuple], sorts: dict[tuple, Any]) -> None:

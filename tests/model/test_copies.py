@@ -5,9 +5,11 @@ readable engines count."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from replcheck.model import STANDARD
-from replcheck.model.copies import CopySlots
-from replcheck.model.text import Tx
+from replcheck.model.copies import CopySlots, sort_copies, sort_plain
+from replcheck.model.text import FPY, Tx
 from replcheck.model.zk_designs import flat_layout
 
 CASES = [
@@ -77,7 +79,31 @@ def test_copies_are_ordered_present_first_then_by_value() -> None:
     }
     # after a step, only the groups it wrote are sorted
     tx = Tx(None, v)
-    from replcheck.model.text import FPY
-
     Two().normal_form(FPY, tx)
     assert tx.new == {}
+
+
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.integers(0, 3), st.booleans(), st.integers(-1, 2)).map(
+            lambda c: c if c[0] else (False, 0, False, -1)  # an absent copy holds the defaults
+        ),
+        min_size=2,
+        max_size=4,
+    )
+)
+def test_the_plain_sort_is_the_networks(copies: list[tuple]) -> None:
+    """``sort_plain`` (plain values) and ``sort_copies`` (the compare-and-swap network every
+    other engine runs) put any group in the same order."""
+    sorts = {("on", 0): "b", ("pos", 0): ("i", 0, 3), ("w", 0): "b", ("q", 0): ("i", -1, 2)}
+    group = [[(name, m) for name in ("on", "pos", "w", "q")] for m in range(len(copies))]
+    each = {k: sorts[(k[0], 0)] for copy in group for k in copy}
+    v = {
+        k: x
+        for copy, values in zip(group, copies, strict=True)
+        for k, x in zip(copy, values, strict=True)
+    }
+    a, b = Tx(FPY, v), Tx(FPY, v)
+    sort_plain(FPY, a, group, each)
+    sort_copies(FPY, b, group, each)
+    assert {**v, **a.new} == {**v, **b.new}
