@@ -77,6 +77,8 @@ def sort_plain(_ops: Any, tx: Tx, copies: list[list[tuple]], _sorts: Any) -> Non
     """``sort_copies`` on plain values, where the order is Python's on tuples (``False <
     True``; a present copy's key starts with ``False``): the same sorted result, written only
     where it changes a slot."""
+    if not any(tx[copy[0]] for copy in copies[1:]):
+        return  # no copy but the first in use: absent copies hold the defaults, in order
     values = [[tx[k] for k in copy] for copy in copies]
     keys = [(not v[0], *v[1:]) for v in values]
     if all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1)):
