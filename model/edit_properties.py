@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import rules
-from .state import GLOBAL, REMOVED
+from .state import ENABLED, GLOBAL, REMOVED
 from .step import below
 from .text import FlatProperty, listing, off
 
@@ -54,6 +54,21 @@ def unapplied(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, int]]:
             if not off(owed):
                 out.append((owed, w, j, p))
     return out
+
+
+def undelivered(z: Any, ops: Any, get: Any) -> list[Any]:
+    """For every entry and peer: the entry is owed to the peer, the peer is enabled, and the
+    edit is not applied at its cluster (what ``edits_delivered`` waits to see none of)."""
+    return [
+        ops.and_(
+            here,
+            get(("wowed", w, j, p)),
+            get(("peer", p)) == ENABLED,
+            ops.not_(z.applied(ops, get, p + 1, uid)),
+        )
+        for here, w, j, uid, _kind, _ids in entries(z, ops, get)
+        for p in z.P
+    ]
 
 
 def logged(z: Any, ops: Any, get: Any, listed: list) -> list[tuple[Any, Any, Any]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .plain_index import Slots
-from .state import Edit, Relay
+from .state import Edit, Relay, Wal
 from .step import below
 from .text import Tx, case, lookup
 
@@ -145,6 +145,25 @@ class EditSpace:
         return tuple(sorted(app)), tuple(sorted(dup))
 
     # --- the relay logs' slots --------------------------------------------------------------------
+
+    def wal_sorts(self, out: dict[tuple, Any], w: int) -> None:
+        """WAL slot ``w``'s own slots, both eras': whether it exists, its length, closed, and
+        where it lies (``Wal.place``); each era adds its entries' slots after them."""
+        out[("wex", w)] = "b"
+        out[("wn", w)] = ("i", 0, self.E)  # type: ignore[attr-defined]
+        out[("wclosed", w)] = "b"
+        out[("wplace", w)] = ("i", 0, 2)
+
+    def encode_wal(self, v: dict[tuple, Any], w: int, wal: Any) -> None:
+        """``wal_sorts``' slots of readable WAL ``wal`` in slot ``w``."""
+        v[("wex", w)] = True
+        v[("wn", w)] = len(wal.entries)
+        v[("wclosed", w)] = wal.closed
+        v[("wplace", w)] = wal.place
+
+    def decode_wal(self, v: Any, w: int, entries: tuple) -> Wal:
+        """The readable WAL in slot ``w`` (which exists), with ``entries``."""
+        return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])  # type: ignore[attr-defined]
 
     def relay_sorts(self, out: dict[tuple, Any]) -> None:
         c, L = self.cfg, self.L

@@ -44,7 +44,7 @@ from replcheck.model.copies import CopySlots
 from replcheck.model.design import Design
 from replcheck.model.edit_space import EditSpace
 from replcheck.model.logic import generic_of
-from replcheck.model.state import Edit, Shipper, Sink, Wal
+from replcheck.model.state import Edit, Shipper, Sink
 from replcheck.model.step import instances_of, variables_of
 from replcheck.model.table import Table
 from replcheck.model.table_state import (
@@ -244,10 +244,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
             for q in self.Q:
                 out[("shw", *sk, q)] = "b"
         for w in self.W:
-            out[("wex", w)] = "b"
-            out[("wn", w)] = i(0, E)
-            out[("wclosed", w)] = "b"
-            out[("wplace", w)] = i(0, 2)
+            self.wal_sorts(out, w)
             for j in range(E):
                 out[("wkind", w, j)] = i(-1, 2)
                 for p in self.P:
@@ -365,10 +362,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
             if not wal:
                 continue
             w = c.slot(wal.key)
-            v[("wex", w)] = True
-            v[("wn", w)] = len(wal.entries)
-            v[("wclosed", w)] = wal.closed
-            v[("wplace", w)] = wal.place
+            self.encode_wal(v, w, wal)
             for j, e in enumerate(wal.entries):
                 self._put_entry(v, w, j, e)
         for row in st.rows:
@@ -558,7 +552,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
         if not v[("wex", w)]:
             return ()
         entries = tuple(self._entry(v, w, j) for j in range(v[("wn", w)]))
-        return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])
+        return self.decode_wal(v, w, entries)
 
     def _pproc(self, v: Any, p: int) -> Any:
         if not v[("pp", p)]:

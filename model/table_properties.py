@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from replcheck.model import table_rules
-from replcheck.model.edit_properties import edit_properties, entries, unapplied
-from replcheck.model.state import DELETED, ENABLED, REMOVED
+from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
+from replcheck.model.state import DELETED, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -231,17 +231,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def edits_delivered(ops: Any, get: Any) -> Any:
         """Seed 004: queues exist so that nothing "will be data loss in the peer cluster". Goal:
         every edit owed to an enabled peer is applied there (stale STANDBY-era edits excepted)."""
-        owed = [
-            ops.and_(
-                here,
-                get(("wowed", w, j, p)),
-                get(("peer", p)) == ENABLED,
-                ops.not_(z.applied(ops, get, p + 1, uid)),
-            )
-            for here, w, j, uid, _kind, _ids in entries(z, ops, get)
-            for p in P
-        ]
-        return ops.not_(ops.or_(*owed))
+        return ops.not_(ops.or_(*undelivered(z, ops, get)))
 
     def dead_queues_claimed(ops: Any, get: Any) -> Any:
         """Seed 004: "in the claim queue stage of SCP, we list all the replication peers, create a

@@ -44,7 +44,6 @@ from replcheck.model.state import (
     Shipper,
     Sink,
     State,
-    Wal,
     wal_order,
 )
 from replcheck.model.text import ByParts, FlatError
@@ -170,10 +169,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
                         out[("qin", s, p, ci, w)] = "b"
                         out[("qpos", s, p, ci, w)] = i(0, E)
         for w in self.W:
-            out[("wex", w)] = "b"
-            out[("wn", w)] = i(0, E)
-            out[("wclosed", w)] = "b"
-            out[("wplace", w)] = i(0, 2)
+            self.wal_sorts(out, w)
             out[("cand", w)] = "b"
             out[("seen", w)] = "b"
             out[("cache", w)] = "b"
@@ -271,10 +267,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
             if not wal:
                 continue
             w = c.slot(wal.key)
-            v[("wex", w)] = True
-            v[("wn", w)] = len(wal.entries)
-            v[("wclosed", w)] = wal.closed
-            v[("wplace", w)] = wal.place
+            self.encode_wal(v, w, wal)
             for j, e in enumerate(wal.entries):
                 v[("wu", w, j)] = self.uid_index[e.uid]
                 v[("wkind", w, j)] = e.kind
@@ -427,7 +420,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
             )
             for j in range(v[("wn", w)])
         )
-        return Wal(self.key[w], entries, v[("wclosed", w)], v[("wplace", w)])
+        return self.decode_wal(v, w, entries)
 
     def _rs(self, v: Any, s: int) -> Any:
         if not v[("rex", s)]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from replcheck.model.edit_properties import edit_properties, entries, unapplied
-from replcheck.model.state import DELETED, ENABLED, REMOVED
+from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
+from replcheck.model.state import DELETED, REMOVED
 from replcheck.model.step import below
 from replcheck.model.text import FlatProperty, count, off
 
@@ -154,17 +154,7 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         """Seed 002: "When the slave cluster is finally available, the buffer is applied ... The
         master RegionServer then replicates the backlog of logs that accumulated during the outage."
         Goal: every edit owed to an enabled peer has been applied there."""
-        owed = [
-            ops.and_(
-                here,
-                get(("wowed", w, j, p)),
-                get(("peer", p)) == ENABLED,
-                ops.not_(z.applied(ops, get, p + 1, uid)),
-            )
-            for here, w, j, uid, _kind, _ids in entries(z, ops, get)
-            for p in P
-        ]
-        return ops.or_(ops.not_(get(("repl",))), ops.not_(ops.or_(*owed)))
+        return ops.or_(ops.not_(get(("repl",))), ops.not_(ops.or_(*undelivered(z, ops, get))))
 
     def dead_queues_claimed(ops: Any, get: Any) -> Any:
         """Seed 000: "ZooKeeper is highly available, it is useful for managing the transfer of the
