@@ -299,6 +299,10 @@ class Validator:
         """Log-only validation (``txntrace``): storage event -> the queues its transaction left,
         which the model's must equal after its step."""
         self.storage_misfits: dict[int, tuple[Any, Any]] = {}
+        self.judged: dict[tuple[Any, Any], str | None] = {}
+        """``judge``'s verdicts by (state before, state after)."""
+        self.held: dict[Any, str | None] = {}
+        """The first invariant each state breaks (None: none), by the state's value."""
         self.design = get_design(design_name)
         self.events = events = promote(events, self.design)
         self.steps = Steps.for_model(self.design)
@@ -453,29 +457,83 @@ class Validator:
     def enabled(self, st: Any, action: Action) -> bool:
         return self.model.is_enabled(st, action)
 
-    def apply(
+    def run_steps(
         self, st: Any, actions: tuple[Action, ...]
-    ) -> tuple[Any, str | None, Any, Action | None]:
-        """Run a sequence of actions: (state after, broken property or None, state before the
-        breaking step, the breaking action); state None if some action is not enabled."""
+    ) -> list[tuple[Any, Action, Any]] | None:
+        """Run a sequence of actions: each step as (state before, action, state after); None if
+        some action is not enabled."""
+        path = []
         for a in actions:
             if not self.enabled(st, a):
-                return None, None, None, None
+                return None
             try:
                 nxt = self.model.step(st, a)
             except NotCovered:
                 # The layout sized from the trace cannot hold this step's state: this
                 # behaviour is not followed, and a rejection is then not a verdict.
                 self.overflows += 1
-                return None, None, None, None
-            for prop in self.model.step_properties:
-                if not prop.check(self.cfg, st, nxt):
-                    return nxt, prop.name, st, a
-            for prop in self.model.invariants:
-                if not prop.check(self.cfg, nxt):
-                    return nxt, prop.name, st, a
+                return None
+            path.append((st, a, nxt))
             st = nxt
-        return st, None, None, None
+        return path
+
+    def first_broken(
+        self, path: list[tuple[Any, Action, Any]]
+    ) -> tuple[str, Any, Any, Action] | None:
+        """The first step of ``path`` that breaks a property: (the property, the state before,
+        the state after, the action); None if every step keeps every property."""
+        for before, a, after in path:
+            broken = self.judge(before, after)
+            if broken is not None:
+                return broken, before, after, a
+        return None
+
+    def apply(
+        self, st: Any, actions: tuple[Action, ...]
+    ) -> tuple[Any, str | None, Any, Action | None]:
+        """Run a sequence of actions: (state after, broken property or None, state before the
+        breaking step, the breaking action); state None if some action is not enabled."""
+        path = self.run_steps(st, actions)
+        if path is None:
+            return None, None, None, None
+        bad = self.first_broken(path)
+        if bad is not None:
+            broken, before, after, a = bad
+            return after, broken, before, a
+        return (path[-1][2] if path else st), None, None, None
+
+    def judge(self, st: Any, nxt: Any) -> str | None:
+        """The first step property the step from ``st`` to ``nxt`` breaks, else the first
+        invariant ``nxt`` breaks, else None. Remembered by value: a search that backtracks
+        reaches one state through many candidates and orders (the properties are functions of
+        the states alone)."""
+        judged = self.judged
+        key = (st, nxt)
+        got = judged.get(key, judged)
+        if got is not judged:
+            return got  # type: ignore[return-value]
+        broken = None
+        for prop in self.model.step_properties:
+            if not prop.check(self.cfg, st, nxt):
+                broken = prop.name
+                break
+        if broken is None:
+            held = self.held
+            got = held.get(nxt, held)
+            if got is held:
+                got = None
+                for prop in self.model.invariants:
+                    if not prop.check(self.cfg, nxt):
+                        got = prop.name
+                        break
+                if len(held) >= 1 << 14:
+                    held.clear()
+                held[nxt] = got
+            broken = got  # type: ignore[assignment]
+        if len(judged) >= 1 << 14:
+            judged.clear()
+        judged[key] = broken
+        return broken
 
     def children(self, node: _Node) -> Iterator[_Node]:
         """The search's successors of a node."""
@@ -593,13 +651,14 @@ class Validator:
                     yield (None, (a,)), st
 
     def take(self, node: _Node, n: int, cand: Candidate) -> Any:
-        """The state after matching event ``n`` with ``cand``, or None."""
-        st, broken, before, bad = self.apply(node.st, cand.actions)
-        if st is None:
+        """The state after matching event ``n`` with ``cand``, or None. The properties are
+        judged only on a behaviour that matches the event (what it says of the state after,
+        and the queues a log-only trace records): a candidate the event rules out breaks
+        nothing the run did."""
+        path = self.run_steps(node.st, cand.actions)
+        if path is None:
             return None
-        if broken:
-            self.violations.append((n, broken, before, st, (bad,), node))
-            return None
+        st = path[-1][2] if path else node.st
         if cand.expect is not None and cand.expect(node.st, st) is not None:
             return None
         if n in self.storage_at:
@@ -607,6 +666,11 @@ class Validator:
             if not txntrace.storage_fits(got, self.storage_at[n]):
                 self.storage_misfits.setdefault(n, (got, self.storage_at[n]))
                 return None
+        bad = self.first_broken(path)
+        if bad is not None:
+            broken, before, after, a = bad
+            self.violations.append((n, broken, before, after, (a,), node))
+            return None
         return st
 
     def observe(self, n: int, st: Any) -> str | None:
@@ -742,6 +806,7 @@ def validate_events(
                 widest_early=True,
                 engine=engine,
             )
+            again.judged, again.held = val.judged, val.held  # the same properties, by value
             got = again.run(deadline)
             if got[0] == "accepted":
                 val, (outcome, final) = again, got
