@@ -10,8 +10,10 @@ evaluation of the model moves here. Per program, one C file with
 * ``k_conj(q, s)``: invariant conjunct ``q`` of ``terms.frames`` (the conjuncts a step can
   change), ``k_inv(j, s)``: invariant ``j`` whole;
 * ``k_step(q, s, t)``: step-property conjunct ``q`` over the step ``s -> t``;
-* ``k_goal(j, s)``: liveness goal ``j``;
-* ``k_image(q, s, o)``: renaming ``q`` of servers (with symmetry).
+* ``k_goal(j, s)``: liveness goal ``j``.
+
+Renamings of servers are not generated: ``cvm.c`` builds a renaming's image from its maps,
+which are made when the search first uses it, so no kernel depends on which renamings exist.
 
 Each dispatches through a table to one function per index, whose body is the expressions
 ``pygen.Emitter`` writes for generated Python, in C syntax. ``Build`` compiles the file
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .pygen import Emitter, renamed, write_locals
+from .pygen import Emitter, write_locals
 from .terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
@@ -81,9 +83,8 @@ def _helpers(g: Graph) -> list[int]:
     ]
 
 
-def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
-    """The C file of ``prog``'s kernels, and of the renamings ``maps`` (``packsym``) when the
-    search identifies states under symmetry."""
+def kernel_source(prog: Program) -> str:
+    """The C file of ``prog``'s kernels."""
     g = prog.graph
     out = [
         f"/* generated from the flat model of {prog.design} under {prog.config}; do not edit */",
@@ -132,48 +133,10 @@ def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
         "s",
         [(j, [f"return {em.expr(n)};  /* {name} */"]) for j, (name, n) in enumerate(prog.goals)],
     )
-    out += _images(len(prog.keys), maps)
     return "\n".join(out) + "\n"
 
 
-def _copies(items: list[str]) -> list[str]:
-    """``o[t] = item`` for each slot, a run of slots read unmapped from consecutive slots as one
-    ``memcpy`` (a server's block of slots moves whole under a renaming)."""
-    plain = [int(x[2:-1]) if x.startswith("s[") and x.endswith("]") else -1 for x in items]
-    out = []
-    t = 0
-    while t < len(items):
-        end = t + 1
-        if plain[t] >= 0:
-            while end < len(items) and plain[end] == plain[end - 1] + 1 and plain[end] >= 0:
-                end += 1
-        if end - t > 1:
-            out.append(f"memcpy(o + {t}, s + {plain[t]}, {end - t});")
-        else:
-            out.append(f"o[{t}] = {items[t]};")
-        t = end
-    return out
-
-
-def _images(n: int, maps: list[Any]) -> list[str]:
-    """``k_image(q, s, o)``: renaming ``q`` of ``s`` into ``o`` (0 the identity, ``q`` the
-    renaming ``maps[q - 1]`` of ``packsym``), slot by slot as ``cvm.c``'s ``image`` builds it."""
-    tables: dict[tuple[int, ...], str] = {}
-    cases = [(0, [f"memcpy(o, s, {n});"])]
-    for q, renaming in enumerate(maps, 1):
-        cases.append((q, _copies(renamed(renaming, tables, c=True))))
-    head = [
-        f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
-        for vm, name in tables.items()
-    ]
-    return [
-        "#include <string.h>",
-        *head,
-        *_table("k_image", "S s, int8_t *restrict o", "s, o", cases, "void"),
-    ]
-
-
-NAMES = ("k_guard", "k_apply", "k_conj", "k_inv", "k_step", "k_goal", "k_image")
+NAMES = ("k_guard", "k_apply", "k_conj", "k_inv", "k_step", "k_goal")
 """The kernels, in the order of their pointers in ``cvm.c``'s ``Prog``."""
 
 
@@ -182,7 +145,7 @@ class Build:
     running beside the search (``poll`` until it is done); ``close`` stops a compiler still
     running, so no child outlives the search."""
 
-    def __init__(self, prog: Program, maps: list[Any] | None = None) -> None:
+    def __init__(self, prog: Program) -> None:
         from .cvm import cache_dir, compiler
 
         self.lib: Any = None
@@ -190,7 +153,7 @@ class Build:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: tempfile.TemporaryDirectory[str] | None = None
         self.started = time.perf_counter()
-        src = kernel_source(prog, maps or [])
+        src = kernel_source(prog)
         digest = hashlib.sha256((" ".join(FLAGS) + "\n" + src).encode()).hexdigest()[:32]
         if digest in _LOADED:
             self.lib, self.how = _LOADED[digest], "loaded"
