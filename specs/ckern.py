@@ -10,10 +10,11 @@ evaluation of the model moves here. Per program, one C file with
 * ``k_conj(q, s)``: invariant conjunct ``q`` of ``terms.frames`` (the conjuncts a step can
   change), ``k_inv(j, s)``: invariant ``j`` whole;
 * ``k_step(q, s, t)``: step-property conjunct ``q`` over the step ``s -> t``;
-* ``k_goal(j, s)``: liveness goal ``j``.
-
-Renamings of servers are not generated: ``cvm.c`` builds a renaming's image from its maps,
-which are made when the search first uses it, so no kernel depends on which renamings exist.
+* ``k_goal(j, s)``: liveness goal ``j``;
+* ``k_image(q, s, o)``: the renaming of servers of rank ``q`` (with symmetry), for the
+  renamings the search had asked for when the kernels were built (it builds a renaming's maps
+  the first time it wants it, ``specs/cvm.py``): 1 when it wrote the image, 0 for a renaming
+  it has no code for, which ``cvm.c`` then builds from the renaming's maps.
 
 Each dispatches through a table to one function per index, whose body is the expressions
 ``pygen.Emitter`` writes for generated Python, in C syntax. ``Build`` compiles the file
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .pygen import Emitter, write_locals
+from .pygen import Emitter, renamed, write_locals
 from .terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
@@ -83,8 +84,9 @@ def _helpers(g: Graph) -> list[int]:
     ]
 
 
-def kernel_source(prog: Program) -> str:
-    """The C file of ``prog``'s kernels."""
+def kernel_source(prog: Program, images: dict[int, Any] | None = None) -> str:
+    """The C file of ``prog``'s kernels, with code for the renamings ``images`` (rank ->
+    ``packsym.permutation_maps``)."""
     g = prog.graph
     out = [
         f"/* generated from the flat model of {prog.design} under {prog.config}; do not edit */",
@@ -133,10 +135,54 @@ def kernel_source(prog: Program) -> str:
         "s",
         [(j, [f"return {em.expr(n)};  /* {name} */"]) for j, (name, n) in enumerate(prog.goals)],
     )
+    out += _images(len(prog.keys), images or {})
     return "\n".join(out) + "\n"
 
 
-NAMES = ("k_guard", "k_apply", "k_conj", "k_inv", "k_step", "k_goal")
+def _copies(items: list[str]) -> list[str]:
+    """``o[t] = item`` for each slot, a run of slots read unmapped from consecutive slots as one
+    ``memcpy`` (a server's block of slots moves whole under a renaming)."""
+    plain = [int(x[2:-1]) if x.startswith("s[") and x.endswith("]") else -1 for x in items]
+    out = []
+    t = 0
+    while t < len(items):
+        end = t + 1
+        if plain[t] >= 0:
+            while end < len(items) and plain[end] == plain[end - 1] + 1 and plain[end] >= 0:
+                end += 1
+        if end - t > 1:
+            out.append(f"memcpy(o + {t}, s + {plain[t]}, {end - t});")
+        else:
+            out.append(f"o[{t}] = {items[t]};")
+        t = end
+    return out
+
+
+def _images(n: int, images: dict[int, Any]) -> list[str]:
+    """``k_image(q, s, o)``: the renaming of rank ``q`` of ``s`` into ``o``, slot by slot as
+    ``cvm.c``'s ``image`` builds it, for the ranks ``images`` holds (0 for any other)."""
+    tables: dict[tuple[int, ...], str] = {}
+    lines = []
+    cases = []
+    for q in sorted(images):
+        body = " ".join(_copies(renamed(images[q], tables, c=True)))
+        lines.append(f"static void k_image_{q}(S s, int8_t *restrict o) {{ {body} }}")
+        cases.append(f"case {q}: k_image_{q}(s, o); return 1;")
+    head = [
+        f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
+        for vm, name in tables.items()
+    ]
+    return [
+        "#include <string.h>",
+        *head,
+        *lines,
+        "int32_t k_image(int32_t q, S s, int8_t *restrict o) {",
+        f"    switch (q) {{ {' '.join(cases)} default: return 0; }}",
+        "}",
+    ]
+
+
+NAMES = ("k_guard", "k_apply", "k_conj", "k_inv", "k_step", "k_goal", "k_image")
 """The kernels, in the order of their pointers in ``cvm.c``'s ``Prog``."""
 
 
@@ -145,7 +191,7 @@ class Build:
     running beside the search (``poll`` until it is done); ``close`` stops a compiler still
     running, so no child outlives the search."""
 
-    def __init__(self, prog: Program) -> None:
+    def __init__(self, prog: Program, images: dict[int, Any] | None = None) -> None:
         from .cvm import cache_dir, compiler
 
         self.lib: Any = None
@@ -153,7 +199,7 @@ class Build:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: tempfile.TemporaryDirectory[str] | None = None
         self.started = time.perf_counter()
-        src = kernel_source(prog)
+        src = kernel_source(prog, images)
         digest = hashlib.sha256((" ".join(FLAGS) + "\n" + src).encode()).hexdigest()[:32]
         if digest in _LOADED:
             self.lib, self.how = _LOADED[digest], "loaded"

@@ -83,6 +83,9 @@ class CompiledExploration:
     state as reached); 0: one per state."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
+    renamings_built: int = 0
+    """C back end: the renamings whose maps the search asked for (each the first time it
+    wanted it; none is built up front)."""
     kernels: str = ""
     """C back end: how the model's generated kernels were obtained, or why the step table was
     interpreted."""
@@ -237,6 +240,12 @@ def _run_c(
         )
         res.renamings = 1
     build: Build | None = None
+
+    def images() -> dict[int, Any]:
+        """The renamings the search has built so far, which the kernels get code for."""
+        ren = search.table.renamings
+        return dict(ren.maps) if ren is not None else {}
+
     used = False
     res.kernels = (
         "the step table interpreted, as asked"
@@ -244,7 +253,7 @@ def _run_c(
         else f"the step table interpreted: the search took less than {KERNELS_AFTER:.0f} s"
     )
     if kernels == "always":
-        build = Build(res.program)
+        build = Build(res.program, images())
         if build.wait() is not None:
             search.use_kernels(build.lib)
             used = True
@@ -263,7 +272,7 @@ def _run_c(
                 and build is None
                 and time.process_time() - started > KERNELS_AFTER
             ):
-                build = Build(res.program)
+                build = Build(res.program, images())
             if build is not None and not used and build.poll() is not None:
                 search.use_kernels(build.lib)
                 used = True
@@ -287,6 +296,7 @@ def _run_c(
             if not used:
                 res.kernels = build.how
         res.states = search.stat("states")
+        res.renamings_built = search.renamings_built
         res.transitions = search.stat("transitions")
         res.depth = search.stat("depth")
         res.bytes = search.stat("bytes")

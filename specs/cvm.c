@@ -57,6 +57,7 @@ typedef struct {
     int32_t (*k_inv)(int32_t, const int8_t *);
     int32_t (*k_step)(int32_t, const int8_t *, const int8_t *);
     int32_t (*k_goal)(int32_t, const int8_t *);
+    int32_t (*k_image)(int32_t, const int8_t *, int8_t *);
 } Prog;
 
 typedef struct {
@@ -97,7 +98,7 @@ typedef struct {
     uint16_t *ei;
     uint64_t nedges, ecap;
     uint8_t *gbits; /* per state, bit j: goal j holds (when edges are recorded) */
-    int8_t *tmp, *canon, *succ;
+    int8_t *tmp, *canon, *probe, *succ;
     int32_t words; /* 64-bit words of a state's enabled set */
     int64_t rec;   /* bytes of a frontier record: the state, padded, then its enabled set */
     int32_t *succ_i;
@@ -199,29 +200,28 @@ static int ready(const Prog *p, int32_t q) {
     return p->known[q] == 1;
 }
 
-/* One renaming's image of s: its runs copied whole, its renamed slots one by one, then compared
-   with the least image so far. Returns the new least image, in *out (the buffers swap), or
-   best. */
-static const int8_t *image(const Prog *p, const int8_t *s, int32_t q, const int8_t *best,
-                           int8_t **out, int8_t **spare) {
-    int32_t n = p->nslots;
+/* renaming q's image of s, into o: straight-line where the kernels have code for q, else its
+   runs copied whole and its renamed slots one by one */
+static void build(const Prog *p, const int8_t *s, int32_t q, int8_t *o) {
+    if (p->k_image && p->k_image(q, s, o)) return;
     const int8_t *table = p->perm_table[q] + 128;
     const int32_t *seg = p->perm_seg[q], *map = p->perm_map[q];
-    int8_t *o = *out;
-    for (int32_t k = 0, m = p->perm_nseg[q]; k < m; k++, seg += 3) {
-        int8_t *to = o + seg[0];
-        const int8_t *from = s + seg[1];
-        int32_t len = seg[2];
-        if (len >= 16) memcpy(to, from, (size_t)len);
-        else /* most runs are a few slots: a call to memcpy would cost more than the copy */
-            for (int32_t d = 0; d < len; d++) to[d] = from[d];
-    }
+    for (int32_t k = 0, m = p->perm_nseg[q]; k < m; k++, seg += 3)
+        memcpy(o + seg[0], s + seg[1], (size_t)seg[2]);
     for (int32_t k = 0, m = p->perm_nmap[q]; k < m; k++, map += 4) {
         int8_t v = s[map[1]];
         if (map[3] < 0 || s[map[3]]) v = table[map[2] + v];
         o[map[0]] = v;
     }
-    if (best && memcmp(o, best, (size_t)n) >= 0) return best;
+}
+
+/* One renaming's image of s, compared with the least image so far. Returns the new least
+   image, in *out (the buffers swap), or best. */
+static const int8_t *image(const Prog *p, const int8_t *s, int32_t q, const int8_t *best,
+                           int8_t **out, int8_t **spare) {
+    int8_t *o = *out;
+    build(p, s, q, o);
+    if (best && memcmp(o, best, (size_t)p->nslots) >= 0) return best;
     *out = *spare;
     *spare = o;
     return o;
@@ -238,11 +238,36 @@ static int32_t rank_of(const int32_t *newname, int32_t n) {
     return r;
 }
 
+/* Does the renaming newname leave s as it is? (Built into o; a renaming the layout is not
+   closed under does not.) */
+static int fixes(const Prog *p, const int8_t *s, const int32_t *newname, int8_t *o) {
+    int32_t q = rank_of(newname, p->nservers);
+    if (!ready(p, q)) return 0;
+    build(p, s, q, o);
+    return memcmp(o, s, (size_t)p->nslots) == 0;
+}
+
+/* Can the tied servers order[a..e) be put in any order without changing s? They can when
+   swapping the first two and rotating them all leave it as it is: those two generate every
+   order (specs/canonical.py's least_renaming asks the same). */
+static int interchangeable(const Prog *p, const int8_t *s, const int32_t *order, int32_t a,
+                           int32_t e, int8_t *o) {
+    int32_t newname[8];
+    for (int32_t x = 0; x < p->nservers; x++) newname[x] = x;
+    newname[order[a]] = order[a + 1];
+    newname[order[a + 1]] = order[a];
+    if (!fixes(p, s, newname, o)) return 0;
+    for (int32_t x = 0; x < p->nservers; x++) newname[x] = x;
+    for (int32_t i = a; i < e; i++) newname[order[i]] = order[i + 1 < e ? i + 1 : a];
+    return fixes(p, s, newname, o);
+}
+
 /* the candidates: every renaming that lists servers in order of signature (servers with equal
-   signatures in every order), new names given position by position */
+   signatures in every order, or in one order where they are interchangeable: `one`), new names
+   given position by position */
 static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t *order,
-                       const int32_t *group_end, int32_t *newname, uint32_t used,
-                       const int8_t **best, int8_t **out, int8_t **spare) {
+                       const int32_t *group_end, const int8_t *one, int32_t *newname,
+                       uint32_t used, const int8_t **best, int8_t **out, int8_t **spare) {
     int32_t n = p->nservers;
     if (k == n) {
         int32_t q = rank_of(newname, n);
@@ -264,7 +289,9 @@ static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t 
         int32_t old = order[j];
         if (used >> old & 1) continue;
         newname[old] = k;
-        candidates(p, s, k + 1, order, group_end, newname, used | 1u << old, best, out, spare);
+        candidates(p, s, k + 1, order, group_end, one, newname, used | 1u << old, best, out,
+                   spare);
+        if (one[start]) break;
     }
 }
 
@@ -294,7 +321,13 @@ static uint64_t fingerprint(Ctx *c, const int8_t *s) {
         for (int32_t a = ns - 1; a >= 0; a--)
             group_end[a] = (a + 1 < ns && sig[order[a + 1]] == sig[order[a]]) ? group_end[a + 1]
                                                                                 : a + 1;
-        candidates(p, s, 0, order, group_end, newname, 0, &best, &out, &spare);
+        /* a tie of three or more whose members are interchangeable needs one order; two are
+           ordered both ways, which costs no more than asking */
+        int8_t one[8] = {0};
+        for (int32_t a = 0; a < ns; a = group_end[a])
+            if (group_end[a] - a >= 3) one[a] = (int8_t)interchangeable(p, s, order, a,
+                                                                         group_end[a], c->probe);
+        candidates(p, s, 0, order, group_end, one, newname, 0, &best, &out, &spare);
         return hash(best, n);
     }
     best = s;
@@ -446,7 +479,7 @@ void cx_free(Ctx *c) {
     if (!c) return;
     free(c->nodes); free(c->memo); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
     free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
-    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->succ);
+    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->probe); free(c->succ);
     free(c->succ_i);
     free(c);
 }
@@ -469,13 +502,14 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     c->step_i = malloc(sizeof(int32_t) * (size_t)(p->nstep + 1));
     c->tmp = malloc((size_t)n + 8);
     c->canon = malloc((size_t)n + 8);
+    c->probe = malloc((size_t)n + 8);
     c->succ = malloc((size_t)n * (size_t)(p->ninst + 1) + 8);
     c->succ_i = malloc(sizeof(int32_t) * (size_t)(p->ninst + 1));
     c->words = (p->ninst + 63) / 64;
     c->rec = ((p->nslots + 7) / 8) * 8 + 8 * (int64_t)c->words;
     c->record_edges = record_edges;
     if (!c->nodes || !c->memo || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
-        !c->step_i || !c->tmp || !c->canon || !c->succ || !c->succ_i) {
+        !c->step_i || !c->tmp || !c->canon || !c->probe || !c->succ || !c->succ_i) {
         cx_free(c);
         return 0;
     }
@@ -586,13 +620,14 @@ uint64_t cx_bytes(Ctx *c) {
 
 /* from now on, evaluate the model through its generated kernels (specs/ckern.py) */
 void cx_set_kernels(Ctx *c, void *guard, void *apply, void *conj, void *inv, void *step,
-                    void *goal) {
+                    void *goal, void *image) {
     c->p.k_guard = (int32_t (*)(int32_t, const int8_t *))guard;
     c->p.k_apply = (void (*)(int32_t, const int8_t *, int8_t *))apply;
     c->p.k_conj = (int32_t (*)(int32_t, const int8_t *))conj;
     c->p.k_inv = (int32_t (*)(int32_t, const int8_t *))inv;
     c->p.k_step = (int32_t (*)(int32_t, const int8_t *, const int8_t *))step;
     c->p.k_goal = (int32_t (*)(int32_t, const int8_t *))goal;
+    c->p.k_image = (int32_t (*)(int32_t, const int8_t *, int8_t *))image;
 }
 
 /* the step table's layout, checked by the Python side against its own */

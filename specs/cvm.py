@@ -298,6 +298,8 @@ class _Renamings:
         self.table = (ctypes.POINTER(ctypes.c_int8) * c)()
         self.known = (ctypes.c_int8 * c)()
         self.hold: list[Any] = []
+        self.maps: dict[int, Any] = {}
+        """The maps of each renaming built, by rank (what the kernels generate code for)."""
         self.built = 0
         self.error: BaseException | None = None
         self.callback = NEED(self._need)
@@ -314,6 +316,7 @@ class _Renamings:
             maps = self.ren.maps(unrank(rank, self.n))
             if maps is None:
                 return 0
+            self.maps[rank] = maps
             slot_map, vmaps, conds = maps
             src = sources(slot_map)
             table: list[int] = [0] * 256

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from replcheck.model import STANDARD
 from replcheck.specs import ckern, compiled
+from replcheck.specs.canonical import Renamings
 from replcheck.specs.compiled import explore_compiled
 
 from replcheck.matrix import resolve_config
@@ -62,9 +63,11 @@ def test_a_search_switches_to_the_kernels_where_it_is(
     monkeypatch.setattr(compiled, "KERNELS_AFTER", 0.0)
     monkeypatch.setattr(compiled, "CHUNK", 200)
     cfg = STANDARD["std"]
-    _layout, _fm, prog = compiled._program("zk-multi", cfg)
-    # built into the cache first, so that the search finds them after its first chunk
-    assert ckern.Build(prog).wait() is not None
+    layout, _fm, prog = compiled._program("zk-multi", cfg)
+    # built into the cache first, so that the search finds them after its first chunk: with
+    # code for the one other renaming of two servers, which the first state has asked for
+    swap = Renamings(layout, "zk", prog).maps((1, 0))
+    assert ckern.Build(prog, {1: swap}).wait() is not None
     monkeypatch.setattr(ckern, "_LOADED", {})
     auto = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="auto")
     never = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="never")

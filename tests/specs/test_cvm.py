@@ -84,3 +84,35 @@ def test_renamings_are_built_when_first_asked_for_and_once(
             renamed.add(frm)
         assert [gather[i] for i in range(len(slot_map))] == sources(slot_map)
         assert renamed == {i for i, vm in enumerate(vmaps) if vm is not None}
+
+
+@needs_c
+def test_kernels_with_code_for_some_renamings_search_what_the_step_table_searches() -> None:
+    """The kernels get code for the renamings the search had built when they were compiled;
+    the search builds any other image from its maps. Both ways, the same search."""
+    from replcheck.specs import ckern
+
+    from replcheck.matrix import resolve_config
+
+    cfg = resolve_config("race:servers=3")
+    layout, _fm, prog = _program("zk-multi", cfg)
+
+    def search(images: list[int] | None) -> tuple:
+        ren = Renamings(layout, "zk", prog)
+        s = cvm.Search(lib, cvm.lower(prog, ren))
+        try:
+            if images is not None:
+                build = ckern.Build(prog, {q: ren.maps(cvm.unrank(q, 3)) for q in images})
+                assert build.wait() is not None, build.how
+                s.use_kernels(build.lib)
+            while s.run(5_000) == 0:
+                pass
+            n = s.stat("states")
+            return n, s.stat("transitions"), s.array("parent", n), s.array("via", n)
+        finally:
+            s.close()
+
+    table = search(None)
+    assert table[0] > 100
+    assert search([1, 4]) == table
+    assert search(list(range(1, 6))) == table
