@@ -25,9 +25,11 @@ configuration explored again costs no compilation. Where no compiler runs, or it
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -224,6 +226,7 @@ class Build:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                start_new_session=True,  # its own group: ``close`` stops cc1 and as too
             )
         except OSError as err:
             self.how = f"the C compiler could not run ({err}); interpreting the step table"
@@ -261,7 +264,8 @@ class Build:
 
     def close(self) -> None:
         if self.proc is not None:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
             self.proc = None
             self.how = "not compiled: the search ended first"
