@@ -74,7 +74,6 @@ def speed_rows() -> list[str]:
 def compile_rows() -> list[str]:
     from replcheck.specs import ckern, cvm
     from replcheck.specs.compiled import _program
-    from replcheck.specs.packsym import symmetry
 
     rows = ["| what | seconds |", "|---|---:|"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,22 +87,21 @@ def compile_rows() -> list[str]:
                 rows.append(f"| {label} ({how}) | {time.perf_counter() - t0:.2f} |")
             for name, config in SPEED:
                 t0 = time.perf_counter()
-                layout, _fm, prog = _program(name, STANDARD[config])
+                _layout, _fm, prog = _program(name, STANDARD[config])
                 cvm.lower(prog)
                 rows.append(
                     f"| trace and lower {name}@{config} ({len(prog.keys)} slots, "
                     f"{len(prog.names)} instances, {len(prog.graph.nodes):,} nodes) | "
                     f"{time.perf_counter() - t0:.2f} |"
                 )
-                maps = symmetry(layout, type(get_design(name)).era, prog).maps
-                size = len(ckern.kernel_source(prog, maps)) // 1024
+                size = len(ckern.kernel_source(prog)) // 1024
                 for label in ("empty cache", "cache hit"):
                     ckern._LOADED.clear()
                     t0 = time.perf_counter()
-                    build = ckern.Build(prog, maps)
+                    build = ckern.Build(prog)
                     build.wait()
                     rows.append(
-                        f"| kernels of {name}@{config} with symmetry ({size:,} KiB of C), "
+                        f"| kernels of {name}@{config} ({size:,} KiB of C), "
                         f"{label} ({build.how}) | {time.perf_counter() - t0:.2f} |"
                     )
         finally:

@@ -11,7 +11,10 @@ evaluation of the model moves here. Per program, one C file with
   change), ``k_inv(j, s)``: invariant ``j`` whole;
 * ``k_step(q, s, t)``: step-property conjunct ``q`` over the step ``s -> t``;
 * ``k_goal(j, s)``: liveness goal ``j``;
-* ``k_image(q, s, o)``: renaming ``q`` of servers (with symmetry).
+* ``k_image(q, s, o)``: the renaming of servers of rank ``q`` (with symmetry), for the
+  renamings the search had asked for when the kernels were built (it builds a renaming's maps
+  the first time it wants it, ``specs/cvm.py``): 1 when it wrote the image, 0 for a renaming
+  it has no code for, which ``cvm.c`` then builds from the renaming's maps.
 
 Each dispatches through a table to one function per index, whose body is the expressions
 ``pygen.Emitter`` writes for generated Python, in C syntax. ``Build`` compiles the file
@@ -22,9 +25,11 @@ configuration explored again costs no compilation. Where no compiler runs, or it
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -81,9 +86,9 @@ def _helpers(g: Graph) -> list[int]:
     ]
 
 
-def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
-    """The C file of ``prog``'s kernels, and of the renamings ``maps`` (``packsym``) when the
-    search identifies states under symmetry."""
+def kernel_source(prog: Program, images: dict[int, Any] | None = None) -> str:
+    """The C file of ``prog``'s kernels, with code for the renamings ``images`` (rank ->
+    ``packsym.permutation_maps``)."""
     g = prog.graph
     out = [
         f"/* generated from the flat model of {prog.design} under {prog.config}; do not edit */",
@@ -132,7 +137,7 @@ def kernel_source(prog: Program, maps: list[Any] | None = None) -> str:
         "s",
         [(j, [f"return {em.expr(n)};  /* {name} */"]) for j, (name, n) in enumerate(prog.goals)],
     )
-    out += _images(len(prog.keys), maps)
+    out += _images(len(prog.keys), images or {})
     return "\n".join(out) + "\n"
 
 
@@ -155,13 +160,16 @@ def _copies(items: list[str]) -> list[str]:
     return out
 
 
-def _images(n: int, maps: list[Any]) -> list[str]:
-    """``k_image(q, s, o)``: renaming ``q`` of ``s`` into ``o`` (0 the identity, ``q`` the
-    renaming ``maps[q - 1]`` of ``packsym``), slot by slot as ``cvm.c``'s ``image`` builds it."""
+def _images(n: int, images: dict[int, Any]) -> list[str]:
+    """``k_image(q, s, o)``: the renaming of rank ``q`` of ``s`` into ``o``, slot by slot as
+    ``cvm.c``'s ``image`` builds it, for the ranks ``images`` holds (0 for any other)."""
     tables: dict[tuple[int, ...], str] = {}
-    cases = [(0, [f"memcpy(o, s, {n});"])]
-    for q, renaming in enumerate(maps, 1):
-        cases.append((q, _copies(renamed(renaming, tables, c=True))))
+    lines = []
+    cases = []
+    for q in sorted(images):
+        body = " ".join(_copies(renamed(images[q], tables, c=True)))
+        lines.append(f"static void k_image_{q}(S s, int8_t *restrict o) {{ {body} }}")
+        cases.append(f"case {q}: k_image_{q}(s, o); return 1;")
     head = [
         f"static const int8_t {name}[256] = {{{', '.join(map(str, vm))}}};"
         for vm, name in tables.items()
@@ -169,7 +177,10 @@ def _images(n: int, maps: list[Any]) -> list[str]:
     return [
         "#include <string.h>",
         *head,
-        *_table("k_image", "S s, int8_t *restrict o", "s, o", cases, "void"),
+        *lines,
+        "int32_t k_image(int32_t q, S s, int8_t *restrict o) {",
+        f"    switch (q) {{ {' '.join(cases)} default: return 0; }}",
+        "}",
     ]
 
 
@@ -182,7 +193,7 @@ class Build:
     running beside the search (``poll`` until it is done); ``close`` stops a compiler still
     running, so no child outlives the search."""
 
-    def __init__(self, prog: Program, maps: list[Any] | None = None) -> None:
+    def __init__(self, prog: Program, images: dict[int, Any] | None = None) -> None:
         from .cvm import cache_dir, compiler
 
         self.lib: Any = None
@@ -190,7 +201,7 @@ class Build:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: tempfile.TemporaryDirectory[str] | None = None
         self.started = time.perf_counter()
-        src = kernel_source(prog, maps or [])
+        src = kernel_source(prog, images)
         digest = hashlib.sha256((" ".join(FLAGS) + "\n" + src).encode()).hexdigest()[:32]
         if digest in _LOADED:
             self.lib, self.how = _LOADED[digest], "loaded"
@@ -215,6 +226,7 @@ class Build:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                start_new_session=True,  # its own group: ``close`` stops cc1 and as too
             )
         except OSError as err:
             self.how = f"the C compiler could not run ({err}); interpreting the step table"
@@ -252,7 +264,8 @@ class Build:
 
     def close(self) -> None:
         if self.proc is not None:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
             self.proc = None
             self.how = "not compiled: the search ended first"

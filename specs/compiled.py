@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import factorial
 from typing import Any
 
 from replcheck.model import Config
@@ -82,6 +83,9 @@ class CompiledExploration:
     state as reached); 0: one per state."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
+    renamings_built: int = 0
+    """C back end: the renamings whose maps the search asked for (each the first time it
+    wanted it; none is built up front)."""
     kernels: str = ""
     """C back end: how the model's generated kernels were obtained, or why the step table was
     interpreted."""
@@ -171,16 +175,15 @@ def explore_compiled(
     ``kernels="auto"`` builds them beside a search that has run ``KERNELS_AFTER`` seconds and
     switches to them once they are loaded, ``always`` before it starts, ``never`` not at all."""
     layout, fm, prog = _program(name, cfg)
-    maps: list[Any] = []
-    sym = None
+    ren = None
     if symmetry and cfg.servers > 1:
         from replcheck.model import get_design
 
-        from .packsym import symmetry as packed_symmetry
+        from .canonical import Renamings
 
-        sym = packed_symmetry(layout, type(get_design(name)).era, prog)
-        maps, left = sym.maps, sym.left
-        if left:
+        ren = Renamings(layout, type(get_design(name)).era, prog)
+        if not ren.complete:
+            left = factorial(cfg.servers) - len(ren.closed())
             say_once(
                 f"{name}@{cfg.name}: {left} renamings of servers leave the layout, so symmetry "
                 "uses the others only"
@@ -196,13 +199,15 @@ def explore_compiled(
                 raise RuntimeError(how)
             say_once(how)
     res = CompiledExploration(name, cfg.name, "c" if lib else "python", how, fm, prog)
-    res.renamings = len(maps) + 1
+    res.renamings = (
+        1 if ren is None else len(ren.closed()) if not ren.complete else factorial(cfg.servers)
+    )
     started = time.process_time()
     try:
         if lib is not None:
-            _run_c(lib, res, sym, liveness, (max_states, max_memory), progress, kernels)
+            _run_c(lib, res, ren, liveness, (max_states, max_memory), progress, kernels)
         else:
-            _run_python(res, sym, liveness, (max_states, max_memory), progress)
+            _run_python(res, ren, liveness, (max_states, max_memory), progress)
     except KeyboardInterrupt:
         if not partial_on_interrupt:
             raise
@@ -215,19 +220,32 @@ def explore_compiled(
 def _run_c(
     lib: Any,
     res: CompiledExploration,
-    sym: Any,
+    ren: Any,
     liveness: bool,
     limits: tuple[int | None, int | None],
     progress: Any,
     kernels: str,
 ) -> None:
+    from .canonical import CLOSED_FROM_ALL
     from .ckern import Build
-    from .cvm import Search, lower
+    from .cvm import MAX_SERVERS, Search, lower
 
     max_states, max_memory = limits
-    search = Search(lib, lower(res.program, sym), record_edges=liveness)
-    maps = sym.maps if sym is not None else []
+    search = Search(lib, lower(res.program, ren), record_edges=liveness)
+    if ren is not None and search.table.renamings.count == 1:
+        say_once(
+            f"{res.design}@{res.config}: the C search renames at most {MAX_SERVERS} servers "
+            "(and a layout closed under only some renamings up to "
+            f"{CLOSED_FROM_ALL}), so it explores without symmetry"
+        )
+        res.renamings = 1
     build: Build | None = None
+
+    def images() -> dict[int, Any]:
+        """The renamings the search has built so far, which the kernels get code for."""
+        ren = search.table.renamings
+        return dict(ren.maps) if ren is not None else {}
+
     used = False
     res.kernels = (
         "the step table interpreted, as asked"
@@ -235,7 +253,7 @@ def _run_c(
         else f"the step table interpreted: the search took less than {KERNELS_AFTER:.0f} s"
     )
     if kernels == "always":
-        build = Build(res.program, maps)
+        build = Build(res.program, images())
         if build.wait() is not None:
             search.use_kernels(build.lib)
             used = True
@@ -254,7 +272,7 @@ def _run_c(
                 and build is None
                 and time.process_time() - started > KERNELS_AFTER
             ):
-                build = Build(res.program, maps)
+                build = Build(res.program, images())
             if build is not None and not used and build.poll() is not None:
                 search.use_kernels(build.lib)
                 used = True
@@ -278,6 +296,7 @@ def _run_c(
             if not used:
                 res.kernels = build.how
         res.states = search.stat("states")
+        res.renamings_built = search.renamings_built
         res.transitions = search.stat("transitions")
         res.depth = search.stat("depth")
         res.bytes = search.stat("bytes")
@@ -301,7 +320,7 @@ def _run_c(
 
 def _run_python(
     res: CompiledExploration,
-    sym: Any,
+    ren: Any,
     liveness: bool,
     limits: tuple[int | None, int | None],
     progress: Any,
@@ -319,8 +338,8 @@ def _run_python(
     max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
-    maps = sym.maps if sym is not None else []
-    grouped = bool(maps) and sym.group
+    maps = ren.every() if ren is not None else []
+    grouped = bool(maps) and ren.is_group()
     srch = compile_search(p, maps if grouped else None)
     renamings = compile_renamings(maps) if maps and not grouped else []
     fp = srch.fingerprints

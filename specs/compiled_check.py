@@ -154,6 +154,7 @@ def check_compiled(
         "complete": res.complete,
         "stopped": res.stopped or None,
         "symmetry": symmetry,
+        "renamings_built": res.renamings_built if symmetry and res.backend == "c" else None,
         "seconds": round(res.seconds, 3),
         "backend": res.backend,
         "how": res.how,

@@ -30,19 +30,26 @@ typedef struct {
     const int32_t *ia_start, *ia_count, *ia_list, *sa_start, *sa_count, *sa_list;
     /* per instance, the instances whose guards read a slot it writes */
     const int32_t *ga_start, *ga_count, *ga_list;
-    /* symmetry: nperm permutations, each a slot map and a value map per slot */
+    /* symmetry: nperm renamings of servers (n! of them, by Lehmer rank; 0 the identity; 1: no
+       symmetry). None is built up front: a renaming's slot map, value maps and conditions are
+       asked of the Python side (`need`) the first time a state is renamed by it, and `known`
+       then says which it was (0 not asked yet, 1 built, 2 the layout is not closed under it). */
     int32_t nperm;
-    const int32_t *perm_slot; /* nperm * nslots: image[i] = map(state[perm_slot[q*n+i]]) */
-    const int32_t *perm_vmap; /* nperm * nslots: -1 none, else an offset into vmap_table */
-    const int8_t *vmap_table; /* value map tables, indexed by value + 128 */
-    const int32_t *perm_cond; /* nperm * nslots: -1, or the slot that must be set for the map */
-    int32_t ngoal;            /* liveness goals (at most 8), evaluated when edges are recorded */
+    /* per renaming q: perm_nseg[q] runs of slots that move unrenamed, as (to, from, length)
+       triples in perm_seg[q] (a server's block of slots moves whole), and perm_nmap[q] slots
+       whose value is renamed, as (to, from, value table offset, condition slot or -1)
+       quadruples in perm_map[q], their tables in perm_table[q] (indexed by value + 128) */
+    const int32_t *perm_nseg, *perm_nmap;
+    const int32_t **perm_seg, **perm_map;
+    const int8_t **perm_table;
+    int8_t *known;
+    int32_t (*need)(int32_t);
+    int32_t ngoal; /* liveness goals (at most 8), evaluated when edges are recorded */
     const int32_t *goal;
-    /* every renaming present (nservers > 0): perm_of[sum perm[s] * n^s] is its index, and only
-       the renamings that order servers by signature are tried; a server's signature sums its
-       nsig slots (sig_slot, sig_owner) by token and value */
+    /* nservers > 0: only the renamings that order servers by signature are tried; a server's
+       signature sums its nsig slots (sig_slot, sig_owner) by token and value */
     int32_t nservers, nsig;
-    const int32_t *perm_of, *sig_slot, *sig_owner, *sig_token;
+    const int32_t *sig_slot, *sig_owner, *sig_token;
     /* the model's generated kernels (specs/ckern.py), or all null: the graph is interpreted */
     int32_t (*k_guard)(int32_t, const int8_t *);
     void (*k_apply)(int32_t, const int8_t *, int8_t *);
@@ -50,7 +57,7 @@ typedef struct {
     int32_t (*k_inv)(int32_t, const int8_t *);
     int32_t (*k_step)(int32_t, const int8_t *, const int8_t *);
     int32_t (*k_goal)(int32_t, const int8_t *);
-    void (*k_image)(int32_t, const int8_t *, int8_t *);
+    int32_t (*k_image)(int32_t, const int8_t *, int8_t *);
 } Prog;
 
 typedef struct {
@@ -91,7 +98,7 @@ typedef struct {
     uint16_t *ei;
     uint64_t nedges, ecap;
     uint8_t *gbits; /* per state, bit j: goal j holds (when edges are recorded) */
-    int8_t *tmp, *canon, *succ;
+    int8_t *tmp, *canon, *probe, *succ;
     int32_t words; /* 64-bit words of a state's enabled set */
     int64_t rec;   /* bytes of a frontier record: the state, padded, then its enabled set */
     int32_t *succ_i;
@@ -187,64 +194,92 @@ static uint64_t hash(const int8_t *s, int32_t n) {
     return h ? h : 1;
 }
 
-/* One renaming's image of s, built slot by slot (target slot i reads source slot src[i],
-   renaming its value through its value map when its condition slot is set) and compared with the
-   least image so far as it is built: a renaming that is larger at its first differing slot costs
-   only that far. Returns the new least image, in *out (the buffers swap), or best. */
+/* Is renaming q there to use? Its maps are asked for the first time it is wanted. */
+static int ready(const Prog *p, int32_t q) {
+    if (!p->known[q]) p->known[q] = p->need(q) ? 1 : 2;
+    return p->known[q] == 1;
+}
+
+/* renaming q's image of s, into o: straight-line where the kernels have code for q, else its
+   runs copied whole and its renamed slots one by one */
+static void build(const Prog *p, const int8_t *s, int32_t q, int8_t *o) {
+    if (p->k_image && p->k_image(q, s, o)) return;
+    const int8_t *table = p->perm_table[q] + 128;
+    const int32_t *seg = p->perm_seg[q], *map = p->perm_map[q];
+    for (int32_t k = 0, m = p->perm_nseg[q]; k < m; k++, seg += 3)
+        memcpy(o + seg[0], s + seg[1], (size_t)seg[2]);
+    for (int32_t k = 0, m = p->perm_nmap[q]; k < m; k++, map += 4) {
+        int8_t v = s[map[1]];
+        if (map[3] < 0 || s[map[3]]) v = table[map[2] + v];
+        o[map[0]] = v;
+    }
+}
+
+/* One renaming's image of s, compared with the least image so far. Returns the new least
+   image, in *out (the buffers swap), or best. */
 static const int8_t *image(const Prog *p, const int8_t *s, int32_t q, const int8_t *best,
                            int8_t **out, int8_t **spare) {
-    int32_t n = p->nslots;
-    const int8_t *table = p->vmap_table + 128;
-    const int32_t *src = p->perm_slot + (int64_t)q * n, *vm = p->perm_vmap + (int64_t)q * n;
-    const int32_t *cd = p->perm_cond + (int64_t)q * n;
     int8_t *o = *out;
-    int32_t i = 0;
-    if (p->k_image) {
-        /* the whole image, straight-line, then the same comparison */
-        p->k_image(q, s, o);
-        if (best) {
-            while (i < n && o[i] == best[i]) i++;
-            if (i == n || o[i] > best[i]) return best;
-        }
-        *out = *spare;
-        *spare = o;
-        return o;
-    }
-    if (best) {
-        int less = 0;
-        for (; i < n; i++) {
-            int8_t v = s[src[i]];
-            if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
-            o[i] = v;
-            if (v != best[i]) {
-                less = v < best[i];
-                break;
-            }
-        }
-        if (!less) return best;
-        i++;
-    }
-    for (; i < n; i++) {
-        int8_t v = s[src[i]];
-        if (vm[i] >= 0 && (cd[i] < 0 || s[cd[i]])) v = table[vm[i] + v];
-        o[i] = v;
-    }
+    build(p, s, q, o);
+    if (best && memcmp(o, best, (size_t)p->nslots) >= 0) return best;
     *out = *spare;
     *spare = o;
     return o;
 }
 
+/* the Lehmer rank of a renaming (newname[old] for each old name): 0 for the identity */
+static int32_t rank_of(const int32_t *newname, int32_t n) {
+    int32_t r = 0;
+    for (int32_t a = 0; a < n; a++) {
+        int32_t smaller = 0;
+        for (int32_t b = a + 1; b < n; b++) smaller += newname[b] < newname[a];
+        r = r * (n - a) + smaller;
+    }
+    return r;
+}
+
+/* Does the renaming newname leave s as it is? (Built into o; a renaming the layout is not
+   closed under does not.) */
+static int fixes(const Prog *p, const int8_t *s, const int32_t *newname, int8_t *o) {
+    int32_t q = rank_of(newname, p->nservers);
+    if (!ready(p, q)) return 0;
+    build(p, s, q, o);
+    return memcmp(o, s, (size_t)p->nslots) == 0;
+}
+
+/* Can the tied servers order[a..e) be put in any order without changing s? They can when
+   swapping the first two and rotating them all leave it as it is: those two generate every
+   order (specs/canonical.py's least_renaming asks the same). */
+static int interchangeable(const Prog *p, const int8_t *s, const int32_t *order, int32_t a,
+                           int32_t e, int8_t *o) {
+    int32_t newname[8];
+    for (int32_t x = 0; x < p->nservers; x++) newname[x] = x;
+    newname[order[a]] = order[a + 1];
+    newname[order[a + 1]] = order[a];
+    if (!fixes(p, s, newname, o)) return 0;
+    for (int32_t x = 0; x < p->nservers; x++) newname[x] = x;
+    for (int32_t i = a; i < e; i++) newname[order[i]] = order[i + 1 < e ? i + 1 : a];
+    return fixes(p, s, newname, o);
+}
+
 /* the candidates: every renaming that lists servers in order of signature (servers with equal
-   signatures in every order), new names given position by position */
+   signatures in every order, or in one order where they are interchangeable: `one`), new names
+   given position by position */
 static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t *order,
-                       const int32_t *group_end, int32_t *newname, uint32_t used,
-                       const int8_t **best, int8_t **out, int8_t **spare) {
+                       const int32_t *group_end, const int8_t *one, int32_t *newname,
+                       uint32_t used, const int8_t **best, int8_t **out, int8_t **spare) {
     int32_t n = p->nservers;
     if (k == n) {
-        int32_t code = 0, pw = 1;
-        for (int32_t old = 0; old < n; old++, pw *= n) code += newname[old] * pw;
-        int32_t q = p->perm_of[code];
-        if (q >= 0) *best = image(p, s, q, *best, out, spare);
+        int32_t q = rank_of(newname, n);
+        if (q == 0) {
+            if (!*best) *best = s;
+            else {
+                int32_t i = 0, m = p->nslots;
+                while (i < m && s[i] == (*best)[i]) i++;
+                if (i < m && s[i] < (*best)[i]) *best = s;
+            }
+        } else if (ready(p, q))
+            *best = image(p, s, q, *best, out, spare);
         return;
     }
     /* position k takes any unused server of its signature group */
@@ -254,7 +289,9 @@ static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t 
         int32_t old = order[j];
         if (used >> old & 1) continue;
         newname[old] = k;
-        candidates(p, s, k + 1, order, group_end, newname, used | 1u << old, best, out, spare);
+        candidates(p, s, k + 1, order, group_end, one, newname, used | 1u << old, best, out,
+                   spare);
+        if (one[start]) break;
     }
 }
 
@@ -284,11 +321,18 @@ static uint64_t fingerprint(Ctx *c, const int8_t *s) {
         for (int32_t a = ns - 1; a >= 0; a--)
             group_end[a] = (a + 1 < ns && sig[order[a + 1]] == sig[order[a]]) ? group_end[a + 1]
                                                                                 : a + 1;
-        candidates(p, s, 0, order, group_end, newname, 0, &best, &out, &spare);
+        /* a tie of three or more whose members are interchangeable needs one order; two are
+           ordered both ways, which costs no more than asking */
+        int8_t one[8] = {0};
+        for (int32_t a = 0; a < ns; a = group_end[a])
+            if (group_end[a] - a >= 3) one[a] = (int8_t)interchangeable(p, s, order, a,
+                                                                         group_end[a], c->probe);
+        candidates(p, s, 0, order, group_end, one, newname, 0, &best, &out, &spare);
         return hash(best, n);
     }
     best = s;
-    for (int32_t q = 1; q < p->nperm; q++) best = image(p, s, q, best, &out, &spare);
+    for (int32_t q = 1; q < p->nperm; q++)
+        if (ready(p, q)) best = image(p, s, q, best, &out, &spare);
     return hash(best, n);
 }
 
@@ -435,7 +479,7 @@ void cx_free(Ctx *c) {
     if (!c) return;
     free(c->nodes); free(c->memo); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
     free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
-    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->succ);
+    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->probe); free(c->succ);
     free(c->succ_i);
     free(c);
 }
@@ -458,13 +502,14 @@ Ctx *cx_new(const Prog *p, const int8_t *init, int record_edges) {
     c->step_i = malloc(sizeof(int32_t) * (size_t)(p->nstep + 1));
     c->tmp = malloc((size_t)n + 8);
     c->canon = malloc((size_t)n + 8);
+    c->probe = malloc((size_t)n + 8);
     c->succ = malloc((size_t)n * (size_t)(p->ninst + 1) + 8);
     c->succ_i = malloc(sizeof(int32_t) * (size_t)(p->ninst + 1));
     c->words = (p->ninst + 63) / 64;
     c->rec = ((p->nslots + 7) / 8) * 8 + 8 * (int64_t)c->words;
     c->record_edges = record_edges;
     if (!c->nodes || !c->memo || !c->fp || !c->fidx || !c->first_inv || !c->step_u ||
-        !c->step_i || !c->tmp || !c->canon || !c->succ || !c->succ_i) {
+        !c->step_i || !c->tmp || !c->canon || !c->probe || !c->succ || !c->succ_i) {
         cx_free(c);
         return 0;
     }
@@ -582,7 +627,7 @@ void cx_set_kernels(Ctx *c, void *guard, void *apply, void *conj, void *inv, voi
     c->p.k_inv = (int32_t (*)(int32_t, const int8_t *))inv;
     c->p.k_step = (int32_t (*)(int32_t, const int8_t *, const int8_t *))step;
     c->p.k_goal = (int32_t (*)(int32_t, const int8_t *))goal;
-    c->p.k_image = (void (*)(int32_t, const int8_t *, int8_t *))image;
+    c->p.k_image = (int32_t (*)(int32_t, const int8_t *, int8_t *))image;
 }
 
 /* the step table's layout, checked by the Python side against its own */

@@ -16,11 +16,13 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from math import factorial
 from pathlib import Path
 from typing import Any
 
+from .canonical import CLOSED_FROM_ALL
 from .ckern import NAMES, addresses
-from .packsym import sources
+from .packsym import signature_slots, sources
 from .terms import OPCODE, Program, frames
 
 SOURCE = Path(__file__).with_name("cvm.c")
@@ -32,6 +34,13 @@ is faster. Measured against trying every renaming: 2 servers 0.81x, 3 servers 1.
 1.30x (``zk-multi@std``, ``zk-multi@std:servers=3``, ``table@t-std:servers=4``)."""
 
 I32 = ctypes.POINTER(ctypes.c_int32)
+NEED = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
+"""The search's question for a renaming it has not used yet: build the maps of the renaming of
+this Lehmer rank (1) or say the layout is not closed under it (0)."""
+
+MAX_SERVERS = 8
+"""The most servers the C search identifies states under renamings of (its signatures sort at
+most this many)."""
 
 
 def _fields(ints: str, ptrs: str) -> list[tuple[str, Any]]:
@@ -52,11 +61,16 @@ class CProg(ctypes.Structure):
             "sa_count sa_list",
         ),
         *_fields("", "ga_start ga_count ga_list"),
-        *_fields("nperm", "perm_slot perm_vmap"),
-        ("vmap_table", ctypes.POINTER(ctypes.c_int8)),
-        ("perm_cond", I32),
+        ("nperm", ctypes.c_int32),
+        ("perm_nseg", I32),
+        ("perm_nmap", I32),
+        ("perm_seg", ctypes.POINTER(I32)),
+        ("perm_map", ctypes.POINTER(I32)),
+        ("perm_table", ctypes.POINTER(ctypes.POINTER(ctypes.c_int8))),
+        ("known", ctypes.POINTER(ctypes.c_int8)),
+        ("need", NEED),
         *_fields("ngoal", "goal"),
-        *_fields("nservers nsig", "perm_of sig_slot sig_owner sig_token"),
+        *_fields("nservers nsig", "sig_slot sig_owner sig_token"),
         *[(name, ctypes.c_void_p) for name in NAMES],
     ]
 
@@ -159,12 +173,13 @@ class StepTable:
     prog: CProg
     init: Any
     keep: list[Any] = field(default_factory=list)
+    renamings: Any = None
+    """The renamings the search builds as it asks for them (``_Renamings``), or None."""
 
 
-def lower(p: Program, sym: Any = None) -> StepTable:
-    """The step table of ``p``; with ``sym`` (``packsym.Symmetry``), the renamings of servers
-    and the servers' signatures."""
-    perms = sym.maps if sym is not None else []
+def lower(p: Program, ren: Any = None) -> StepTable:
+    """The step table of ``p``; with ``ren`` (``canonical.Renamings``), the renamings of
+    servers, each built when the search first asks for it, and the servers' signatures."""
     for i, (lo, hi) in enumerate(zip(p.lo, p.hi, strict=True)):
         if lo < -128 or hi > 127:
             raise ValueError(f"slot {p.keys[i]} ranges over {lo}..{hi}: more than a byte")
@@ -224,56 +239,111 @@ def lower(p: Program, sym: Any = None) -> StepTable:
             flat,
         )
     keep = {k: _arr(v) for k, v in arrays.items()}
-    perm_slot: list[int] = list(range(len(p.keys)))
-    perm_vmap: list[int] = [-1] * len(p.keys)
-    table: list[int] = []
-    perm_cond: list[int] = [-1] * len(p.keys)
-    for slot_map, vmaps, conds in perms or []:
-        src = sources(slot_map)
-        perm_slot.extend(src)
-        perm_cond.extend(conds[i] for i in src)
-        offsets: dict[tuple[int, ...], int] = {}
-        for i in src:
-            vm = vmaps[i]
-            if vm is None:
-                perm_vmap.append(-1)
-            else:
-                key = tuple(vm)
-                if key not in offsets:
-                    offsets[key] = len(table)
-                    table.extend(vm)
-                perm_vmap.append(offsets[key])
-    n = len(sym.perms[0]) if sym is not None and sym.perms else 0
-    perm_of = []
-    if sym is not None and sym.complete and SIGNATURES_FROM <= n <= 6:
-        perm_of = [-1] * (n**n)
-        for q, perm in enumerate(sym.perms):
-            perm_of[sum(new * n**old for old, new in enumerate(perm))] = q
-    keep["perm_of"] = _arr(perm_of)
-    owned = [i for i, o in enumerate(sym.owner) if o >= 0] if perm_of else []
+    renamings = _Renamings(ren, len(p.keys)) if ren is not None else None
+    n = ren.n if ren is not None else 0
+    by_sig = renamings is not None and ren.complete and n >= SIGNATURES_FROM
+    owned = [i for i, o in enumerate(renamings.owner) if o >= 0] if by_sig else []
     keep["sig_slot"] = _arr(owned)
-    keep["sig_owner"] = _arr([sym.owner[i] for i in owned])
-    keep["sig_token"] = _arr([sym.token[i] for i in owned])
-    keep["perm_slot"] = _arr(perm_slot)
-    keep["perm_vmap"] = _arr(perm_vmap)
-    keep["perm_cond"] = _arr(perm_cond)
-    keep["vmap_table"] = _arr(table, ctypes.c_int8)
+    keep["sig_owner"] = _arr([renamings.owner[i] for i in owned] if by_sig else [])
+    keep["sig_token"] = _arr([renamings.token[i] for i in owned] if by_sig else [])
     prog = CProg(
         nnodes=len(op),
         nslots=len(p.keys),
         ninst=len(p.guards),
         ninv=len(p.invariants),
         nstep=len(p.step_properties),
-        nperm=1 + len(perms or []),
+        nperm=renamings.count if renamings is not None else 1,
         ninvc=len(fr.inv),
         nstepc=len(fr.step),
         ngoal=len(p.goals),
-        nservers=n if perm_of else 0,
+        nservers=n if by_sig else 0,
         nsig=len(owned),
         **keep,
     )
+    if renamings is not None:
+        renamings.attach(prog)
     init = _arr(p.init, ctypes.c_int8)
-    return StepTable(prog, init, [*keep.values(), init])
+    return StepTable(prog, init, [*keep.values(), init], renamings)
+
+
+def unrank(rank: int, n: int) -> tuple[int, ...]:
+    """The renaming (``perm[old]`` = new name) of Lehmer rank ``rank`` (``cvm.c``'s
+    ``rank_of``): 0 is the identity."""
+    digits = []
+    for base in range(1, n + 1):
+        rank, d = divmod(rank, base)
+        digits.append(d)
+    digits.reverse()
+    free = list(range(n))
+    return tuple(free.pop(d) for d in digits)
+
+
+class _Renamings:
+    """The C search's renamings: arrays of one pointer per renaming, each filled the first time
+    the search asks (``NEED``), from ``canonical.Renamings``' maps, which are built then too."""
+
+    def __init__(self, ren: Any, nslots: int) -> None:
+        self.ren = ren
+        self.n = ren.n
+        usable = self.n <= MAX_SERVERS and (ren.complete or self.n <= CLOSED_FROM_ALL)
+        self.count = factorial(self.n) if usable else 1
+        """Renamings the search may ask for, by rank (1: the identity alone: more servers than
+        the search sorts, or a layout closed under only some renamings past
+        ``canonical.CLOSED_FROM_ALL`` servers, as the readable engines do)."""
+        c = max(1, self.count)
+        self.nseg = (ctypes.c_int32 * c)()
+        self.nmap = (ctypes.c_int32 * c)()
+        self.seg = (I32 * c)()
+        self.map = (I32 * c)()
+        self.table = (ctypes.POINTER(ctypes.c_int8) * c)()
+        self.known = (ctypes.c_int8 * c)()
+        self.hold: list[Any] = []
+        self.maps: dict[int, Any] = {}
+        """The maps of each renaming built, by rank (what the kernels generate code for)."""
+        self.built = 0
+        self.error: BaseException | None = None
+        self.callback = NEED(self._need)
+        self.owner, self.token = signature_slots(ren.shape.keys, ren.era)
+        self.nslots = nslots
+
+    def attach(self, prog: CProg) -> None:
+        prog.perm_nseg, prog.perm_nmap = self.nseg, self.nmap
+        prog.perm_seg, prog.perm_map, prog.perm_table = self.seg, self.map, self.table
+        prog.known, prog.need = self.known, self.callback
+
+    def _need(self, rank: int) -> int:
+        try:
+            maps = self.ren.maps(unrank(rank, self.n))
+            if maps is None:
+                return 0
+            self.maps[rank] = maps
+            slot_map, vmaps, conds = maps
+            src = sources(slot_map)
+            table: list[int] = [0] * 256
+            offsets: dict[tuple[int, ...], int] = {}
+            seg: list[int] = []
+            mapped: list[int] = []
+            for to, i in enumerate(src):
+                vm = vmaps[i]
+                if vm is not None:
+                    key = tuple(vm)
+                    if key not in offsets:
+                        offsets[key] = len(table)
+                        table.extend(vm)
+                    mapped += [to, i, offsets[key], conds[i]]
+                elif seg and seg[-3] + seg[-1] == to and seg[-2] + seg[-1] == i:
+                    seg[-1] += 1
+                else:
+                    seg += [to, i, 1]
+            arrays = (_arr(seg), _arr(mapped), _arr(table, ctypes.c_int8))
+            self.hold.append(arrays)
+            self.seg[rank], self.map[rank], self.table[rank] = arrays
+            self.nseg[rank], self.nmap[rank] = len(seg) // 3, len(mapped) // 4
+            self.built += 1
+            return 1
+        except BaseException as err:  # never across the C frames: raised after the chunk
+            self.error = err
+            return 0
 
 
 class Search:
@@ -293,7 +363,17 @@ class Search:
         self.lib.cx_set_kernels(self.ctx, *addresses(kernels))
 
     def run(self, budget: int, max_depth: int = -1) -> int:
-        return self.lib.cx_run(self.ctx, budget, max_depth)
+        code = self.lib.cx_run(self.ctx, budget, max_depth)
+        ren = self.table.renamings
+        if ren is not None and ren.error is not None:
+            raise ren.error
+        return code
+
+    @property
+    def renamings_built(self) -> int:
+        """How many renamings' maps the search has asked for so far."""
+        ren = self.table.renamings
+        return ren.built if ren is not None else 0
 
     def stat(self, name: str) -> int:
         return int(getattr(self.lib, f"cx_{name}")(self.ctx))

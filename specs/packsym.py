@@ -16,7 +16,9 @@ era, what each key position and the value are:
 
 A value is renamed only while its family's *presence* variable (same key, another family) is
 set: an unused slot keeps its default (0 is also server 0). The search stores the least image
-of a state over every renaming, compared byte by byte: the same for every state of the class.
+of a state over the renamings, compared byte by byte: the same for every state of the class.
+``specs/canonical.py``'s ``Renamings`` builds a renaming's maps (``permutation_maps``) when a
+search first asks for it.
 The test suite checks these declarations against the explicit model's own renaming, state by
 state (``tests/specs/test_packsym.py``).
 """
@@ -24,9 +26,6 @@ state (``tests/specs/test_packsym.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from itertools import permutations
-from math import factorial
 from typing import Any
 
 from .terms import Program
@@ -239,72 +238,6 @@ _PLAIN = frozenset(
 
 class NotClosed(KeyError):
     """A renaming takes some slot to a variable the layout does not have."""
-
-
-def all_maps(
-    layout: Any, era: str, prog: Program
-) -> tuple[list[tuple[list[int], list[list[int] | None], list[int]]], int]:
-    """The maps of every renaming but the identity under which the layout is closed, and how
-    many renamings were left out (a layout with slots only for some servers' queues, such as the
-    migration's initial ZooKeeper queues, is closed only under the renamings that keep them)."""
-    sym = symmetry(layout, era, prog)
-    return sym.maps, sym.left
-
-
-@dataclass
-class Symmetry:
-    """What a search needs to store one state per class of renamings."""
-
-    maps: list[tuple[list[int], list[list[int] | None], list[int]]]
-    """``permutation_maps`` of every renaming but the identity under which the layout is
-    closed."""
-    perms: list[tuple[int, ...]]
-    """The renaming of each map (``perm[s]`` is server ``s``'s new name)."""
-    left: int
-    """Renamings left out (the layout is not closed under them)."""
-    owner: list[int]
-    """Per slot: the server whose signature counts it, or -1. A slot counts when its key names
-    one server, first, and nothing else that renaming changes, and its value is renamed by no
-    renaming: then the matching slot of a renamed state holds the same value under the renamed
-    server, so a server's signature (over its slots' ``token`` and value) is the same whatever
-    the server is called."""
-    token: list[int]
-    """Per slot: the same number for the matching slot of every server."""
-
-    @property
-    def group(self) -> bool:
-        """Are the renamings (with the identity) closed under composition? Then every state of a
-        class has the same images under them."""
-        have = set(self.perms)
-        return all(tuple(a[x] for x in b) in have for a in self.perms for b in self.perms)
-
-    @property
-    def complete(self) -> bool:
-        """Every renaming is there: a search may try only those that order servers by their
-        signatures (the least image among them is the same from any state of the class)."""
-        n = len(self.perms[0]) if self.perms else 1
-        return self.left == 0 and len(self.maps) + 1 == factorial(n)
-
-
-def symmetry(layout: Any, era: str, prog: Program) -> Symmetry:
-    """Every renaming's maps, built up front: what the packed searches take (they compare a
-    state with its image under each renaming; up to six servers)."""
-    n = layout.cfg.servers
-    ident = tuple(range(n))
-    perms = [ident]
-    maps = []
-    left = 0
-    for p in permutations(range(n)):
-        if p == ident:
-            continue
-        try:
-            maps.append(permutation_maps(layout, era, prog, p))
-        except NotClosed:
-            left += 1
-            continue
-        perms.append(p)
-    owner, token = signature_slots(prog.keys, era)
-    return Symmetry(maps, perms, left, owner, token)
 
 
 def signature_slots(keys: list[tuple], era: str) -> tuple[list[int], list[int]]:

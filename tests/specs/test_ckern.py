@@ -5,11 +5,13 @@ compiler that is missing, fails, or is still running when the search ends."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from replcheck.model import STANDARD
 from replcheck.specs import ckern, compiled
+from replcheck.specs.canonical import Renamings
 from replcheck.specs.compiled import explore_compiled
 
 from replcheck.matrix import resolve_config
@@ -57,16 +59,16 @@ def test_the_kernels_search_what_the_step_table_searches(
 def test_a_search_switches_to_the_kernels_where_it_is(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from replcheck.specs.packsym import symmetry
-
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(ckern, "_LOADED", {})
     monkeypatch.setattr(compiled, "KERNELS_AFTER", 0.0)
     monkeypatch.setattr(compiled, "CHUNK", 200)
     cfg = STANDARD["std"]
     layout, _fm, prog = compiled._program("zk-multi", cfg)
-    # built into the cache first, so that the search finds them after its first chunk
-    assert ckern.Build(prog, symmetry(layout, "zk", prog).maps).wait() is not None
+    # built into the cache first, so that the search finds them after its first chunk: with
+    # code for the one other renaming of two servers, which the first state has asked for
+    swap = Renamings(layout, "zk", prog).maps((1, 0))
+    assert ckern.Build(prog, {1: swap}).wait() is not None
     monkeypatch.setattr(ckern, "_LOADED", {})
     auto = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="auto")
     never = explore_compiled("zk-multi", cfg, backend="c", symmetry=True, kernels="never")
@@ -81,17 +83,56 @@ def test_a_short_search_builds_no_kernels() -> None:
     assert r.kernels.startswith("the step table interpreted: the search took less than")
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    """Is ``pid`` a process that is not a zombie?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_a_compiler_still_running_when_the_search_ends_is_stopped(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(ckern, "_LOADED", {})
-    _layout, _fm, prog = compiled._program("zk-multi", STANDARD["std"])
+    # three servers' kernels: a compile of many seconds, which a leftover compiler outlives
+    _layout, _fm, prog = compiled._program("zk-multi", resolve_config("std:servers=3"))
     build = ckern.Build(prog)
     assert build.proc is not None and build.poll() is None
     proc = build.proc
+    children: list[int] = []
+    for _ in range(100):  # the driver starts its compiler proper (cc1)
+        children = _children(proc.pid)
+        if children:
+            break
+        time.sleep(0.05)
+    assert children, "the compiler driver started nothing to stop"
     build.close()
     assert proc.returncode is not None  # killed and reaped
+    # and nothing it started outlives it
+    for _ in range(100):
+        alive = [pid for pid in children if _running(pid)]
+        if not alive:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the compiler's processes {alive} outlived the search")
     assert build.how == "not compiled: the search ended first"
     assert not list((tmp_path / "replcheck").iterdir())  # neither a library nor its folder
 

@@ -4,10 +4,13 @@ the declared slot and value maps need no second renaming to be checked against."
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import pytest
 from replcheck.model import STANDARD, Model, get_design
 from replcheck.model.zk_designs import flat_layout
 from replcheck.specs import packsym
+from replcheck.specs.canonical import Renamings
 from replcheck.specs.explore import explore
 from replcheck.specs.terms import trace
 
@@ -109,5 +112,7 @@ def test_a_family_without_declared_kinds_is_refused() -> None:
 def test_a_layout_not_closed_under_a_renaming_leaves_it_out() -> None:
     cfg = STANDARD["t-migrate"]
     layout = flat_layout("table", cfg)
-    maps, left = packsym.all_maps(layout, "table", trace(layout.model()))
-    assert left == 5 and len(maps) == 0
+    ren = Renamings(layout, "table", trace(layout.model()))
+    assert not ren.complete
+    assert ren.closed() == [(0, 1, 2)] and ren.every() == []
+    assert all(ren.maps(p) is None for p in permutations(range(3)) if p != (0, 1, 2))
