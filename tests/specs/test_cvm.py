@@ -116,3 +116,23 @@ def test_kernels_with_code_for_some_renamings_search_what_the_step_table_searche
     assert table[0] > 100
     assert search([1, 4]) == table
     assert search(list(range(1, 6))) == table
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("name", "config"), [("zk-multi", "std:servers=4"), ("table", "t-std:servers=5")]
+)
+def test_an_initial_state_of_interchangeable_servers_asks_for_two_renamings(
+    name: str, config: str
+) -> None:
+    """Every server of an initial state ties and any order of them leaves it as it is: a swap
+    and a rotation show that, and one order stands for all (not ``n!`` of them)."""
+    from replcheck.matrix import resolve_config
+
+    cfg = resolve_config(config)
+    layout, _fm, prog = _program(name, cfg)
+    search = cvm.Search(lib, cvm.lower(prog, Renamings(layout, type(get_design(name)).era, prog)))
+    try:
+        assert search.renamings_built == 2
+    finally:
+        search.close()
