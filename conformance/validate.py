@@ -299,8 +299,6 @@ class Validator:
         """Log-only validation (``txntrace``): storage event -> the queues its transaction left,
         which the model's must equal after its step."""
         self.storage_misfits: dict[int, tuple[Any, Any]] = {}
-        self.judged: dict[tuple[Any, Any], str | None] = {}
-        """``judge``'s verdicts by (state before, state after)."""
         self.held: dict[Any, str | None] = {}
         """The first invariant each state breaks (None: none), by the state's value."""
         self.design = get_design(design_name)
@@ -504,36 +502,20 @@ class Validator:
 
     def judge(self, st: Any, nxt: Any) -> str | None:
         """The first step property the step from ``st`` to ``nxt`` breaks, else the first
-        invariant ``nxt`` breaks, else None. Remembered by value: a search that backtracks
-        reaches one state through many candidates and orders (the properties are functions of
-        the states alone)."""
-        judged = self.judged
-        key = (st, nxt)
-        got = judged.get(key, judged)
-        if got is not judged:
-            return got  # type: ignore[return-value]
-        broken = None
+        invariant ``nxt`` breaks, else None. The invariants' verdict is remembered by the
+        state's value: a search that backtracks reaches one state through many candidates and
+        orders (an invariant is a function of the state alone)."""
         for prop in self.model.step_properties:
             if not prop.check(self.cfg, st, nxt):
-                broken = prop.name
-                break
-        if broken is None:
-            held = self.held
-            got = held.get(nxt, held)
-            if got is held:
-                got = None
-                for prop in self.model.invariants:
-                    if not prop.check(self.cfg, nxt):
-                        got = prop.name
-                        break
-                if len(held) >= 1 << 14:
-                    held.clear()
-                held[nxt] = got
-            broken = got  # type: ignore[assignment]
-        if len(judged) >= 1 << 14:
-            judged.clear()
-        judged[key] = broken
-        return broken
+                return prop.name
+        held = self.held
+        got = held.get(nxt, held)
+        if got is held:
+            got = next((p.name for p in self.model.invariants if not p.check(self.cfg, nxt)), None)
+            if len(held) >= 1 << 14:
+                held.clear()
+            held[nxt] = got
+        return got  # type: ignore[return-value]
 
     def children(self, node: _Node) -> Iterator[_Node]:
         """The search's successors of a node."""
@@ -806,7 +788,7 @@ def validate_events(
                 widest_early=True,
                 engine=engine,
             )
-            again.judged, again.held = val.judged, val.held  # the same properties, by value
+            again.held = val.held  # the same invariants, by value
             got = again.run(deadline)
             if got[0] == "accepted":
                 val, (outcome, final) = again, got

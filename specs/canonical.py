@@ -68,7 +68,9 @@ class Renamings:
         self.n = layout.cfg.servers
         self._maps: dict[tuple[int, ...], Maps | None] = {}
         self._slots: dict[tuple[int, ...], Any] = {}
-        owner, token = signature_slots(shape.keys, era)
+        self.owner, self.token = owner, token = signature_slots(shape.keys, era)
+        """Per slot, the server whose signature counts it (-1: none) and its token
+        (``packsym.signature_slots``)."""
         owned: dict[int, list[tuple[int, int]]] = {}
         for i, s in enumerate(owner):
             if s >= 0:

@@ -137,7 +137,7 @@ def kernel_source(prog: Program, images: dict[int, Any] | None = None) -> str:
         "s",
         [(j, [f"return {em.expr(n)};  /* {name} */"]) for j, (name, n) in enumerate(prog.goals)],
     )
-    out += _images(len(prog.keys), images or {})
+    out += _images(images or {})
     return "\n".join(out) + "\n"
 
 
@@ -160,7 +160,7 @@ def _copies(items: list[str]) -> list[str]:
     return out
 
 
-def _images(n: int, images: dict[int, Any]) -> list[str]:
+def _images(images: dict[int, Any]) -> list[str]:
     """``k_image(q, s, o)``: the renaming of rank ``q`` of ``s`` into ``o``, slot by slot as
     ``cvm.c``'s ``image`` builds it, for the ranks ``images`` holds (0 for any other)."""
     tables: dict[tuple[int, ...], str] = {}

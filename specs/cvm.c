@@ -272,12 +272,7 @@ static void candidates(const Prog *p, const int8_t *s, int32_t k, const int32_t 
     if (k == n) {
         int32_t q = rank_of(newname, n);
         if (q == 0) {
-            if (!*best) *best = s;
-            else {
-                int32_t i = 0, m = p->nslots;
-                while (i < m && s[i] == (*best)[i]) i++;
-                if (i < m && s[i] < (*best)[i]) *best = s;
-            }
+            if (!*best || memcmp(s, *best, (size_t)p->nslots) < 0) *best = s;
         } else if (ready(p, q))
             *best = image(p, s, q, *best, out, spare);
         return;
@@ -479,7 +474,8 @@ void cx_free(Ctx *c) {
     if (!c) return;
     free(c->nodes); free(c->memo); free(c->fp); free(c->fidx); free(c->parent); free(c->via);
     free(c->lvl); free(c->nlvl); free(c->first_inv); free(c->step_u); free(c->step_i);
-    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon); free(c->probe); free(c->succ);
+    free(c->eu); free(c->ev); free(c->ei); free(c->gbits); free(c->tmp); free(c->canon);
+    free(c->probe); free(c->succ);
     free(c->succ_i);
     free(c);
 }

@@ -22,7 +22,7 @@ from typing import Any
 
 from .canonical import CLOSED_FROM_ALL
 from .ckern import NAMES, addresses
-from .packsym import signature_slots, sources
+from .packsym import sources
 from .terms import OPCODE, Program, frames
 
 SOURCE = Path(__file__).with_name("cvm.c")
@@ -239,13 +239,13 @@ def lower(p: Program, ren: Any = None) -> StepTable:
             flat,
         )
     keep = {k: _arr(v) for k, v in arrays.items()}
-    renamings = _Renamings(ren, len(p.keys)) if ren is not None else None
+    renamings = _Renamings(ren) if ren is not None else None
     n = ren.n if ren is not None else 0
     by_sig = renamings is not None and ren.complete and n >= SIGNATURES_FROM
-    owned = [i for i, o in enumerate(renamings.owner) if o >= 0] if by_sig else []
+    owned = [i for i, o in enumerate(ren.owner) if o >= 0] if by_sig else []
     keep["sig_slot"] = _arr(owned)
-    keep["sig_owner"] = _arr([renamings.owner[i] for i in owned] if by_sig else [])
-    keep["sig_token"] = _arr([renamings.token[i] for i in owned] if by_sig else [])
+    keep["sig_owner"] = _arr([ren.owner[i] for i in owned])
+    keep["sig_token"] = _arr([ren.token[i] for i in owned])
     prog = CProg(
         nnodes=len(op),
         nslots=len(p.keys),
@@ -282,7 +282,7 @@ class _Renamings:
     """The C search's renamings: arrays of one pointer per renaming, each filled the first time
     the search asks (``NEED``), from ``canonical.Renamings``' maps, which are built then too."""
 
-    def __init__(self, ren: Any, nslots: int) -> None:
+    def __init__(self, ren: Any) -> None:
         self.ren = ren
         self.n = ren.n
         usable = self.n <= MAX_SERVERS and (ren.complete or self.n <= CLOSED_FROM_ALL)
@@ -300,11 +300,13 @@ class _Renamings:
         self.hold: list[Any] = []
         self.maps: dict[int, Any] = {}
         """The maps of each renaming built, by rank (what the kernels generate code for)."""
-        self.built = 0
         self.error: BaseException | None = None
         self.callback = NEED(self._need)
-        self.owner, self.token = signature_slots(ren.shape.keys, ren.era)
-        self.nslots = nslots
+
+    @property
+    def built(self) -> int:
+        """How many renamings the search has asked for and been given."""
+        return len(self.maps)
 
     def attach(self, prog: CProg) -> None:
         prog.perm_nseg, prog.perm_nmap = self.nseg, self.nmap
@@ -316,10 +318,9 @@ class _Renamings:
             maps = self.ren.maps(unrank(rank, self.n))
             if maps is None:
                 return 0
-            self.maps[rank] = maps
             slot_map, vmaps, conds = maps
             src = sources(slot_map)
-            table: list[int] = [0] * 256
+            table: list[int] = []
             offsets: dict[tuple[int, ...], int] = {}
             seg: list[int] = []
             mapped: list[int] = []
@@ -338,8 +339,8 @@ class _Renamings:
             arrays = (_arr(seg), _arr(mapped), _arr(table, ctypes.c_int8))
             self.hold.append(arrays)
             self.seg[rank], self.map[rank], self.table[rank] = arrays
+            self.maps[rank] = maps
             self.nseg[rank], self.nmap[rank] = len(seg) // 3, len(mapped) // 4
-            self.built += 1
             return 1
         except BaseException as err:  # never across the C frames: raised after the chunk
             self.error = err
