@@ -323,7 +323,8 @@ static uint64_t fingerprint(Ctx *c, const int8_t *s) {
             if (group_end[a] - a >= 3) one[a] = (int8_t)interchangeable(p, s, order, a,
                                                                          group_end[a], c->probe);
         candidates(p, s, 0, order, group_end, one, newname, 0, &best, &out, &spare);
-        return hash(best, n);
+        /* none given (the Python side failed to build one: it raises after the chunk) */
+        return hash(best ? best : s, n);
     }
     best = s;
     for (int32_t q = 1; q < p->nperm; q++)
