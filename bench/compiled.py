@@ -54,9 +54,8 @@ def speed_rows() -> list[str]:
             t_ex = time.process_time() - t0
             assert k.states == vm.states, (name, config, sym)  # one search, two evaluators
             n = k.states
-            # with symmetry, a search that expands the state it reached (not its class's least
-            # image) may count a model whose steps are not exactly symmetric differently
-            # (tests/specs/test_compiled.py's KNOWN_DIFFERENCES): each rate is over its own count
+            # every engine finds the same count (tests/specs/test_compiled.py); a difference
+            # is shown, and each rate is over its own count
             others = (
                 "" if py.states == len(ex.states) == n else f" ({py.states:,}; {len(ex.states):,})"
             )

@@ -514,6 +514,12 @@ class Mapping:
             names = ("relay_apply",)
             before = (*before, *(Action("relay_home", combos[0]),) * (repeat - 1))
             repeat = 1
+        if name in PATHS:
+            path = PATHS[name](self, e, st)
+            if path:
+                check = None if expect is None else _bind(expect, self, n, e, combos[0])
+                yield Candidate((*before, *path, *after), check)
+            return
         for combo in combos:
             check = None
             if expect is not None:
@@ -743,26 +749,37 @@ def _child(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
     ]
 
 
-def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
-    """``arqp_claim``'s targets in the model's queue order: the event names which row went to
-    which server."""
+def _claim_plan(m: Mapping, e: Event, st: Any) -> tuple[tuple[int, ...], tuple] | None:
+    """``arqp_claim``'s ``targets`` and ``queues`` in the model's convention: the event names
+    which row went to which server. Where every queue the model would hand out went, the
+    targets are in the model's queue order and ``queues`` is ``()``; where some wait, ``queues``
+    names those that went, in that order, and the targets follow it. None where the rows are
+    not the model's queues."""
     rows = e.get("detail", {}).get("rows") or []
-    targets = e["args"]["targets"]
+    targets = tuple(e["args"]["targets"])
     if not rows:
-        return [tuple(targets)]
+        return targets, ()
     d = e["args"]["dead"]
     by_row = {}
     for row, t in zip(rows, targets, strict=False):
         peer, _owner, source = m.steps.parse_row_key(row)
         by_row[(peer, source)] = t
-    queues = m.design.claim_queues(st, d)
-    out = []
-    for q in queues[: len(targets)]:
-        t = by_row.get((q.peer, q.source))
-        if t is None:
-            return [tuple(targets)]
-        out.append(t)
-    return [tuple(out)]
+    queues = [(q.peer, q.source) for q in m.design.claim_queues(st, d)]
+    if not set(by_row) <= set(queues):
+        return None
+    sent = [q for q in queues if q in by_row]
+    out = tuple(by_row[q] for q in sent)
+    return out, (() if len(sent) == len(queues) else tuple(sent))
+
+
+def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
+    plan = _claim_plan(m, e, st)
+    return [plan[0] if plan else tuple(e["args"]["targets"])]
+
+
+def _queues(m: Mapping, n: int, e: Event, st: Any) -> list[tuple]:
+    plan = _claim_plan(m, e, st)
+    return [plan[1] if plan else ()]
 
 
 RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
@@ -770,6 +787,7 @@ RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
     "queue": lambda m, n, e, st: _QUEUE_OF.get(e["name"], _dead_queue)(m, n, e, st),
     "child": _child,
     "targets": _targets,
+    "queues": _queues,
 }
 """Parameters the cluster names by a real name, found in the model's state."""
 
@@ -897,30 +915,36 @@ def _peer_proc_reached(proc: Any, stage: str) -> bool:
     return peer_phase(proc) == PHASE_OF_STAGE[stage]
 
 
-def _peer_proc_steps(m: Mapping, e: Event, st: Any) -> int:
-    """How many model ``peer_proc`` steps a recorded stage of a peer procedure is: the steps
-    that take the model's procedure to where the master's next stage stands
-    (``_peer_proc_reached``); none for the stage that only sends the refreshes."""
+def _peer_proc_path(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
+    """The model's ``peer_proc`` steps a recorded stage of a peer procedure is: those that take
+    the model's procedure to where the master's next stage stands (``_peer_proc_reached``);
+    none for the stage that only sends the refreshes. Where several are enabled (the rows
+    ``removeAllQueues`` may delete next), the first is taken: with nothing between them, every
+    order ends in the same state."""
     p = e["args"]["peer"]
     proc = st.pprocs[p]
     if not proc:
-        return 0
+        return ()
     op = "add" if proc.kind == ADD else "remove"
     target = PEER_PROC_NEXT.get((op, (e.get("detail") or {}).get("stage", "")))
     if target is None:
-        return 0
+        return ()
     for a in _dead_refreshes(m, e, st):  # the event's prefix (``PREFIX``)
         st = m.model.step(st, a)
-    n = 0
-    step = Action("peer_proc", (p,))
+    path: list[Action] = []
     while not _peer_proc_reached(st.pprocs[p], target):
-        if n >= MAX_PROC_STEPS or not st.pprocs[p]:
-            return 0
-        if not m.model.is_enabled(st, step):
-            return 0  # a refresh is still outstanding: the stage does not follow from here
-        st = m.model.step(st, step)
-        n += 1
-    return n
+        if len(path) >= MAX_PROC_STEPS or not st.pprocs[p]:
+            return ()
+        step = next(
+            (a for a in m.model.enabled_args(st, "peer_proc") if a[0] == p),
+            None,
+        )
+        if step is None:
+            return ()  # a refresh is still outstanding: the stage does not follow from here
+        action = Action("peer_proc", step)
+        st = m.model.step(st, action)
+        path.append(action)
+    return tuple(path)
 
 
 MAX_PROC_STEPS = 256
@@ -952,13 +976,17 @@ def _dead_refreshes(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
 COMPOSED: dict[str, Callable[[Mapping, Event, Any], int]] = {
     "ship": lambda m, e, st: max(1, int((e.get("detail") or {}).get("read", 1))),
     "relay_home": _relay_steps,
-    "peer_proc": _peer_proc_steps,
 }
 """Events that are several model steps of one kind. A shipped batch of ``read`` entries is that
 many model ``ship`` steps of one entry each (the model's batch is one entry). An edit relayed
 home is as many model ``relay_home`` steps as it takes the other cluster to reach it
-(``_relay_steps``). A recorded stage of a peer procedure is the model steps to the next stage
-(``_peer_proc_steps``)."""
+(``_relay_steps``)."""
+
+PATHS: dict[str, Callable[[Mapping, Event, Any], tuple[Action, ...]]] = {
+    "peer_proc": _peer_proc_path,
+}
+"""Events that are several model steps worked out one by one: a recorded stage of a peer
+procedure is the model's steps to the next stage (``_peer_proc_path``)."""
 
 
 def _absent_reads(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:

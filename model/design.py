@@ -36,6 +36,10 @@ class Design:
     """The protocol text's class this design or mutant brings (``model/step.py``): a design's
     own steps, or a mutant's one override of a step, gate or rule written in the text. It is
     placed before the base design's text, so every engine reads the override."""
+    names_ordered: ClassVar[str] = ""
+    """Why a step of this design depends on the order of the servers' names, where one does:
+    renaming servers is then not a symmetry of it, and every engine explores it without
+    symmetry reduction (which would merge states whose futures differ)."""
 
     def __init__(self) -> None:
         self._kind = {k.name: k for k in self.kinds}

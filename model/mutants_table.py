@@ -138,7 +138,7 @@ class RemoveAllOnePass(Table):
 class AddMissingRerun(Table):
     name = "table/add-missing-rerun"
     mutant_of = "table"
-    overrides = "claim_round"
+    overrides = "rule_rerun_add_missing"
     bug = (
         "the deprecated ClaimReplicationQueuesProcedure: every CLAIM round adds the missing queues "
         "again, so a peer whose queue was claimed away gets a second BEGIN queue and the dead "

@@ -312,6 +312,10 @@ class ClaimWithoutChain(ZkLock):
         "'The recovered znodes are then renamed with the slave cluster ID appended to the name of "
         "the server that failed'."
     )
+    names_ordered = (
+        "the claimed queue keeps its name, so it merges with the claimer's own, and the merged "
+        "queue lists the two servers' WALs in the order of the servers' names"
+    )
 
     @dual(claimed_chain_unchanged)
     def rule_claimed_chain(self, chain: tuple[int, ...], dead: int) -> tuple[int, ...]:

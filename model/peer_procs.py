@@ -19,12 +19,14 @@ procedure's steps to the same kinds (``model/sync_replication.py``) and changes 
 
 from __future__ import annotations
 
+from ast import literal_eval
 from collections.abc import Callable
 from typing import Any
 
 from . import table_rules
 from .state import ENABLED, REMOVED
 from .step import Ctx, step
+from .table_seams import ROW_DELETE
 from .table_state import (
     ADD,
     AP_POST,
@@ -64,6 +66,16 @@ def _proc_steps(text: Any) -> list[tuple[int, str]]:
 
 def _refreshes(text: Any) -> list[tuple]:
     return [(p, s, *v) for p in text.P for s in text.S for v in text.refresh_variants(p)]
+
+
+def _proc_label(text: Any, st: Any, get: Any, a: tuple) -> tuple:
+    """A peer procedure's step is known by its peer, and a row ``removeAllQueues`` deletes by
+    the row's owner and source too: several rows may be the next to go."""
+    p, name = a
+    at = name.find(ROW_DELETE)
+    if at < 0:
+        return (p,)
+    return (p, literal_eval(name[at + len(ROW_DELETE) :]))
 
 
 ProcStep = tuple[int, int, Callable[[Ctx], None]]
@@ -162,7 +174,7 @@ class PeerProcedures(TableText):
         params=("peer",),
         fair=True,
         each=_proc_steps,
-        label=lambda text, st, get, a: a[:1],
+        label=_proc_label,
     )
     def peer_proc(self, t: Ctx, p: int, name: str) -> None:
         """the peer procedure's next state"""

@@ -27,7 +27,7 @@ from .logic import PY
 from .plain_index import Index, Listed, Slots, written
 from .step import gated, gates_of, instance, steps_of
 from .text import FPY, Tx, is_true, recording
-from .text_model import NotCovered, TextModel
+from .text_model import NotCovered, TextModel, _distinct
 
 
 class _Kinds:
@@ -268,6 +268,7 @@ class PlainModel(TextModel):
             label = self.labels.get(inst.name)
             args = label(self.text, st, get, inst.args) if label else inst.args
             out.append((Action(inst.name, args), i))
+        _distinct(a for a, _i in out)
         return out
 
     def _successor(self, st: Any, action: Action, i: int) -> Any:

@@ -677,6 +677,13 @@ def _param(cfg: Config, name: str, value: object, named: dict, st: TState | None
         return cluster_label(cfg, value)
     if name == "targets" and isinstance(value, tuple):
         return "[" + ", ".join(server_label(cfg, t) for t in value) + "]"
+    if name == "row" and isinstance(value, tuple) and isinstance(named.get("peer"), int):
+        return table_rules.queue_id(cfg, named["peer"], *value)
+    if name == "queues" and isinstance(value, tuple) and isinstance(named.get("dead"), int):
+        if not value:
+            return "all"
+        qs = (table_rules.queue_id(cfg, p, named["dead"], src) for p, src in value)
+        return "[" + ", ".join(qs) + "]"
     if name == "shipper" and st is not None and isinstance(named.get("server"), int):
         s = named["server"]
         if 0 <= s < len(st.servers) and 0 <= value < len(st.servers[s].shippers):
@@ -703,6 +710,8 @@ def describe_table_action(
         params = design.kind(action.name).params
     except KeyError:
         return str(action)
+    if action.name == "peer_proc" and len(action.args) == 2:
+        params = (*params, "row")  # a row removeAllQueues deletes (``peer_procs._proc_label``)
     if len(params) != len(action.args):
         return str(action)
     named = dict(zip(params, action.args, strict=True))

@@ -16,12 +16,13 @@ The components that change the procedure do it through its rules:
 * ``rule_should_skip``: the procedure's ``shouldSkip``, the SyncUp marker file
   (``model/syncup.py``);
 * ``rule_add_missing``: which peers ADD_MISSING_QUEUES adds a queue for;
-* ``claim_round``: what one CLAIM round writes (``table/add-missing-rerun`` overrides it).
+* ``rule_rerun_add_missing``: does every CLAIM round first run ADD_MISSING_QUEUES again (the
+  deprecated ClaimReplicationQueuesProcedure; ``table/add-missing-rerun``)?
 """
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import combinations, permutations
 from typing import Any
 
 from .state import ARCHIVED, LIVE_DIR
@@ -41,14 +42,20 @@ from .table_views import Crash, Row, Server, TableText, WalFile, each_server
 from .text import count, lookup
 
 
-def _claim_rounds(text: Any) -> list[tuple[int, tuple[int, ...]]]:
-    """Per dead server: the round that claims nothing, then each assignment of targets (a
-    permutation of some live servers, one per queue claimed)."""
-    out: list[tuple[int, tuple[int, ...]]] = []
+def _claim_rounds(text: Any) -> list[tuple[int, tuple[int, ...], tuple[tuple[int, int], ...]]]:
+    """Per dead server: the round that claims nothing; each assignment of targets (a
+    permutation of some live servers) to every queue, in row-key order (``queues`` is ``()``);
+    and, for a round with fewer targets than queues, each choice of the queues that go (one per
+    target, in row-key order, the rest waiting for the next round)."""
+    out: list[tuple[int, tuple[int, ...], tuple[tuple[int, int], ...]]] = []
     for d in text.S:
-        out.append((d, ()))
+        out.append((d, (), ()))
+        keys = text.claim_queue_keys(d)
         for n in range(1, len(text.S) + 1):
-            out.extend((d, tup) for tup in permutations(text.S, n))
+            for tup in permutations(text.S, n):
+                out.append((d, tup, ()))
+                if n < len(keys):
+                    out.extend((d, tup, qs) for qs in combinations(keys, n))
     return out
 
 
@@ -135,8 +142,10 @@ class AssignQueues(TableText):
         Crash(t, d).stage = ARQP_CLAIM
         self.clear(t, True, self.scp_keys(d))
 
-    @step(params=("dead", "targets"), fair=True, each=_claim_rounds)
-    def arqp_claim(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
+    @step(params=("dead", "targets", "queues"), fair=True, each=_claim_rounds)
+    def arqp_claim(
+        self, t: Ctx, d: int, tup: tuple[int, ...], qs: tuple[tuple[int, int], ...]
+    ) -> None:
         """CLAIM: send each queue to a shuffled live server"""
         ops = t.ops
         t.require(Crash(t, d).stage == ARQP_CLAIM)
@@ -144,19 +153,24 @@ class AssignQueues(TableText):
         keys = self.claim_queue_keys(d)
         skip = self.rule_should_skip(t, d)
         idle = [ops.not_(t[("ch", d, p, src)]) for p, src in keys]
-        nq = count(ops, self.claimable(t, d))
+        here = self.round_queues(t, d)
+        nq = count(ops, here)
         if tup:
             online = count(ops, (self.rule_claim_target(t, x) for x in self.S))
+            if qs:
+                # Fewer targets than queues: the queues ``qs`` go, one to each online server.
+                fits: list[Any] = [online == n, nq > n, *(here[keys.index(q)] for q in qs)]
+            else:
+                fits = [nq == n, online >= n]
             t.require(
                 ops.not_(skip),
-                Crash(t, d).stage == ARQP_CLAIM,
                 *idle,
                 *(self.rule_claim_target(t, x) for x in tup),
-                ops.or_(ops.and_(nq == n, online >= n), ops.and_(online == n, nq >= n)),
+                *fits,
             )
         else:
-            t.require(Crash(t, d).stage == ARQP_CLAIM, *idle, ops.or_(skip, nq == 0))
-        self.claim_round(t, d, tup)
+            t.require(*idle, ops.or_(skip, nq == 0))
+        self.claim_round(t, d, tup, qs)
         if skip is not False:
             # The marker sends the procedure to REMOVE_QUEUES with no child (a mutant's round
             # may still have claimed queues here).
@@ -165,22 +179,69 @@ class AssignQueues(TableText):
                 t.when(skip, ("cht", d, p, src), 0)
             Crash(t, d).stage = ops.ite(skip, ARQP_REMOVE, Crash(t, d).stage)
 
-    def claim_round(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
-        """One CLAIM round: the first ``len(tup)`` queues of the dead server (peers in storage)
-        go to the servers ``tup``; with no queue the procedure finishes."""
+    def rule_rerun_add_missing(self) -> bool:
+        """Does every CLAIM round first run ADD_MISSING_QUEUES again? Not in
+        AssignReplicationQueuesProcedure."""
+        return False
+
+    def reran(self, t: Any, d: int) -> Any:
+        """Has this procedure's last round re-run ADD_MISSING_QUEUES (the SCP's peer mask)?"""
+        return t.ops.or_(*(t[("scpp", d, p)] for p in self.P))
+
+    def rerun_adds(self, t: Any, d: int) -> list[Any]:
+        """Per peer: this round's re-run of ADD_MISSING_QUEUES adds its BEGIN queue (only with
+        ``rule_rerun_add_missing``, and not in a round right after one that re-ran it)."""
+        ops = t.ops
+        if not self.rule_rerun_add_missing():
+            return [False for _p in self.P]
+        reran = self.reran(t, d)
+        return [ops.and_(ops.not_(reran), self.rule_add_missing(ops, t.get, d, p)) for p in self.P]
+
+    def round_queues(self, t: Any, d: int) -> list[Any]:
+        """Per key of ``claim_queue_keys``: the CLAIM round hands that queue out (those
+        ``claimable`` now, and a normal queue the round's re-run adds)."""
+        ops = t.ops
+        adds = self.rerun_adds(t, d)
+        return [
+            ops.or_(c, adds[p]) if src == NO_SOURCE else c
+            for c, (p, src) in zip(self.claimable(t, d), self.claim_queue_keys(d), strict=True)
+        ]
+
+    def claim_round(
+        self, t: Ctx, d: int, tup: tuple[int, ...], qs: tuple[tuple[int, int], ...]
+    ) -> None:
+        """One CLAIM round: the dead server's queues (peers in storage) go to the servers
+        ``tup``, all of them in row-key order, or with ``qs`` those queues; with no queue the
+        procedure finishes.
+
+        HBase hands out the first ``min(queues, targets)`` of ``listAllQueueIds``, in row-key
+        order, which is the order of peer ids and of the source servers' names. The model's
+        servers stand for any names a cluster has, so a round with fewer targets than queues
+        may send any of them: every naming's choice is one of these, and renaming servers maps
+        one state's rounds onto its image's (symmetry reduction is sound over them)."""
         ops = t.ops
         if not tup:
             Crash(t, d).stage = SCP_DONE
             self.clear(t, True, self.scp_keys(d))
             return
-        here = self.claimable(t, d)
-        for i, (p, src) in enumerate(self.claim_queue_keys(d)):
-            rank = count(ops, here[:i])
-            on = ops.and_(here[i], rank < len(tup))
-            t[("ch", d, p, src)] = on
-            t[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
+        adds = self.rerun_adds(t, d)
         for p in self.P:
-            t[("scpp", d, p)] = False
+            self.set_offset(ops, t, adds[p], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
+        keys = self.claim_queue_keys(d)
+        if qs:
+            for p, src in keys:
+                sent = (p, src) in qs
+                t[("ch", d, p, src)] = sent
+                t[("cht", d, p, src)] = tup[qs.index((p, src))] if sent else 0
+        else:
+            here = self.claimable(t, d)
+            for i, (p, src) in enumerate(keys):
+                rank = count(ops, here[:i])
+                on = ops.and_(here[i], rank < len(tup))
+                t[("ch", d, p, src)] = on
+                t[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
+        for p in self.P:
+            t[("scpp", d, p)] = ops.or_(*adds) if p == 0 else False
 
     @step(params=("dead",), fair=True, each=each_server)
     def arqp_remove(self, t: Ctx, d: int) -> None:
@@ -208,32 +269,5 @@ class AddMissingRerun(AssignQueues):
 
     shipper_copies = 3
 
-    def claim_round(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
-        """The re-run of ADD_MISSING_QUEUES, then the CLAIM round over the queues now present.
-        The guard is the step's: ``tup`` was chosen on the queues before the re-run. With no
-        queue then (``tup == ()``) and queues after it, the targets are the online servers in
-        order, as many as there are queues."""
-        ops = t.ops
-        reran = ops.or_(*(t[("scpp", d, p)] for p in self.P))
-        again = [ops.and_(ops.not_(reran), self.rule_add_missing(ops, t.get, d, p)) for p in self.P]
-        for p in self.P:
-            self.set_offset(ops, t, again[p], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
-        here = self.claimable(t, d)
-        alive = [Server(t, x).alive for x in self.S]
-        limit = len(tup) if tup else count(ops, alive)
-        for i, (p, src) in enumerate(self.claim_queue_keys(d)):
-            rank = count(ops, here[:i])
-            on = ops.and_(here[i], rank < limit)
-            if tup:
-                target: Any = lookup(ops, rank, list(tup), 0)
-            else:
-                # The rank-th online server, in server order.
-                target = 0
-                for x in self.S:
-                    nth = ops.and_(alive[x], count(ops, alive[:x]) == rank)
-                    target = ops.ite(nth, x, target)
-            t[("ch", d, p, src)] = on
-            t[("cht", d, p, src)] = ops.ite(on, target, 0)
-        Crash(t, d).stage = ops.ite(ops.or_(*here), ARQP_CLAIM, SCP_DONE)
-        for p in self.P:
-            t[("scpp", d, p)] = ops.or_(*again) if p == 0 else False
+    def rule_rerun_add_missing(self) -> bool:
+        return True

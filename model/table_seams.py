@@ -19,6 +19,9 @@ from replcheck.model.table_state import (
 )
 from replcheck.model.text import Tx
 
+ROW_DELETE = "rm-delete"
+"""The name ``cursor_steps`` gives a row's deletion, before the row's ``(owner, source)``."""
+
 
 class StepBase:
     """What every flat step reads: ``TableFlat`` provides the layout (``S``, ``P``, ``G``,
@@ -241,8 +244,14 @@ class StepBase:
     def cursor_steps(self, p: int, finish: Callable[[Any, Tx, Any], None]) -> list[tuple]:
         """``removeAllQueues`` of peer ``p`` as steps ``(name, guard, update)``, for the
         procedure's stage to wrap: ``rm-read`` lists the rows (the first pass); ``rm-delete(o,
-        src)`` removes the first row still listed; ``rm-next``, once none is, lists again or,
-        after the last pass, calls ``finish(ops, tx, done)`` with ``done`` its condition."""
+        src)`` removes a row still listed; ``rm-next``, once none is, lists again or, after the
+        last pass, calls ``finish(ops, tx, done)`` with ``done`` its condition.
+
+        HBase deletes the rows in row-key order, which is the order of the servers' names
+        (``peerId-serverName``). The model's servers stand for any names a cluster has, so a
+        row still listed may go next: every naming's order is one of these, and renaming
+        servers maps the steps of one state onto those of its image (symmetry reduction is
+        sound over them)."""
         keys = [(o, src) for o in self.S for src in self.SRC]
 
         def idle(ops: Any, get: Any) -> Any:
@@ -258,20 +267,16 @@ class StepBase:
             finish(ops, tx, self.cursor_next(ops, tx, p))
 
         out = [("rm-read", idle, read), ("rm-next", none_listed, next_pass)]
-        for i, k in enumerate(keys):
+        for k in keys:
 
-            def first(ops: Any, get: Any, i: int = i, k: tuple = k) -> Any:
-                return ops.and_(
-                    get(("ppc", p)),
-                    get(("ppkey", p, *k)),
-                    *(ops.not_(get(("ppkey", p, *e))) for e in keys[:i]),
-                )
+            def listed(ops: Any, get: Any, k: tuple = k) -> Any:
+                return ops.and_(get(("ppc", p)), get(("ppkey", p, *k)))
 
             def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
                 self.remove_row(tx, True, (p, *k))
                 tx[("ppkey", p, *k)] = False
 
-            out.append((f"rm-delete{k}", first, delete))
+            out.append((f"{ROW_DELETE}{k}", listed, delete))
         return out
 
     # --- a server starting (a restart, a spare slot joining, an upgrade) -----------------------

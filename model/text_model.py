@@ -28,7 +28,7 @@ from .action import Action
 from .config import Config
 from .design import Design
 from .model import Model
-from .step import Reader, labels_of
+from .step import Reader, TextError, labels_of
 
 Label = Callable[[Any, Any, Callable, tuple], tuple]
 
@@ -305,6 +305,7 @@ class TextModel(Model):
         # Kind by kind in the design's order, each kind's in the text's instance order (not
         # the generated program's, which groups instances by their first conjunct).
         out.sort(key=lambda an: self._rank.get(an[0].name, len(self._rank)))
+        _distinct(a for a, _t in out)
         self._last = (st, out)
         return out
 
@@ -380,7 +381,7 @@ class TextModel(Model):
         from replcheck.specs.canonical import canonical
 
         ren = self._renamings()
-        if ren is None:
+        if ren is None or self.design.names_ordered:
             return st
         return canonical(st, ren, self._signature(st), lambda perm: self.rename(st, perm))
 
@@ -448,3 +449,14 @@ class TextModel(Model):
                 yield a, self._decode(a, nxt)
             except NotCovered:
                 continue
+
+
+def _distinct(actions: Any) -> None:
+    """Two instances enabled in one state must not be known by one action (a step's ``label``
+    that drops what tells them apart): a trace or an explorer taking the action would reach
+    only one of their successors."""
+    seen: set[Action] = set()
+    for a in actions:
+        if a in seen:
+            raise TextError(f"two instances enabled in one state are both labelled {a}")
+        seen.add(a)

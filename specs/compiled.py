@@ -76,16 +76,17 @@ class CompiledExploration:
     step_violation: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Step property -> (state, instance) of the first step that breaks it."""
     images: int = 1
-    """Fingerprints naming a class, of which the least is its key (generated Python with
-    symmetry under a group of renamings: one per renaming)."""
+    """The most fingerprints of one state's images compared to name its class (generated
+    Python with symmetry chooses a class's image by the least fingerprint): the collision
+    bound counts every pair of them."""
     fingerprints: int = 0
     """Fingerprints the search stored (generated Python, with symmetry, also keeps one per
     state as reached); 0: one per state."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
     renamings_built: int = 0
-    """C back end: the renamings whose maps the search asked for (each the first time it
-    wanted it; none is built up front)."""
+    """The renamings whose maps the search asked for, each the first time it wanted it (none
+    is built up front where the layout is closed under every renaming)."""
     kernels: str = ""
     """C back end: how the model's generated kernels were obtained, or why the step table was
     interpreted."""
@@ -99,7 +100,8 @@ class CompiledExploration:
         """An upper bound on the chance that two distinct states (classes, with symmetry) shared
         a 64-bit fingerprint, so that one was never explored: n(n-1)/2 pairs, each 2^-64 (both
         back ends store fingerprints), over every fingerprint stored; a class named by the
-        least of ``images`` fingerprints shares it with another when any of the images' do."""
+        least of up to ``images`` fingerprints shares it with another when any of the images'
+        do."""
         n = self.fingerprints or self.states
         return n * (n - 1) / 2 / 2.0**64 * self.images**2
 
@@ -175,10 +177,12 @@ def explore_compiled(
     ``kernels="auto"`` builds them beside a search that has run ``KERNELS_AFTER`` seconds and
     switches to them once they are loaded, ``always`` before it starts, ``never`` not at all."""
     layout, fm, prog = _program(name, cfg)
-    ren = None
-    if symmetry and cfg.servers > 1:
-        from replcheck.model import get_design
+    from replcheck.model import get_design
 
+    ren = None
+    if symmetry and cfg.servers > 1 and get_design(name).names_ordered:
+        say_once(f"{name}: no symmetry reduction ({get_design(name).names_ordered})")
+    elif symmetry and cfg.servers > 1:
         from .canonical import Renamings
 
         ren = Renamings(layout, type(get_design(name)).era, prog)
@@ -329,22 +333,34 @@ def _run_python(
     state carries the set of instances enabled in it, and a new state's set is its parent's
     with only the guards its step can change evaluated again. The visited set keeps a 64-bit
     fingerprint per state, not the state: Zobrist's, which a step updates from the slots it
-    writes (``pygen.PySearch``). With symmetry under a group of renamings, a state carries its
-    images' fingerprints too, and its class is named by the least of them. Where the layout is
-    closed under renamings that are not a group, a class is named by the fingerprint of its
-    least image, and each state as reached is remembered by its own too."""
+    writes (``pygen.PySearch``).
+
+    With symmetry, a class is named by a fingerprint of one of its images, and each state as
+    reached is remembered by its own fingerprint too, so a state reached again is not renamed
+    again. Where the layout is closed under every renaming, the image is the least by
+    fingerprint among those that list the servers in order of their signatures
+    (``canonical.least_renaming``, the readable engines' own choice of renamings): each is an
+    image's fingerprint computed without building the image, by a function generated for that
+    renaming the first time it is asked for. Where the layout is closed under only some
+    renamings, the class is named by the fingerprint of its least image under them."""
+    from .canonical import least_renaming
     from .pygen import compile_renamings, compile_search
 
     max_states, max_memory = limits
     code = compile_python(res.program)
     p = res.program
-    maps = ren.every() if ren is not None else []
-    grouped = bool(maps) and ren.is_group()
-    srch = compile_search(p, maps if grouped else None)
-    renamings = compile_renamings(maps) if maps and not grouped else []
+    srch = compile_search(p)
     fp = srch.fingerprints
-    if grouped:
-        res.images = len(maps) + 1
+    complete = ren is not None and ren.complete
+    renamings = compile_renamings(ren.every()) if ren is not None and not complete else []
+    getters = ren.getters() if complete else []
+    image_fps: dict[tuple[int, ...], Any] = {}
+
+    def image_fp(perm: tuple[int, ...]) -> Any:
+        got = image_fps.get(perm)
+        if got is None:
+            got = image_fps[perm] = srch.image_fingerprint(ren.maps(perm))
+        return got
 
     def canon(s: tuple[int, ...]) -> tuple[int, ...]:
         best = s
@@ -354,10 +370,27 @@ def _run_python(
                 best = t
         return best
 
+    def class_key(t: tuple[int, ...], h: int) -> int:
+        """The fingerprint that names ``t``'s class (``h`` is ``t``'s own)."""
+        if not complete:
+            return fp(canon(t))
+        compared = 1
+
+        def image(perm: tuple[int, ...]) -> int:
+            nonlocal compared
+            compared += 1
+            return image_fp(perm)(t)
+
+        key = least_renaming(h, [g(t) for g in getters], image)
+        if compared > res.images:
+            res.images = compared
+        return key
+
+    reduce = ren is not None
     s0 = tuple(p.init)
     f0 = srch.fingerprints(s0)
-    index = {min(f0) if grouped else fp(canon(s0)) if renamings else f0: 0}
-    raw: dict[int, int] = {}
+    index = {class_key(s0, f0) if reduce else f0: 0}
+    raw: dict[int, int] = {f0: 0} if reduce else {}
     """With symmetry: the fingerprint of each state as reached (before renaming) -> its class."""
     res.parent, res.via = [-1], [-1]
     depth = [0]
@@ -398,21 +431,18 @@ def _run_python(
             if sv is not None:
                 for j in sv(s, t):
                     res.step_violation.setdefault(p.step_properties[j][0], (u, i))
-            if grouped:
-                key = min(h)
-                v = index.get(key, -1)
-            elif renamings:
+            if reduce:
                 # a state already reached as itself needs no renaming to be found again
                 v = raw.get(h, -1)
                 if v < 0:
-                    key = fp(canon(t))
+                    key = class_key(t, h)
                     v = raw[h] = index.get(key, -1)
             else:
                 key = h
                 v = index.get(key, -1)
             if v < 0:
                 v = index[key] = len(parent)
-                if renamings:
+                if reduce:
                     raw[h] = v
                 parent.append(u)
                 via.append(i)
@@ -434,6 +464,7 @@ def _run_python(
     res.search_seconds = time.process_time() - t0
     res.transitions += transitions
     res.fingerprints = len(index) + len(raw)
+    res.renamings_built = len(image_fps)
     res.states = len(index)
     res.depth = max(depth)
     if liveness:

@@ -84,6 +84,7 @@ def explore(
     cfg = model.cfg
     invariants = model.invariants
     step_props = model.step_properties
+    symmetry = symmetry and not model.design.names_ordered
     canon = model.canonical if symmetry and cfg.servers > 1 else (lambda s: s)
     ex = Exploration(model, symmetry)
     started = time.perf_counter()

@@ -1054,6 +1054,8 @@ _REASONS = {
     "rule_refuse_recovered": "reads the sync-replication states the server knows (not a queue "
     "safety rule; a candidate for a dual form later)",
     "rule_claims_allowed": "reads the migration procedure's progress from the state",
+    "rule_rerun_add_missing": "chooses whether every CLAIM round writes the missing queues "
+    "again: its harm shows only against a claim that moved a queue away (exploration, BMC)",
 }
 
 

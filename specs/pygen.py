@@ -292,21 +292,20 @@ its value map (or None) and the slot whose flag the map waits for (or -1)."""
 
 
 class _Terms:
-    """The Zobrist terms of a state's fingerprints: fingerprint 0 is the state's own, and
-    fingerprint ``q`` that of its image under ``maps[q - 1]`` (each slot's number is read at the
-    slot it moves to, for the value it is renamed to), so every one of them is the exclusive or
-    of one term per slot, and a step changes only the terms of the slots it writes, and of the
-    slots whose value map waits for a flag it writes."""
+    """The Zobrist terms of a fingerprint: the exclusive or of one term per slot, so a step
+    changes only the terms of the slots it writes. Under ``one`` (a renaming), the terms are
+    those of the state's image: each slot's number is read at the slot it moves to, for the
+    value it is renamed to, so the image's fingerprint needs no image built."""
 
-    def __init__(self, maps: list[Renaming]) -> None:
-        self.maps = maps
+    def __init__(self, one: Renaming | None = None) -> None:
+        self.one = one
         self.tables: dict[tuple[int, ...], str] = {}
 
-    def term(self, q: int, i: int, v: str) -> str:
-        """Slot ``i``'s term in fingerprint ``q``, over the state named ``v``."""
-        if q == 0:
+    def term(self, i: int, v: str) -> str:
+        """Slot ``i``'s term, over the state named ``v``."""
+        if self.one is None:
             return f"Z[{256 * i + 128} + {v}[{i}]]"
-        slot_map, vmaps, conds = self.maps[q - 1]
+        slot_map, vmaps, conds = self.one
         base = 256 * slot_map[i] + 128
         vm = vmaps[i]
         if vm is None:
@@ -317,35 +316,26 @@ class _Terms:
             return f"Z[{base} + {mapped}]"
         return f"Z[{base} + ({mapped} if {v}[{conds[i]}] else {v}[{i}])]"
 
-    def reads(self, q: int, i: int) -> tuple[int, ...]:
-        """The slots slot ``i``'s term in fingerprint ``q`` reads: its own, and the flag its
-        value map waits for."""
-        if q == 0:
-            return (i,)
-        _slot_map, vmaps, conds = self.maps[q - 1]
-        return (i, conds[i]) if vmaps[i] is not None and conds[i] >= 0 else (i,)
+    def whole(self, n: int, name: str) -> list[str]:
+        """``name(s)``: the fingerprint of a state of ``n`` slots (of its image, under ``one``),
+        from scratch."""
+        lines = [f"def {name}(s):", "    f = 0"]
+        lines += [f"    f ^= {self.term(i, 's')}" for i in range(n)]
+        lines.append("    return f")
+        return [f"{t} = {list(vm)!r}" for vm, t in self.tables.items()] + lines
 
-    def updates(self, written: list[int], images: int, indent: str) -> list[str]:
-        """Lines that carry the fingerprints ``f0``... of ``s`` to its successor ``n``: a term
-        is exchanged only where a slot it reads changed (a step writes many slots, few of them
-        to new values)."""
-        w = set(written)
-        by_test: dict[str, list[tuple[int, int]]] = {}
-        for q in range(images):
-            for i in range(len(self.maps[q - 1][0])) if q else written:
-                changed = [k for k in self.reads(q, i) if k in w]
-                if changed:
-                    test = " or ".join(f"n[{k}] != s[{k}]" for k in changed)
-                    by_test.setdefault(test, []).append((q, i))
+    def updates(self, written: list[int], indent: str) -> list[str]:
+        """Lines that carry the fingerprint ``f`` of ``s`` to its successor ``n``: a term is
+        exchanged only where its slot changed (a step writes many slots, few of them to new
+        values)."""
         out = []
-        for test, terms in by_test.items():
-            out.append(f"{indent}if {test}:")
-            for q, i in terms:
-                out.append(f"{indent}    f{q} ^= {self.term(q, i, 's')} ^ {self.term(q, i, 'n')}")
+        for i in written:
+            out.append(f"{indent}if n[{i}] != s[{i}]:")
+            out.append(f"{indent}    f ^= {self.term(i, 's')} ^ {self.term(i, 'n')}")
         return out
 
 
-def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
+def search_source(prog: Program) -> str:
     """The generated search module's text (``compile_search``): the successors of a state from
     the set of instances enabled in it, and that set carried to each successor through the
     instance's frame (``terms.frames``), so only the guards a step can change are evaluated
@@ -353,10 +343,9 @@ def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
 
     * ``enabled(s)``: the bit set of the instances enabled in ``s`` (every guard evaluated,
       instances that begin with the same conjunct under one test of it);
-    * ``fingerprints(s)``: ``s``'s fingerprint (``PySearch``), or with ``maps`` the tuple of its
-      own and its images' under each renaming;
-    * ``fire[i](s, f)``: the state instance ``i`` leads to from ``s``, and its fingerprints
-      from ``s``'s, ``f``: only the terms of the slots ``i`` writes are read for them;
+    * ``fingerprints(s)``: ``s``'s fingerprint (``PySearch``);
+    * ``fire[i](s, f)``: the state instance ``i`` leads to from ``s``, and its fingerprint
+      from ``s``'s, ``f``: only the terms of the slots ``i`` writes are read for it;
     * ``refresh[i](t, m)``: the bit set of the instances enabled in ``t``, reached by ``i`` from a
       state whose set was ``m``: the guards that read a slot ``i`` writes, evaluated on ``t``;
     * ``stepv[i](s, t)``: the step properties the step ``s -> t`` by ``i`` breaks, from the
@@ -364,8 +353,7 @@ def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
     """
     g = prog.graph
     em = Emitter(g)
-    terms = _Terms(list(maps or []))
-    images = len(terms.maps) + 1
+    terms = _Terms()
     lines = [
         f"# generated from the flat model of {prog.design} under {prog.config}; do not edit",
         "def enabled(s):",
@@ -382,21 +370,13 @@ def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
         if bits:
             lines.append(f"{inner}m |= {bits}")
     lines.append("    return m")
-    lines.append("def fingerprints(s):")
-    for q in range(images):
-        lines.append(f"    f{q} = 0")
-        lines += [f"    f{q} ^= {terms.term(q, i, 's')}" for i in range(len(prog.lo))]
-    out = ", ".join(f"f{q}" for q in range(images))
-    lines.append(f"    return ({out},)" if maps else "    return f0")
+    lines += terms.whole(len(prog.lo), "fingerprints")
     fr = frames(prog)
     for i, ws in enumerate(prog.writes):
         lines.append(f"def fire_{i}(s, f):  # {prog.names[i]}{prog.args[i]}")
         lines.extend(_writes(g, ws, "    "))
-        written = [k for k, _ in ws]
-        fps = ", ".join(f"f{q}" for q in range(images))
-        lines.append(f"    {fps}{',' if maps else ''} = f")
-        lines.extend(terms.updates(written, images, "    "))
-        lines.append(f"    return tuple(n), ({fps},)" if maps else "    return tuple(n), f0")
+        lines.extend(terms.updates([k for k, _ in ws], "    "))
+        lines.append("    return tuple(n), f")
         affected = fr.guards_of[i]
         lines.append(f"def refresh_{i}(s, m):")
         if affected:
@@ -418,8 +398,7 @@ def search_source(prog: Program, maps: list[Renaming] | None = None) -> str:
     lines.append(f"refresh = [{', '.join(f'refresh_{i}' for i in range(n))}]")
     stepv = ", ".join(f"stepv_{i}" if fr.step_of[i] else "None" for i in range(n))
     lines.append(f"stepv = [{stepv}]")
-    head = [f"{name} = {list(vm)!r}" for vm, name in terms.tables.items()]
-    return "\n".join(head + lines) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -427,30 +406,39 @@ class PySearch:
     """The generated search module's functions (``search_source``).
 
     A state's fingerprint is Zobrist's: the exclusive or of one random 64-bit number per slot
-    and value (``Z``, at ``256 * slot + 128 + value``, seeded by ``ZOBRIST_SEED``). Two
+    and value (``zobrist``, at ``256 * slot + 128 + value``, seeded by ``ZOBRIST_SEED``). Two
     distinct states share one with probability 2^-64 (their difference is the exclusive or
     of distinct independent uniform numbers), and a step updates it from the slots it
-    writes. With renamings, a state also carries its images' fingerprints, computed the same
-    way without building the images, and the least of them names its class."""
+    writes. ``image_fingerprint`` gives the fingerprint of a state's image under a renaming
+    of servers the same way, without building the image."""
 
     enabled: Any
     fingerprints: Any
     fire: list[Any]
     refresh: list[Any]
     stepv: list[Any]
+    zobrist: list[int]
+
+    def image_fingerprint(self, one: Renaming) -> Any:
+        """``fp(s)``: the fingerprint of ``s``'s image under the renaming ``one``
+        (``packsym.permutation_maps``), which equals ``fingerprints`` of the image."""
+        space: dict[str, Any] = {"Z": self.zobrist}
+        src = "\n".join(_Terms(one).whole(len(one[0]), "fp")) + "\n"
+        exec(_compiled(src, "<generated image fingerprint>"), space)
+        return space["fp"]
 
 
 ZOBRIST_SEED = 20261128
 """The seed of the fingerprints' random numbers: a search is the same from run to run."""
 
 
-def compile_search(prog: Program, maps: list[Renaming] | None = None) -> PySearch:
+def compile_search(prog: Program) -> PySearch:
     import random
 
     rng = random.Random(ZOBRIST_SEED)
     table = [rng.getrandbits(64) for _ in range(256 * len(prog.lo))]
     space: dict[str, Any] = {"Z": table}
-    src = search_source(prog, maps)
+    src = search_source(prog)
     exec(_compiled(src, f"<generated search {prog.design}@{prog.config}>"), space)
     return PySearch(
         space["enabled"],
@@ -458,6 +446,7 @@ def compile_search(prog: Program, maps: list[Renaming] | None = None) -> PySearc
         space["fire"],
         space["refresh"],
         space["stepv"],
+        table,
     )
 
 
