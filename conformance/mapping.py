@@ -749,37 +749,26 @@ def _child(m: Mapping, n: int, e: Event, st: Any) -> list[int]:
     ]
 
 
-def _claim_plan(m: Mapping, e: Event, st: Any) -> tuple[tuple[int, ...], tuple] | None:
-    """``arqp_claim``'s ``targets`` and ``queues`` in the model's convention: the event names
-    which row went to which server. Where every queue the model would hand out went, the
-    targets are in the model's queue order and ``queues`` is ``()``; where some wait, ``queues``
-    names those that went, in that order, and the targets follow it. None where the rows are
-    not the model's queues."""
+def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
+    """``arqp_claim``'s targets in the model's queue order: the event names which row went to
+    which server."""
     rows = e.get("detail", {}).get("rows") or []
-    targets = tuple(e["args"]["targets"])
+    targets = e["args"]["targets"]
     if not rows:
-        return targets, ()
+        return [tuple(targets)]
     d = e["args"]["dead"]
     by_row = {}
     for row, t in zip(rows, targets, strict=False):
         peer, _owner, source = m.steps.parse_row_key(row)
         by_row[(peer, source)] = t
-    queues = [(q.peer, q.source) for q in m.design.claim_queues(st, d)]
-    if not set(by_row) <= set(queues):
-        return None
-    sent = [q for q in queues if q in by_row]
-    out = tuple(by_row[q] for q in sent)
-    return out, (() if len(sent) == len(queues) else tuple(sent))
-
-
-def _targets(m: Mapping, n: int, e: Event, st: Any) -> list[tuple[int, ...]]:
-    plan = _claim_plan(m, e, st)
-    return [plan[0] if plan else tuple(e["args"]["targets"])]
-
-
-def _queues(m: Mapping, n: int, e: Event, st: Any) -> list[tuple]:
-    plan = _claim_plan(m, e, st)
-    return [plan[1] if plan else ()]
+    queues = m.design.claim_queues(st, d)
+    out = []
+    for q in queues[: len(targets)]:
+        t = by_row.get((q.peer, q.source))
+        if t is None:
+            return [tuple(targets)]
+        out.append(t)
+    return [tuple(out)]
 
 
 RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
@@ -787,7 +776,6 @@ RESOLVED: dict[str, Callable[[Mapping, int, Event, Any], list]] = {
     "queue": lambda m, n, e, st: _QUEUE_OF.get(e["name"], _dead_queue)(m, n, e, st),
     "child": _child,
     "targets": _targets,
-    "queues": _queues,
 }
 """Parameters the cluster names by a real name, found in the model's state."""
 

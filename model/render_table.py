@@ -679,11 +679,6 @@ def _param(cfg: Config, name: str, value: object, named: dict, st: TState | None
         return "[" + ", ".join(server_label(cfg, t) for t in value) + "]"
     if name == "row" and isinstance(value, tuple) and isinstance(named.get("peer"), int):
         return table_rules.queue_id(cfg, named["peer"], *value)
-    if name == "queues" and isinstance(value, tuple) and isinstance(named.get("dead"), int):
-        if not value:
-            return "all"
-        qs = (table_rules.queue_id(cfg, p, named["dead"], src) for p, src in value)
-        return "[" + ", ".join(qs) + "]"
     if name == "shipper" and st is not None and isinstance(named.get("server"), int):
         s = named["server"]
         if 0 <= s < len(st.servers) and 0 <= value < len(st.servers[s].shippers):

@@ -22,7 +22,7 @@ The components that change the procedure do it through its rules:
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from itertools import permutations
 from typing import Any
 
 from .state import ARCHIVED, LIVE_DIR
@@ -42,20 +42,14 @@ from .table_views import Crash, Row, Server, TableText, WalFile, each_server
 from .text import count, lookup
 
 
-def _claim_rounds(text: Any) -> list[tuple[int, tuple[int, ...], tuple[tuple[int, int], ...]]]:
-    """Per dead server: the round that claims nothing; each assignment of targets (a
-    permutation of some live servers) to every queue, in row-key order (``queues`` is ``()``);
-    and, for a round with fewer targets than queues, each choice of the queues that go (one per
-    target, in row-key order, the rest waiting for the next round)."""
-    out: list[tuple[int, tuple[int, ...], tuple[tuple[int, int], ...]]] = []
+def _claim_rounds(text: Any) -> list[tuple[int, tuple[int, ...]]]:
+    """Per dead server: the round that claims nothing, then each assignment of targets (a
+    permutation of some live servers, one per queue claimed)."""
+    out: list[tuple[int, tuple[int, ...]]] = []
     for d in text.S:
-        out.append((d, (), ()))
-        keys = text.claim_queue_keys(d)
+        out.append((d, ()))
         for n in range(1, len(text.S) + 1):
-            for tup in permutations(text.S, n):
-                out.append((d, tup, ()))
-                if n < len(keys):
-                    out.extend((d, tup, qs) for qs in combinations(keys, n))
+            out.extend((d, tup) for tup in permutations(text.S, n))
     return out
 
 
@@ -142,10 +136,8 @@ class AssignQueues(TableText):
         Crash(t, d).stage = ARQP_CLAIM
         self.clear(t, True, self.scp_keys(d))
 
-    @step(params=("dead", "targets", "queues"), fair=True, each=_claim_rounds)
-    def arqp_claim(
-        self, t: Ctx, d: int, tup: tuple[int, ...], qs: tuple[tuple[int, int], ...]
-    ) -> None:
+    @step(params=("dead", "targets"), fair=True, each=_claim_rounds)
+    def arqp_claim(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
         """CLAIM: send each queue to a shuffled live server"""
         ops = t.ops
         t.require(Crash(t, d).stage == ARQP_CLAIM)
@@ -153,24 +145,18 @@ class AssignQueues(TableText):
         keys = self.claim_queue_keys(d)
         skip = self.rule_should_skip(t, d)
         idle = [ops.not_(t[("ch", d, p, src)]) for p, src in keys]
-        here = self.round_queues(t, d)
-        nq = count(ops, here)
+        nq = count(ops, self.round_queues(t, d))
         if tup:
             online = count(ops, (self.rule_claim_target(t, x) for x in self.S))
-            if qs:
-                # Fewer targets than queues: the queues ``qs`` go, one to each online server.
-                fits: list[Any] = [online == n, nq > n, *(here[keys.index(q)] for q in qs)]
-            else:
-                fits = [nq == n, online >= n]
             t.require(
                 ops.not_(skip),
                 *idle,
                 *(self.rule_claim_target(t, x) for x in tup),
-                *fits,
+                ops.or_(ops.and_(nq == n, online >= n), ops.and_(online == n, nq >= n)),
             )
         else:
             t.require(*idle, ops.or_(skip, nq == 0))
-        self.claim_round(t, d, tup, qs)
+        self.claim_round(t, d, tup)
         if skip is not False:
             # The marker sends the procedure to REMOVE_QUEUES with no child (a mutant's round
             # may still have claimed queues here).
@@ -207,18 +193,10 @@ class AssignQueues(TableText):
             for c, (p, src) in zip(self.claimable(t, d), self.claim_queue_keys(d), strict=True)
         ]
 
-    def claim_round(
-        self, t: Ctx, d: int, tup: tuple[int, ...], qs: tuple[tuple[int, int], ...]
-    ) -> None:
-        """One CLAIM round: the dead server's queues (peers in storage) go to the servers
-        ``tup``, all of them in row-key order, or with ``qs`` those queues; with no queue the
-        procedure finishes.
-
-        HBase hands out the first ``min(queues, targets)`` of ``listAllQueueIds``, in row-key
-        order, which is the order of peer ids and of the source servers' names. The model's
-        servers stand for any names a cluster has, so a round with fewer targets than queues
-        may send any of them: every naming's choice is one of these, and renaming servers maps
-        one state's rounds onto its image's (symmetry reduction is sound over them)."""
+    def claim_round(self, t: Ctx, d: int, tup: tuple[int, ...]) -> None:
+        """One CLAIM round: the first ``len(tup)`` queues of the dead server (peers in storage,
+        in row-key order, as ``listAllQueueIds`` lists them) go to the servers ``tup``; with no
+        queue the procedure finishes."""
         ops = t.ops
         if not tup:
             Crash(t, d).stage = SCP_DONE
@@ -227,19 +205,12 @@ class AssignQueues(TableText):
         adds = self.rerun_adds(t, d)
         for p in self.P:
             self.set_offset(ops, t, adds[p], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
-        keys = self.claim_queue_keys(d)
-        if qs:
-            for p, src in keys:
-                sent = (p, src) in qs
-                t[("ch", d, p, src)] = sent
-                t[("cht", d, p, src)] = tup[qs.index((p, src))] if sent else 0
-        else:
-            here = self.claimable(t, d)
-            for i, (p, src) in enumerate(keys):
-                rank = count(ops, here[:i])
-                on = ops.and_(here[i], rank < len(tup))
-                t[("ch", d, p, src)] = on
-                t[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
+        here = self.claimable(t, d)
+        for i, (p, src) in enumerate(self.claim_queue_keys(d)):
+            rank = count(ops, here[:i])
+            on = ops.and_(here[i], rank < len(tup))
+            t[("ch", d, p, src)] = on
+            t[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
         for p in self.P:
             t[("scpp", d, p)] = ops.or_(*adds) if p == 0 else False
 

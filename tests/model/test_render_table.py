@@ -40,7 +40,7 @@ CRASH_TO_CLAIM = (
     "arqp_read_missing(0)",
     "arqp_put_missing(0)",
 )
-CLAIM = ("arqp_claim(0,(1,),())", "claim_read(1,0,0)", "claim_commit(1)")
+CLAIM = ("arqp_claim(0,(1,))", "claim_read(1,0,0)", "claim_commit(1)")
 
 
 def act(text: str) -> Action:
@@ -141,7 +141,7 @@ def test_describe_action_names_servers_targets_and_children(table: Model) -> Non
     states = run(table, *CRASH_TO_CLAIM, CLAIM[0])
     design, cfg = table.design, table.cfg
     text = describe_action(design, act(CLAIM[0]), cfg, states[-2])
-    assert text == f"arqp_claim(dead={S1}, targets=[{S2}], queues=all)"
+    assert text == f"arqp_claim(dead={S1}, targets=[{S2}])"
     text = describe_action(design, act(CLAIM[1]), cfg, states[-1])
     assert text == f"claim_read(server={S2}, dead={S1}, child=0 ({NORMAL} -> {S2}))"
     text = describe_action(design, Action("archive", (0, 0, 0)), cfg, None)

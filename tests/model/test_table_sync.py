@@ -49,13 +49,13 @@ DRAIN = (
 REFUSAL = (
     "put(0,0,0) crash(0) scp_split(0) scp_claim_stage(0) arqp_read_missing(0) transit_peer(0,3) "
     "peer_proc(0) peer_proc(0) refresh(0,1) peer_proc(0) peer_proc(0) peer_proc(0) "
-    "arqp_put_missing(0) arqp_claim(0,(1,),()) claim_read(1,0,0) peer_proc(0) peer_proc(0) "
+    "arqp_put_missing(0) arqp_claim(0,(1,)) claim_read(1,0,0) peer_proc(0) peer_proc(0) "
     "refresh(0,1) claim_commit(1) peer_proc(0) peer_proc(0) ship(1,1,0)"
 )
 BACK_DOC = (
     "put(0,0,0) transit_peer(0,3) peer_proc(0) peer_proc(0) refresh(0,0) crash(0) scp_split(0) "
     "scp_claim_stage(0) arqp_read_missing(0) refresh(0,1) peer_proc(0) peer_proc(0) peer_proc(0) "
-    "arqp_put_missing(0) arqp_claim(0,(1,),()) claim_read(1,0,0) peer_proc(0) peer_proc(0) "
+    "arqp_put_missing(0) arqp_claim(0,(1,)) claim_read(1,0,0) peer_proc(0) peer_proc(0) "
     "refresh(0,1) peer_proc(0) peer_proc(0) refresh(0,1) peer_proc(0) peer_proc(0) peer_proc(0) "
     "transit_peer(0,2) peer_proc(0) peer_proc(0) refresh(0,1) claim_commit(1) ship(1,1,0)"
 )

@@ -14,7 +14,7 @@ G1 = "1.1.1.1%2C60020%2C123456780"
 W1_0 = f"{G1}.1234"
 CRASH_AND_CLAIM = (
     "put(0,0,0), ship(0,0,0), persist(0,0), crash(0), scp_split(0), scp_claim_stage(0), "
-    "arqp_read_missing(0), arqp_put_missing(0), arqp_claim(0, (1,), ()), claim_read(1, 0, 0), "
+    "arqp_read_missing(0), arqp_put_missing(0), arqp_claim(0, (1,)), claim_read(1, 0, 0), "
     "claim_commit(1)"
 )
 TABLE = ("dump", "--design", "table", "--config", "t-std")

@@ -47,7 +47,7 @@ def test_add_missing_rerun_claims_after_the_rerun_under_syncup() -> None:
         ("scp_claim_stage", (0,)),
         ("arqp_read_missing", (0,)),
         ("arqp_put_missing", (0,)),
-        ("arqp_claim", (0, (1,), ())),
+        ("arqp_claim", (0, (1,))),
         ("claim_read", (1, 0, 0)),
         ("claim_commit", (1,)),
     ]
@@ -57,6 +57,6 @@ def test_add_missing_rerun_claims_after_the_rerun_under_syncup() -> None:
         st = model.step(st, action)
     rounds = [a for a in model.enabled(st) if a.name == "arqp_claim"]
     # the round counts the queue its re-run adds, so it sends it to the one online server
-    assert rounds == [Action("arqp_claim", (0, (1,), ()))]
+    assert rounds == [Action("arqp_claim", (0, (1,)))]
     nxt = model.step(st, rounds[0])
     assert nxt.scps[0].stage == ARQP_CLAIM and len(nxt.scps[0].children) == 1
