@@ -33,7 +33,7 @@ def broken(model: Model, st) -> list[str]:
     return [p.name for p in model.invariants if not p.check(model.cfg, st)]
 
 
-@pytest.mark.parametrize(("design", "states"), [("table", 12357), ("table-doc", 10551)])
+@pytest.mark.parametrize(("design", "states"), [("table", 12365), ("table-doc", 10560)])
 def test_correct_designs_pass_t_sync(design: str, states: int) -> None:
     r = check(Model(get_design(design), STANDARD["t-sync"]), max_states=100000)
     assert r.violated == []
