@@ -164,15 +164,9 @@ class Renamings:
 
     def every(self) -> list[Maps]:
         """The maps of every renaming but the identity that the layout is closed under (what
-        generated Python's search carries one fingerprint per state for): built on this call,
-        all of them."""
+        generated Python's search compares images under where that is not every renaming):
+        built on this call, all of them."""
         return [m for m in map(self.maps, self.closed()[1:]) if m is not None]
-
-    def is_group(self) -> bool:
-        """Are the renamings the layout is closed under closed under composition too? Then
-        every state of a class has the same images under them."""
-        have = set(self.closed())
-        return all(tuple(a[x] for x in b) in have for a in have for b in have)
 
     def getters(self) -> list[Callable[[tuple], tuple]]:
         """Per server, its signature read off a packed state."""

@@ -84,6 +84,8 @@ class CompiledExploration:
     state as reached); 0: one per state."""
     renamings: int = 1
     """Renamings of servers the search identified states under (1: no symmetry)."""
+    symmetry: bool = False
+    """Was symmetry reduction asked for and allowed (``Design.names_ordered`` refuses it)?"""
     renamings_built: int = 0
     """The renamings whose maps the search asked for, each the first time it wanted it (none
     is built up front where the layout is closed under every renaming)."""
@@ -179,10 +181,12 @@ def explore_compiled(
     layout, fm, prog = _program(name, cfg)
     from replcheck.model import get_design
 
+    ordered = get_design(name).names_ordered
+    if symmetry and ordered and cfg.servers > 1:
+        say_once(f"{name}: no symmetry reduction ({ordered})")
+    symmetry = symmetry and not ordered
     ren = None
-    if symmetry and cfg.servers > 1 and get_design(name).names_ordered:
-        say_once(f"{name}: no symmetry reduction ({get_design(name).names_ordered})")
-    elif symmetry and cfg.servers > 1:
+    if symmetry and cfg.servers > 1:
         from .canonical import Renamings
 
         ren = Renamings(layout, type(get_design(name)).era, prog)
@@ -203,6 +207,7 @@ def explore_compiled(
                 raise RuntimeError(how)
             say_once(how)
     res = CompiledExploration(name, cfg.name, "c" if lib else "python", how, fm, prog)
+    res.symmetry = symmetry
     res.renamings = (
         1 if ren is None else len(ren.closed()) if not ren.complete else factorial(cfg.servers)
     )
