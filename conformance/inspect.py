@@ -204,27 +204,46 @@ def _replayed(r: Any, base: str) -> tuple[Nodes, int | None]:
 
 
 def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, int | None]:
-    """A ZooKeeper data directory: its newest snapshot (or the empty tree) plus the logs after
-    it."""
+    """A ZooKeeper data directory, loaded as ZooKeeper loads it (``FileSnap.deserialize``): the
+    newest snapshot that passes ZooKeeper's quick test and reads whole (one still being written
+    is passed over for the one before it), or the empty tree when there is none, plus the logs
+    after it."""
     from .zkdigest import replay
     from .zklog import ZkLogError, log_files
-    from .zksnap import snapshot_files
+    from .zksnap import snapshot_files, valid_snapshot_files
 
     d = Path(data_dir)
     if not d.is_dir():
         raise InspectError(f"{d}: " + ("not a directory" if d.exists() else "no such directory"))
     try:
-        snaps = snapshot_files(d)
+        snaps = valid_snapshot_files(d)
+        if not snaps and snapshot_files(d):
+            newest = snapshot_files(d)[-1]
+            raise InspectError(f"{newest}: no snapshot of this directory is whole")
         try:
             log_files(d)
         except ZkLogError:
             if not snaps:
                 raise
-            return read_snapshot_logs(snaps[-1], None, base)  # a snapshot and no logs
-        r = replay(d, snapshot=snaps[-1] if snaps else None)
-        return _replayed(r, base)
+            return _newest_readable(snaps, lambda s: read_snapshot_logs(s, None, base))
+        if not snaps:
+            return _replayed(replay(d), base)
+        return _newest_readable(snaps, lambda s: _replayed(replay(d, snapshot=s), base))
     except ZkLogError as exc:
         raise InspectError(str(exc)) from None
+
+
+def _newest_readable(snaps: list[Path], read: Any) -> tuple[Nodes, int | None]:
+    """``read`` of the newest snapshot it does not fail on, as ZooKeeper tries them; when every
+    one fails, the newest's error."""
+    first: Exception | None = None
+    for snap in reversed(snaps):
+        try:
+            return read(snap)
+        except (InspectError, ValueError) as exc:
+            first = first or exc
+    assert first is not None
+    raise first
 
 
 # --- the view -----------------------------------------------------------------------------------

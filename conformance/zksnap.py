@@ -40,6 +40,7 @@ __all__ = [
     "read_snapshot",
     "snapshot_dir",
     "snapshot_files",
+    "valid_snapshot_files",
 ]
 
 SNAP_MAGIC = int.from_bytes(b"ZKSN", "big")
@@ -433,3 +434,29 @@ def _snaps_in(folder: Path) -> list[tuple[int, Path]]:
 def snapshot_files(path: str | os.PathLike[str]) -> list[Path]:
     """The snapshots of a data directory (see :func:`snapshot_dir`), in zxid order; may be []."""
     return [p for _, p in _snaps_in(snapshot_dir(path))]
+
+
+def is_valid_snapshot(path: Path) -> bool:
+    """ZooKeeper's quick test of a snapshot (``SnapStream.isValidSnapshot``), which it applies
+    before reading one: a plain snapshot ends with its seal (the int 1 and ``/``, so one still
+    being written, or cut short by a crash, is passed over); a compressed one starts with its
+    format's magic. It says nothing of the checksums, which reading checks."""
+    try:
+        with open(path, "rb") as f:
+            if path.name.endswith(".gz"):
+                return f.read(2) == b"\x1f\x8b"
+            if path.name.endswith(".snappy"):
+                return f.read(len(SNAPPY_MAGIC)) == SNAPPY_MAGIC
+            f.seek(0, os.SEEK_END)
+            if f.tell() < 10:
+                return False
+            f.seek(-5, os.SEEK_END)
+            return f.read(5) == b"\x00\x00\x00\x01/"
+    except OSError:
+        return False
+
+
+def valid_snapshot_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The snapshots of a data directory that pass :func:`is_valid_snapshot`, in zxid order:
+    those ZooKeeper would try, newest first, when it loads the directory (``FileSnap``)."""
+    return [p for p in snapshot_files(path) if is_valid_snapshot(p)]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 from replcheck.conformance.inspect import (
+    InspectError,
     Nodes,
     ZNode,
     build_view,
@@ -34,7 +35,7 @@ from replcheck.conformance.inspect_render import (
 )
 from replcheck.conformance.zk import Ensemble
 from replcheck.conformance.zklog import OpCode, read_logs
-from replcheck.conformance.zksnap import snapshot_files
+from replcheck.conformance.zksnap import valid_snapshot_files
 
 from replcheck import cli
 
@@ -476,7 +477,9 @@ def test_offline_from_snapshot_and_logs_equals_live(tmp_path: Path) -> None:
             live = build_view(live_nodes, base)
             assert live.layout == "reference"
             server_dir = zk.server_dir(1)
-            snaps = snapshot_files(server_dir)
+            # the newest snapshot may still be being written: it is passed over, as ZooKeeper
+            # passes it over when it loads the directory
+            snaps = valid_snapshot_files(server_dir)
             assert len(snaps) >= 2, snaps
             offline, _zxid = read_data_dir(server_dir, base)
             from_snap, _ = read_snapshot_logs(snaps[-1], zk.txn_log_dirs()[0], base)
@@ -489,6 +492,19 @@ def test_offline_from_snapshot_and_logs_equals_live(tmp_path: Path) -> None:
             only.mkdir()
             shutil.copy(snaps[-1], only / snaps[-1].name)
             assert read_data_dir(only, base)[0] == read_snapshot_logs(snaps[-1], None, base)[0]
+            # a snapshot cut short (being written, or a crash while writing) is passed over for
+            # the one before it, and the logs bring the tree to the same end
+            cut = tmp_path / "cut-short"
+            shutil.copytree(snaps[-1].parent, cut)
+            before = read_data_dir(cut, base)
+            whole = snaps[-1].read_bytes()
+            (cut / f"snapshot.{before[1] + 1:x}").write_bytes(whole[: len(whole) // 2])
+            assert read_data_dir(cut, base) == before
+            alone = tmp_path / "cut-short-alone"
+            alone.mkdir()
+            (alone / snaps[-1].name).write_bytes(whole[: len(whole) // 2])
+            with pytest.raises(InspectError, match=r"snapshot\.[0-9a-f]+: no snapshot .* whole"):
+                read_data_dir(alone, base)
             found = check(build_view(offline, base, "zk-multi"))
             assert [(f.check, f.severity) for f in found] == [("dead_server_queues", VIOLATION)]
             assert cli.main(["inspect", "--data-dir", str(server_dir), "--chroot", base,

@@ -15,7 +15,7 @@ from replcheck.model.zk_designs import flat_layout
 CASES = [
     # a mutant whose claims leave two or three recovered sources for one queue in copy slots:
     # (design, configuration, states reached, of them with two copies of a group in use)
-    ("table/add-missing-rerun", "t-race", 3467, 438),
+    ("table/add-missing-rerun", "t-race", 3308, 450),
     ("table/unguarded-claim", "t-race", 1664, 192),
     ("zk-lock/claim-without-chain", "std", 3035, 198),
 ]

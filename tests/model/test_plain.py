@@ -37,7 +37,7 @@ SLOW = [
     ("zk-multi", "multiwal", 6771),
     ("zk-multi", "filtering", 5254),
     ("table", "t-add-peer", 5800),
-    ("table", "t-sync", 24666),
+    ("table", "t-sync", 24688),
     ("table", "t-migrate", 5443),
 ]
 
