@@ -35,6 +35,8 @@ CASES = [
     # (name, design, configuration, depth or None, states, actions taken, by kind: pinned)
     ("zk-multi@peers", "zk-multi", STANDARD["peers"], None, 53972, {}),
     ("zk-lock@peers", "zk-lock", STANDARD["peers"], None, 48188, {}),
+    ("zk-multi@zk-faults", "zk-multi", STANDARD["zk-faults"], None, 31648, {}),
+    ("table@t-sync", "table", STANDARD["t-sync"], None, 24688, {}),
     (
         "table@t-add-peer+join",
         "table",

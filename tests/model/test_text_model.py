@@ -71,7 +71,6 @@ def test_every_table_era_design_runs_on_the_text() -> None:
 FAST_ZK = [("zk-multi", "race", 1246), ("zk-lock", "race", 802), ("zk-lock", "master-master", 398)]
 SLOW_ZK = [
     ("zk-multi", "cleaner-race", 2467),
-    ("zk-multi", "zk-faults", 31648),
     ("zk-lock", "zk-faults", 3096),
     ("zk-multi", "multiwal", 6771),
     ("zk-lock", "sink-outage", 2492),

@@ -162,3 +162,42 @@ def test_a_mutants_run_read_as_its_base_design_is_rejected(
     assert "rejected: no_edit_at_origin at event" in capsys.readouterr().out
     assert main(["validate", str(run), "--design", "zk-lock"]) == 1
     assert "rejected: divergence at event" in capsys.readouterr().out
+
+
+NEVER_DONE = '''
+from replcheck.model.logic import PY, Ops, dual
+from replcheck.model.zk_multi import ZkMulti
+
+
+def never_done_rule(ops: Ops, newer_queued, closed, pos, length):
+    return ops.and_(closed, ops.not_(closed))
+
+
+class NeverDone(ZkMulti):
+    name = "zk-multi/never-done"
+    mutant_of = "zk-multi"
+    overrides = "rule_wal_done"
+    configs = ("std",)
+    bug = "A source never leaves a WAL it has read to the end."
+
+    @dual(never_done_rule)
+    def rule_wal_done(self, sh, wal) -> bool:
+        return never_done_rule(PY, len(sh.wals) > 1, wal.closed, sh.pos, len(wal.entries))
+'''
+
+
+def test_a_reviewers_design_file_is_what_validate_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--design-file`` reaches trace validation: the recorded run its base design accepts is
+    rejected under a reviewer's override that never lets a source leave a WAL (the closest
+    behaviour the override leaves breaks ``no_lost_edit``)."""
+    path = tmp_path / "never_done.py"
+    path.write_text(NEVER_DONE, encoding="utf-8")
+    argv = ["validate", str(VALID), "--design-file", str(path), "--json"]
+    assert main([*argv, "--design", "zk-multi"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--design", "zk-multi/never-done"]) == 1
+    (verdict,) = json.loads(capsys.readouterr().out)
+    got = (verdict["design"], verdict["status"], verdict["reason"], verdict["event"])
+    assert got == ("zk-multi/never-done", "rejected", "no_lost_edit", 164)
