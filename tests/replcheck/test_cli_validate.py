@@ -164,7 +164,7 @@ def test_a_mutants_run_read_as_its_base_design_is_rejected(
     assert "rejected: divergence at event" in capsys.readouterr().out
 
 
-NEVER_DONE = '''
+NEVER_DONE = """
 from replcheck.model.logic import PY, Ops, dual
 from replcheck.model.zk_multi import ZkMulti
 
@@ -183,7 +183,7 @@ class NeverDone(ZkMulti):
     @dual(never_done_rule)
     def rule_wal_done(self, sh, wal) -> bool:
         return never_done_rule(PY, len(sh.wals) > 1, wal.closed, sh.pos, len(wal.entries))
-'''
+"""
 
 
 def test_a_reviewers_design_file_is_what_validate_replays(
