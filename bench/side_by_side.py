@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shlex
 import signal
 import statistics
@@ -110,5 +109,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     raise SystemExit(main(sys.argv[1:]))

@@ -210,16 +210,16 @@ def read_data_dir(data_dir: str | os.PathLike[str], base: str) -> tuple[Nodes, i
     after it."""
     from .zkdigest import replay
     from .zklog import ZkLogError, log_files
-    from .zksnap import snapshot_files, valid_snapshot_files
+    from .zksnap import is_valid_snapshot, snapshot_files
 
     d = Path(data_dir)
     if not d.is_dir():
         raise InspectError(f"{d}: " + ("not a directory" if d.exists() else "no such directory"))
     try:
-        snaps = valid_snapshot_files(d)
-        if not snaps and snapshot_files(d):
-            newest = snapshot_files(d)[-1]
-            raise InspectError(f"{newest}: no snapshot of this directory is whole")
+        every = snapshot_files(d)
+        snaps = [p for p in every if is_valid_snapshot(p)]
+        if every and not snaps:
+            raise InspectError(f"{every[-1]}: no snapshot of this directory is whole")
         try:
             log_files(d)
         except ZkLogError:

@@ -37,6 +37,7 @@ __all__ = [
     "SnapNode",
     "Snapshot",
     "StatPersisted",
+    "is_valid_snapshot",
     "read_snapshot",
     "snapshot_dir",
     "snapshot_files",
