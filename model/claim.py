@@ -246,5 +246,7 @@ class RecoveredListsWalDir(Claims):
     def rule_recovered_wals(
         self, ops: Any, get: Any, x: int, g: int, q: int, has: Any, ts: Any, pos: Any
     ) -> Any:
+        """The recovered queue lists every WAL of the group still in ``WALs/``, whatever its
+        offset; none in oldWALs."""
         w = self.slot(x, g, q)
         return ops.and_(get(("wex", w)), get(("wplace", w)) == LIVE_DIR)

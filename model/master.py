@@ -45,5 +45,7 @@ class RestartForgetsBarrier(MasterRestart):
     migration's own ``afterReplay`` still holds it: separate code in HBase)."""
 
     def master_restart_barrier(self, ops: Any, t: Any) -> None:
+        """The restarted master leaves the cleaner barrier down: no replayed AddPeerProcedure
+        disables the log cleaner again."""
         t[("bar",)] = NOT_RUNNING
         t[("barn",)] = 0

@@ -184,6 +184,8 @@ class ZkMigration(StartedSlots):
     # --- the layout ---------------------------------------------------------------------------
 
     def zk_keys(self, zs: tuple[int, int, int]) -> list[tuple]:
+        """The slots of ZooKeeper queue ``zs`` not migrated yet: the queue znode and its WAL
+        znodes per WAL group."""
         out = [("zk", *zs)]
         for g in self.G:
             out += [("zkw", *zs, g, q) for q in self.Q]
@@ -467,6 +469,7 @@ class KeepsCleaner(ZkMigration):
     """``table/HBASE-27430``: the migration leaves the cleaner barrier alone."""
 
     def rule_migration_fences_cleaner(self) -> bool:
+        """The migration does not hold the cleaner barrier while it copies the queues."""
         return False
 
 
@@ -475,6 +478,7 @@ class ClaimDuringMigration(ZkMigration):
     migration."""
 
     def rule_claims_allowed(self, ops: Any, get: Any) -> Any:
+        """Claims may start at once: the SCP's claim stage does not wait for the migration."""
         return True
 
 
@@ -483,6 +487,7 @@ class ReplayForgetsBarrier(ZkMigration):
     for the migration."""
 
     def migration_holds_barrier(self, ops: Any, get: Any) -> Any:
+        """After a master restart the migration holds no cleaner barrier."""
         return 0
 
 

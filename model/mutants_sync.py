@@ -33,6 +33,7 @@ class SyncNoRefusal(Table):
     configs = ("t-sync",)
 
     def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
+        """``addRecoveredSource`` refuses no peer, whatever its sync-replication state."""
         return False
 
 

@@ -132,6 +132,7 @@ class RemoveAllOnePass(Table):
     configs = ("t-remove-zombie",)
 
     def rule_remove_passes(self) -> int:
+        """removeAllQueues scans the peer's queue rows once."""
         return 1
 
 

@@ -300,6 +300,7 @@ class RemoveWithoutWaiting(PeerProcedures):
     """``table/HBASE-27213``: RemovePeerProcedure does not wait."""
 
     def rule_removal_pending(self, ops: Any, get: Any, p: int) -> Any:
+        """The removal waits for no claim procedure."""
         return False
 
 
@@ -308,6 +309,8 @@ class RemoveRecollects(PeerProcedures):
     retry."""
 
     def rule_removal_pending(self, ops: Any, get: Any, p: int) -> Any:
+        """The removal waits while any claim procedure runs now, collected again on every
+        retry (not only those recorded when the removal began)."""
         return ops.or_(*(self.rule_removal_waits_for(ops, get, d) for d in self.S))
 
 
@@ -315,6 +318,8 @@ class RemovePeerKeepsRecovered(PeerProcedures):
     """``table/remove-peer-keeps-recovered``: ``RSM.removePeer`` stops only the normal source."""
 
     def rs_remove_peer(self, ops: Any, t: Any, cond: Any, p: int, s: int) -> None:
+        """Server ``s`` removes peer ``p``: its normal queue row and source only; its recovered
+        sources of the peer keep running."""
         self.remove_row(t, cond, (p, s, NO_SOURCE))
         for sk in self.sh_keys:
             if sk[:3] == (s, p, NO_SOURCE):

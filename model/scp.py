@@ -241,4 +241,5 @@ class AddMissingRerun(AssignQueues):
     shipper_copies = 3
 
     def rule_rerun_add_missing(self) -> bool:
+        """Every CLAIM round adds the missing queues again."""
         return True

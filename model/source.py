@@ -182,4 +182,5 @@ class RecoveredEndsEarly(Sources):
     """``table/HBASE-28155``: the first group to finish removes the recovered queue."""
 
     def rule_recovered_done(self, ops: Any, get: Any, sk: tuple) -> Any:
+        """A recovered queue is done as soon as one WAL group's shipper is."""
         return True

@@ -381,6 +381,7 @@ class SyncNoDrain(SyncReplication):
     """``table/sync-no-drain``: the stage-1 refresh to STANDBY does not ``drainSources``."""
 
     def drain_sources(self, ops: Any, t: Any, cond: Any, p: int, s: int) -> None:
+        """The refresh to STANDBY drains nothing: the peer's queues and sources stay."""
         return None
 
 
@@ -388,4 +389,5 @@ class SyncNoRefusal(SyncReplication):
     """``table/sync-no-refusal``: ``addRecoveredSource`` refuses no sync peer."""
 
     def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
+        """No claimed queue of a sync peer is refused a recovered source."""
         return False

@@ -363,6 +363,7 @@ class NoAddMissing(SyncUpTool):
     """``table/syncup-no-add-missing``: the tool adds no missing queue."""
 
     def rule_syncup_add_missing(self, t: Any, has_dir: Any, s: int, p: int) -> Any:
+        """The tool adds a queue for no peer a dead server lacks one for."""
         return False
 
 
@@ -370,6 +371,8 @@ class SkipsOldWals(SyncUpTool):
     """``table/syncup-skips-oldwals``: a claimed queue lists only ``WALs/``."""
 
     def rule_syncup_wals(self, t: Any, x: int, g: int, q: int, has: Any, ts: Any, pos: Any) -> Any:
+        """A claimed queue lists the WALs still in ``WALs/`` that its offset owes; none in
+        oldWALs."""
         ops = t.ops
         w = self.slot(x, g, q)
         return ops.and_(

@@ -49,6 +49,7 @@ class StepBase:
     key: list[tuple[int, int, int]]
 
     def slot(self, s: int, g: int, q: int) -> int:
+        """The WAL slot of server ``s``'s WAL ``q`` of WAL group ``g``."""
         return self.cfg.slot((s, g, q))
 
     def uid(self, w: int, j: int) -> int:
@@ -88,12 +89,14 @@ class StepBase:
     # --- shared pieces ------------------------------------------------------------------------
 
     def dflt(self, k: tuple) -> Any:
+        """The value slot ``k`` holds when nothing is there (an absent row, an idle shipper)."""
         d = getattr(self, "_dflt", None)
         if d is None:
             d = self._dflt = self.defaults()
         return d[k]
 
     def clear(self, tx: Tx, cond: Any, keys: list[tuple]) -> None:
+        """Where ``cond`` holds, put every slot of ``keys`` back to its default (delete)."""
         for k in keys:
             tx.when(cond, k, self.dflt(k))
 
@@ -103,14 +106,19 @@ class StepBase:
         return ops.or_(status == ENABLED, status == DISABLED)
 
     def scp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
+        """Server ``d``'s SCP is scheduled and not finished."""
         stage = get(("stage", d))
         return ops.and_(stage != SCP_NONE, stage != SCP_DONE)
 
     def arqp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
+        """Server ``d``'s SCP is in its AssignReplicationQueuesProcedure (adding the missing
+        queues, claiming or removing them)."""
         stage = get(("stage", d))
         return ops.and_(stage >= ARQP_ADD_MISSING, stage <= ARQP_REMOVE)
 
     def row_keys(self, rk: tuple, prefix: str = "r") -> list[tuple]:
+        """The slots of queue row ``rk`` (peer, owner, source): its existence and each WAL
+        group's offset column."""
         out = [(prefix + "ex", *rk)]
         for og in self.OG:
             out += [(prefix + f, *rk, og) for f in ("has", "seq", "pos")]
@@ -130,6 +138,7 @@ class StepBase:
         self.clear(tx, cond, self.row_keys(rk))
 
     def shipper_keys(self, sk: tuple) -> list[tuple]:
+        """The slots of shipper slot ``sk``: in use, its offset and its queued WALs."""
         return [("sh", *sk), ("shpos", *sk)] + [("shw", *sk, q) for q in self.Q]
 
     def add_shipper(
@@ -159,9 +168,12 @@ class StepBase:
         )
 
     def more_after(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+        """The shipper has a WAL queued after sequence ``q`` (a newer one in its group)."""
         return ops.or_(*(get(("shw", *sk, r)) for r in self.Q if r > q))
 
     def head_slot(self, sk: tuple, q: int) -> int:
+        """The WAL slot of shipper ``sk``'s WAL of sequence ``q`` (of the server whose WALs
+        its queue holds)."""
         s, _p, src, g, _m = sk
         return self.slot(self.wal_owner(s, src), g, q)
 
@@ -199,6 +211,8 @@ class StepBase:
         return out
 
     def claim_keys(self, s: int, m: int) -> list[tuple]:
+        """The slots of server ``s``'s ``m``-th pending claim: the queue it claims and the
+        offsets it read."""
         out = [("cl", s, m), ("clp", s, m), ("cls", s, m), ("cld", s, m)]
         for og in self.OG:
             out += [("clhas", s, m, og), ("clseq", s, m, og), ("clpos", s, m, og)]
@@ -211,6 +225,9 @@ class StepBase:
         self.clear(tx, True, self.claim_keys(t, 1))
 
     def proc_keys(self, p: int) -> list[tuple]:
+        """The slots of peer ``p``'s peer procedure: its kind and stage, the servers it still
+        has to refresh, the crashed servers it recorded to wait for, and removeAllQueues'
+        cursor."""
         out = [("pp", p), ("ppk", p), ("pps", p), ("ppc", p), ("ppn", p)]
         for s in self.S:
             out += [("ppref", p, s), ("pprec", p, s)]

@@ -176,6 +176,7 @@ class LockClaims:
         )
 
     def holder(self, ops: Any, get: Any, s: int, d: int) -> Any:
+        """Live server ``s`` holds the lock znode of dead server ``d``."""
         return ops.and_(get(("rex", d)), get(("lock", d)) == s, get(("alive", s)))
 
     @step(params=("server", "dead"), fair=True, each=_pairs)

@@ -45,6 +45,7 @@ class ZkJoins:
         t.require(t.ops.not_(Server(t, s).alive), t.ops.not_(WalFile(t, first).exists))
 
     def first_wals(self, t: Ctx, s: int, closed: bool) -> None:
+        """A joining server's first WAL of every WAL group: created empty in ``WALs/``."""
         for g in self.G:
             w = self.cfg.slot((s, g, 0))
             WalFile(t, w).exists = True

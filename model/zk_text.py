@@ -79,9 +79,13 @@ class ZkFlat(
         tx.when(cond, ("wn", w), j + 1)
 
     def bump_cversion(self, ops: Any, tx: Tx, cond: Any) -> None:
+        """Where ``cond`` holds, the cversion of ``/rs`` moves: a cleaner reading its snapshot
+        will see the change and read again."""
         tx.when(ops.and_(cond, tx[("phase",)] == READING), ("changed",), True)
 
     def drop_queue(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int) -> None:
+        """Where ``cond`` holds, delete server ``s``'s queue znode for peer ``p`` (chain
+        ``ci``) with its WAL znodes and offsets."""
         tx.when(cond, ("qex", s, p, ci), False)
         for w in self.W:
             tx.when(cond, ("qin", s, p, ci, w), False)
@@ -100,6 +104,7 @@ class ZkFlat(
             tx.when(add, ("qin", s, p, ci, w), True)
 
     def clear_shipper(self, ops: Any, tx: Tx, cond: Any, sk: tuple) -> None:
+        """Where ``cond`` holds, shipper slot ``sk`` stops: no WAL queued, offset 0."""
         tx.when(cond, ("sh", *sk), False)
         tx.when(cond, ("shn", *sk), 0)
         tx.when(cond, ("shpos", *sk), 0)
@@ -201,6 +206,7 @@ class ZkFlat(
             self.bump_cversion(ops, tx, True)
 
     def clear_claim(self, tx: Tx, s: int) -> None:
+        """Server ``s`` forgets the claim it read (the queue and its WALs' offsets)."""
         tx[("cl", s)] = False
         tx[("cld", s)] = 0
         tx[("clp", s)] = 0
@@ -251,6 +257,7 @@ class ZkFlat(
         self.drop_queue(ops, tx, ops.and_(end, ops.not_(ops.or_(*others))), s, p, ci)
 
     def head_guard(self, ops: Any, get: Any, sk: tuple, hw: int) -> Any:
+        """Shipper slot ``sk`` runs on a live server and its head WAL is slot ``hw``."""
         return ops.and_(
             get(("alive", sk[0])),
             get(("sh", *sk)),

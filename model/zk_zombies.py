@@ -76,6 +76,8 @@ class ZkZombies(ZombieWals):
             t[("known", s, p)] = known[p]
 
     def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
+        """A zombie server (declared dead, still running) appends our client's edit ``j`` to
+        its WAL slot ``w``, as stored."""
         uid, ids = self.uid_index[(0, *self.key[w], j)], self.ids_index[(0,)]
         self.append_as_stored(t.ops, t, s, w, j, uid, kind, ids)
 

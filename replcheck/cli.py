@@ -310,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="list designs, mutants and configurations")
     _add_common(p)
+    p.add_argument(
+        "--steps",
+        action="store_true",
+        help="every override point of each --design's protocol text: its steps, gates, decision "
+        "rules and the helpers they call, with their docstrings",
+    )
     p.set_defaults(func=cmd_list)
 
     for module in COMMAND_MODULES:
@@ -773,6 +779,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     loaded = _load_files(args)
+    if args.steps:
+        return _list_steps(args, loaded)
     from replcheck.model import DESIGNS
 
     wanted = set(_names(args, loaded if args.design_file else [], None))
@@ -823,6 +831,76 @@ def cmd_list(args: argparse.Namespace) -> int:
     for r in rows:
         if not r["mutant_of"]:
             lines.append(f"  {r['name']}: {'; '.join(r['actions'])}")
+    _print("\n".join(lines))
+    return EXIT_OK
+
+
+def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
+    """``list --steps``: every override point of each design's protocol text
+    (``model/overrides.py``), under the configurations given or the design's own."""
+    from replcheck.model.overrides import KINDS, list_points
+
+    names = _names(args, loaded if args.design_file else [], None)
+    if not names:
+        raise UsageError("list --steps: name the designs (--design NAME or --design-file PATH)")
+    given = _configs(args)
+    listings = []
+    for name in names:
+        cfgs = given or [resolve_config(c) for c in design_configs(name)]
+        for cfg in cfgs:
+            check_fits(name, cfg)
+        listing = list_points(get_design(name), cfgs)
+        if not listing.configs:
+            why = listing.uncovered[0][1]
+            raise UsageError(f"{name}: no protocol text under {listing.uncovered[0][0]}: {why}")
+        listings.append(listing)
+    if args.json:
+        _print(to_json({"schema": SCHEMA, "overrides": [x.to_dict() for x in listings]}))
+        return EXIT_OK
+    lines: list[str] = []
+
+    def wrap(text: str, indent: int) -> None:
+        lines.append(
+            textwrap.fill(text, 100, initial_indent=" " * indent, subsequent_indent=" " * indent)
+        )
+
+    total = dict.fromkeys(KINDS, 0)
+    for listing in listings:
+        counts = listing.counts()
+        for k in KINDS:
+            total[k] += counts[k]
+        wrap(
+            f"{listing.design}: {len(listing.points)} override points in the text of "
+            f"{', '.join(listing.configs)}",
+            0,
+        )
+        for cfg, why in listing.uncovered:
+            wrap(f"(no text under {cfg}: {why})", 2)
+        group = None
+        for p in listing.points:
+            if (p.owner, p.module) != group:
+                group = (p.owner, p.module)
+                where = (
+                    "the design class: override it in the mutant's own class"
+                    if p.in_design
+                    else "protocol text"
+                )
+                lines.append(f"  {p.owner}  {p.module}  ({where})")
+            flags = []
+            if p.kind == "step":
+                flags.append("fair" if p.fair else "not fair")
+            if p.in_design:
+                flags.append("dual form" if p.dual else "plain method")
+            if p.configs != listing.configs:
+                flags.append(f"only under {', '.join(p.configs)}")
+            head = f"{p.kind:<6} {p.signature()}" + (f"  [{'; '.join(flags)}]" if flags else "")
+            wrap(head, 4)
+            wrap(p.doc or "(no docstring)", 11)
+    n = sum(total.values())
+    lines.append(
+        f"{n} override points in {len(listings)} design{'s' if len(listings) != 1 else ''}: "
+        + ", ".join(f"{total[k]} {k}s" for k in KINDS)
+    )
     _print("\n".join(lines))
     return EXIT_OK
 
