@@ -5,7 +5,10 @@ One run of ``ReplicationLogCleaner`` is three steps:
 
 * ``cleaner_start`` (``preClean``): ``barrier.start()`` (refused while AddPeerProcedure holds
   the barrier disabled), then the live region servers, each counted live also while its SCP is
-  unfinished (``rule_cleaner_live``, a dual-form rule of the design);
+  unfinished (``rule_cleaner_live``, a dual-form rule of the design). The master starts a run
+  when it can (the step is fair): ``cleaner_runs`` bounds the runs, or, with
+  ``cleaner_chore``, the chore runs for ever as HBase's ``LogCleaner`` chore does, which is
+  what the cleaner's purpose (``unneeded_wals_deleted``) is checked on;
 * ``cleaner_read`` (``preClean``): the peers in storage and a snapshot of every queue row;
 * ``cleaner_delete`` (``getDeletableFiles`` over ``oldWALs``, then ``barrier.stop()``): every
   archived WAL the deletion rule lets go (``rule_cleaner_may_delete``, dual-form) is deleted.
@@ -40,18 +43,20 @@ class LogCleaner(TableText):
             keys += self.row_keys(rk, "cr")
         self.clear(t, True, keys)
 
-    @step(params=(), fair=False, each=ONCE)
+    @step(params=(), fair=True, each=ONCE)
     def cleaner_start(self, t: Ctx) -> None:
         """log cleaner preClean: barrier.start(), list live servers"""
         ops = t.ops
+        chore = self.cfg.cleaner_chore  # the master's chore runs for ever, on no budget
         t.require(
-            t[("b", "cleaner_runs")] > 0,
+            *([] if chore else [t[("b", "cleaner_runs")] > 0]),
             t[("cph",)] == C_IDLE,
             table_rules.cleaner_may_start_rule(ops, t[("bar",)]),
         )
         live = self.rule["rule_cleaner_live"]
         flags = [live(ops, Server(t, s).alive, self.scp_unfinished(ops, t.get, s)) for s in self.S]
-        t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
+        if not chore:
+            t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
         self.cleaner_reset(t)
         t[("cph",)] = C_SERVERS
         for s in self.S:

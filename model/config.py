@@ -53,6 +53,10 @@ class Config:
     """ZooKeeper write failures on log roll (HBASE-3515)."""
     cleaner_runs: int = 1
     """Runs of the log cleaner that takes a snapshot over several reads (``zk-multi``)."""
+    cleaner_chore: bool = False
+    """The table era's log cleaner runs as the master's chore does, for ever (``cleaner_runs``
+    no longer bounds it): the configurations where its purpose, ``unneeded_wals_deleted``, is
+    checked."""
     hyphen_hosts: bool = False
     """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
     joins: int = 0
@@ -82,6 +86,12 @@ class Config:
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     syncup: bool = False
+    syncup_failures: int = 0
+    """ReplicationSyncUp runs that die part-way (``syncup_fail``); after each the operator runs
+    the tool again with ``-f`` (without it the tool refuses: its info file exists)."""
+    syncup_abandon: bool = False
+    """The operator may start the cluster after a run that died, instead of running the tool
+    again to its end (nothing in HBase checks which it was)."""
     """The source cluster may go down and ReplicationSyncUp run."""
     bootstrap: bool = False
     """Start with the ``hbase:replication`` region closed (seed 004's 'deadlock')."""
@@ -109,6 +119,11 @@ class Config:
                 "joins and spare_servers together must not exceed servers",
             ),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
+            (
+                self.syncup or not (self.syncup_failures or self.syncup_abandon),
+                "syncup_failures and syncup_abandon need syncup",
+            ),
+            (self.syncup_failures >= 0, "syncup_failures must be at least 0"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
                 all(0 <= c <= self.clusters - 1 and d >= 0 and c != d for c, d in self.topology),
@@ -199,7 +214,10 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "restarts",
         "migration",
         "syncup",
+        "syncup_failures",
+        "syncup_abandon",
         "bootstrap",
+        "cleaner_chore",
     ),
 }
 """The bounds only one era's designs read: a configuration setting one of them does not apply to
@@ -283,6 +301,7 @@ STANDARD: dict[str, Config] = {
 
 TABLE_STANDARD: tuple[Config, ...] = (
     Config(name="t-std", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=1),
+    Config(name="t-chore", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_chore=True),
     Config(
         name="t-race",
         servers=3,
@@ -417,7 +436,57 @@ SYNCUP_CONFIGS: tuple[Config, ...] = (
         crashes=1,
         cleaner_runs=0,
     ),
+    Config(
+        name="t-syncup-rerun",
+        servers=3,
+        spare_servers=1,
+        peers=1,
+        initial_peers=1,
+        syncup=True,
+        syncup_failures=1,
+        wals_per_server=1,
+        edits=2,
+        crashes=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-syncup-cycles",
+        servers=3,
+        spare_servers=2,
+        peers=1,
+        initial_peers=1,
+        syncup=True,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        cleaner_runs=0,
+    ),
 )
+"""ReplicationSyncUp as an operator runs it. ``t-syncup``: one stop, one run to its end, the
+master's return with a spare server. ``t-syncup-rerun``: the run may die part-way, and the
+operator runs the tool again with ``-f`` (without it the tool refuses: the info file is left)
+before starting the cluster. ``t-syncup-cycles``: two stop-and-SyncUp cycles, each master
+return bringing one spare server, so the second run meets markers the first left."""
+SYNCUP_FINDING_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-syncup-abandon",
+        servers=3,
+        spare_servers=1,
+        peers=1,
+        initial_peers=1,
+        syncup=True,
+        syncup_failures=1,
+        syncup_abandon=True,
+        wals_per_server=1,
+        edits=2,
+        crashes=1,
+        cleaner_runs=0,
+    ),
+)
+"""The operator starts the cluster after a ReplicationSyncUp run that died part-way: the master
+reads the markers the run left as "replicated" and removes those servers' queues. A pinned
+finding: see docs/findings.md."""
+SYNCUP_CONFIGS = (*SYNCUP_CONFIGS, *SYNCUP_FINDING_CONFIGS)
 
 
 MIGRATE_CONFIGS: tuple[Config, ...] = (

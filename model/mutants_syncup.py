@@ -33,7 +33,22 @@ class SyncUpSkipsOldWals(Table):
     text = syncup.SkipsOldWals
 
 
+class SyncUpRerunSkipsMarked(Table):
+    name = "table/syncup-rerun-skips-marked"
+    mutant_of = "table"
+    overrides = "rule_syncup_claims"
+    bug = (
+        "a ReplicationSyncUp rerun takes a server's marker file as 'already replicated' and "
+        "skips its queues; but a run writes the marker before it claims that server's queues, "
+        "so after a run that died part-way the rerun leaves them unreplicated and the master "
+        "removes them (lost edits)"
+    )
+    configs = ("t-syncup-rerun",)
+    text = syncup.RerunSkipsMarked
+
+
 SYNCUP_MUTANTS: tuple[type, ...] = (
     SyncUpNoAddMissing,
     SyncUpSkipsOldWals,
+    SyncUpRerunSkipsMarked,
 )

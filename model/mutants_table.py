@@ -8,7 +8,12 @@ from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
 from .table import Table
-from .table_rules import QueueView, live_server_may_delete_rule, should_replicate_rule
+from .table_rules import (
+    QueueView,
+    dead_server_may_delete_rule,
+    live_server_may_delete_rule,
+    should_replicate_rule,
+)
 from .table_state import TServer, TState
 
 # --- the broken rules, in dual form (``model/logic.py``) ----------------------------------------
@@ -43,6 +48,24 @@ def missing_queue_deletes(
     return ops.or_(
         ops.not_(ops.or_(*(q.listed for q in present))),
         live_server_may_delete_rule(ops, has_server, present, wal_ts),
+    )
+
+
+def dead_without_queue_kept(
+    ops: Ops, wal_ts: I, live: B, has_server: B, queues: list[QueueView]
+) -> B:
+    """A cleaner whose dead-server filter starts as the live one does: a server with no queue
+    at all keeps its WALs ("replication queues missing"), so a fully dead server's WALs stay."""
+    return ops.or_(
+        ops.not_(ops.or_(*(q.listed for q in queues))),
+        ops.and_(
+            has_server,
+            ops.ite(
+                live,
+                live_server_may_delete_rule(ops, has_server, queues, wal_ts),
+                dead_server_may_delete_rule(ops, has_server, queues, wal_ts),
+            ),
+        ),
     )
 
 
@@ -161,6 +184,18 @@ class RecoveredEndsEarly(Table):
     text = source.RecoveredEndsEarly
 
 
+class PositionNotReset(Table):
+    name = "table/position-not-reset"
+    mutant_of = "table"
+    overrides = "rule_position_after_switch"
+    bug = (
+        "HBASE-29987: on a file switch the WAL reader keeps the finished WAL's position, so the "
+        "next WAL is read, and its offset persisted, from a position its data may not reach"
+    )
+    configs = ("t-std",)
+    text = source.PositionNotReset
+
+
 class ClaimIgnoresPeer(Table):
     name = "table/HBASE-17077"
     mutant_of = "table"
@@ -225,6 +260,22 @@ class CleanerOwnWalDone(Table):
         return table_rules.cleaner_decides(offset_wal_done, st.cleaner, key)
 
 
+class CleanerKeepsQueuelessDead(Table):
+    name = "table/cleaner-keeps-queueless-dead"
+    mutant_of = "table"
+    overrides = "rule_cleaner_may_delete"
+    bug = (
+        "the log cleaner's dead-server filter keeps the WALs of a server with no queue, as the "
+        "live-server filter does ('replication queues missing'); reference section 6: for a fully "
+        "dead server 'm is None: DELETE', so these WALs are never deleted"
+    )
+    configs = ("t-chore",)
+
+    @dual(dead_without_queue_kept)
+    def rule_cleaner_may_delete(self, cfg: Config, st: TState, key: WalKey) -> bool:
+        return table_rules.cleaner_decides(dead_without_queue_kept, st.cleaner, key)
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -284,10 +335,12 @@ TABLE_MUTANTS = (
     RemoveAllOnePass,
     AddMissingRerun,
     RecoveredEndsEarly,
+    PositionNotReset,
     ClaimIgnoresPeer,
     CleanerScpUnfinishedIsDead,
     CleanerMissingQueueDeletes,
     CleanerOwnWalDone,
+    CleanerKeepsQueuelessDead,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

@@ -456,7 +456,7 @@ def _migration_text(cfg: Config, st: TState) -> str:
 def _syncup_text(cfg: Config, st: TState) -> str:
     su = st.syncup
     if not su.running:
-        return "not running"
+        return "died part-way (rerun it with -f)" if su.failed else "not running"
     view = list_text([row_key(cfg, r) for r in sorted_rows(cfg, su.view)], "(none)")
     work = list_text([f"{peer_label(p)}:{wal(cfg, k)}@{pos}" for p, k, pos in su.work], "(none)")
     return f"running; offline view of rows {view}; still to replicate {work}"
@@ -479,7 +479,7 @@ def _master_lines(cfg: Config, st: TState) -> list[str]:
     lines.append(f"  log cleaner barrier: {_barrier_text(st)}")
     lines.append(f"  log cleaner: {_cleaner_text(cfg, st)}")
     lines.append(f"  migration from ZooKeeper: {_migration_text(cfg, st)}")
-    if st.syncup.running or st.markers or st.info:
+    if st.syncup.running or st.syncup.failed or st.markers or st.info:
         lines.append(f"  ReplicationSyncUp: {_syncup_text(cfg, st)}")
         for s in bits(st.markers):
             lines.append(f"    file {SYNCUP_DIR}/{server_label(cfg, s)}  (marker: drop its queues)")
@@ -856,6 +856,7 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
             },
             "syncup": {
                 "running": st.syncup.running,
+                "failed": st.syncup.failed,
                 "view": [row_key(cfg, r) for r in sorted_rows(cfg, st.syncup.view)],
                 "work": [
                     {"peer": peer_label(p), "wal": wal(cfg, k), "position": pos}

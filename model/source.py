@@ -94,6 +94,11 @@ class Sources(TableText):
             ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
         )
 
+    def rule_position_after_switch(self, ops: Any, pos: Any) -> Any:
+        """The reader's position in the next WAL once it moves past a finished one: its start
+        (``WALEntryStream`` resets the position on a file switch, HBASE-29987)."""
+        return 0
+
     @step(
         params=("server", "shipper", "sink"), fair=True, each=_ships, label=_ship_label, lead=head
     )
@@ -153,10 +158,11 @@ class Sources(TableText):
             t[("shpos", *sk)],
             WalFile(t, w).entries,
         )
+        pos = t[("shpos", *sk)]
         t.require(self.head_is(ops, t.get, sk, q), self.readable(ops, t.get, w), done)
         self.set_offset(ops, t, True, (p, s, src), g, q, FULL)
         t[("shw", *sk, q)] = False
-        t[("shpos", *sk)] = 0
+        t[("shpos", *sk)] = self.rule_position_after_switch(ops, pos)
 
     @step(
         params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index, lead=head
@@ -176,6 +182,14 @@ class Sources(TableText):
         done = self.rule_recovered_done(ops, t.get, sk)
         self.clear(t, True, self.shipper_keys(sk))
         self.remove_row(t, done, (p, s, src))
+
+
+class PositionNotReset(Sources):
+    """``table/position-not-reset``: the reader keeps the finished WAL's position in the next."""
+
+    def rule_position_after_switch(self, ops: Any, pos: Any) -> Any:
+        """The reader starts the next WAL at the finished WAL's offset."""
+        return pos
 
 
 class RecoveredEndsEarly(Sources):

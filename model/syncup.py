@@ -20,9 +20,12 @@ Abstractions (each a documented choice):
   nothing is written to ``hbase:replication``;
 * "server dirs under WALs/" are the servers with a WAL still in ``WALs/`` (a crashed server whose
   SCP split its logs has no directory any more, as in HBase);
-* the tool runs to its end (no crash of the tool, so the info file never pre-exists and ``-f`` is
-  not needed); ``force`` is still a parameter: without it, a left-over info file makes the tool
-  fail with no change (a stutter, not generated);
+* the operator's runs (``syncup_failures``): a run may die part-way (``syncup_fail``), leaving
+  its info file and the markers it wrote; without ``-f`` the next run then fails with no change
+  (a stutter, not generated), so the operator reruns with it (``syncup_start(1)``), and starts
+  the cluster only once a run finished (``syncup_abandon`` lifts that: nothing in HBase checks
+  it). Each master return brings a spare server, so with two spare slots the cluster can stop
+  and be synced up again while markers of the first run are still there;
 * region servers do not come back when the master starts, except one fresh server (the first
   slot not yet started: the spare one when the configuration has it) that joins with the master,
   so that an SCP the tool did not mark can still claim its queues; client writes stop with the
@@ -35,6 +38,7 @@ The layout's new slots:
 * ``("started", s)``: the server has joined the cluster (a spare server has not, and until then
   is an unstarted slot: not alive, no WAL, no SCP);
 * ``("mk", s)``: the tool's marker file for server ``s``; ``("info",)``: its info file;
+* ``("sufail",)``: the last run died part-way; ``("sudie",)``: the runs that may still die;
 * ``("surun",)``: the tool is running; its offline view of the queue rows is a copy of the
   ``queue`` family with row prefix ``sv``;
 * ``("suw", p, w, pos)``: the work item ``(peer p, the WAL in slot w, position pos)`` is still to
@@ -96,6 +100,19 @@ def _once(text: Any) -> list[tuple]:
     return [()] if text.cfg.syncup else []
 
 
+def _starts(text: Any) -> list[tuple[int]]:
+    """``syncup_start``'s instances: without ``-f``, and with it where a run may die (the
+    operator's rerun)."""
+    if not text.cfg.syncup:
+        return []
+    return [(0,), (1,)] if text.cfg.syncup_failures else [(0,)]
+
+
+def _fails(text: Any) -> list[tuple]:
+    """One ``syncup_fail`` instance where a run may die part-way."""
+    return [()] if text.cfg.syncup and text.cfg.syncup_failures else []
+
+
 def _items(text: Any) -> list[tuple[int, int, int]]:
     """A ``syncup_ship`` instance per work item, when the configuration runs the tool."""
     return _work_items(text) if text.cfg.syncup else []
@@ -127,6 +144,8 @@ class SyncUpTool(StartedSlots):
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         Q, E = self.cfg.wals_per_server, self.E
         out[("surun",)] = "b"
+        out[("sufail",)] = "b"
+        out[("sudie",)] = ("i", 0, self.cfg.syncup_failures)
         for s in self.S:
             out[("mk", s)] = "b"
         for rk in self.rkeys:
@@ -145,6 +164,8 @@ class SyncUpTool(StartedSlots):
             v[("mk", s)] = bool(st.markers >> s & 1)
         su = st.syncup
         v[("surun",)] = su.running
+        v[("sufail",)] = su.failed
+        v[("sudie",)] = su.deaths
         for row in su.view:
             self._put_row(v, "sv", row)
         for p, key, pos in su.work:
@@ -160,7 +181,13 @@ class SyncUpTool(StartedSlots):
         )
         return st._replace(
             markers=sum(1 << s for s in self.S if v[("mk", s)]),
-            syncup=SyncUp(v[("surun",)], self._get_rows(v, "sv"), tuple(sorted(work))),
+            syncup=SyncUp(
+                v[("surun",)],
+                self._get_rows(v, "sv"),
+                tuple(sorted(work)),
+                v[("sufail",)],
+                v[("sudie",)],
+            ),
         )
 
     # --- the master ---------------------------------------------------------------------------
@@ -233,13 +260,27 @@ class SyncUpTool(StartedSlots):
             table_rules.should_replicate_rule(ops, has, ts, pos, q),
         )
 
-    @step(params=("force",), fair=False, each=lambda text: [(0,)] if text.cfg.syncup else [])
+    def rule_syncup_claims(self, t: Any, s: int, marked: Any) -> Any:
+        """Does the tool claim the queues server ``s`` owns? Yes, each run, every server it
+        lists, whatever marker file an earlier run left for it (a marker is written before
+        that server's queues are replicated, so it does not say they were)."""
+        return True
+
+    @step(params=("force",), fair=False, each=_starts)
     def syncup_start(self, t: Ctx, force: int) -> None:
         """ReplicationSyncUp: info file, offline view, claims"""
         ops = t.ops
-        # One run per stop: the info file is left by a finished run (the master deletes it). A
-        # second run would need ``-f``; without it the tool fails with no change (a stutter).
-        t.require(ops.not_(t[("mup",)]), ops.not_(t[("surun",)]), ops.not_(t[("info",)]))
+        # The info file is left by a run, finished or not (the master deletes it). Without
+        # ``-f`` a second run fails with no change (a stutter, not generated); the operator
+        # reruns with ``-f`` after a run that died (``force``), which overwrites it.
+        t.require(
+            ops.not_(t[("mup",)]),
+            ops.not_(t[("surun",)]),
+            t[("info",)] if force else ops.not_(t[("info",)]),
+            *([t[("sufail",)]] if force else []),
+        )
+        marked = [t[("mk", s)] for s in self.S]
+        claims = [self.rule_syncup_claims(t, s, marked[s]) for s in self.S]
         dirs = [self.syncup_wal_dir(t, s) for s in self.S]
         items: dict[tuple, list[Any]] = {item: [] for item in _work_items(self)}
         for rk in self.rkeys:
@@ -247,7 +288,7 @@ class SyncUpTool(StartedSlots):
             x = self.wal_owner(o, src)
             added = self.rule_syncup_add_missing(t, dirs[o], o, p) if src == NO_SOURCE else False
             row = Row(t, *rk)
-            queue = ops.and_(self.storage(ops, t.get, p), ops.or_(row.exists, added))
+            queue = ops.and_(self.storage(ops, t.get, p), ops.or_(row.exists, added), claims[o])
             for g in self.G:
                 # An added queue has no column of a WAL group: no offset.
                 has = row.has[g]
@@ -269,6 +310,7 @@ class SyncUpTool(StartedSlots):
             t[("suw", *key)] = ops.or_(*conds)
         t[("info",)] = True
         t[("surun",)] = True
+        t[("sufail",)] = False
 
     @step(params=("item",), fair=True, each=_items, label=_work_index)
     def syncup_ship(self, t: Ctx, p: int, w: int, pos: int) -> None:
@@ -299,13 +341,32 @@ class SyncUpTool(StartedSlots):
         for rk in self.rkeys:
             self.clear(t, True, self.row_keys(rk, "sv"))
 
+    @step(params=(), fair=False, each=_fails)
+    def syncup_fail(self, t: Ctx) -> None:
+        """ReplicationSyncUp dies part-way; its info file and markers stay"""
+        t.require(t[("surun",)], t[("sudie",)] > 0)
+        t[("sudie",)] = t[("sudie",)] - 1
+        t[("surun",)] = False
+        t[("sufail",)] = True
+        for item in _work_items(self):
+            t[("suw", *item)] = False
+        for rk in self.rkeys:
+            self.clear(t, True, self.row_keys(rk, "sv"))
+
     # --- the master starts again ---------------------------------------------------------------
 
     @step(params=(), fair=False, each=_once)
     def cluster_up(self, t: Ctx) -> None:
         """the master starts: clean-up of the SyncUp status, SCPs resume"""
         ops = t.ops
-        t.require(ops.not_(t[("mup",)]), ops.not_(t[("surun",)]), t[("info",)])
+        # The operator starts the cluster once a run finished (``syncup_abandon``: also after one
+        # that died; the master cannot tell them apart).
+        t.require(
+            ops.not_(t[("mup",)]),
+            ops.not_(t[("surun",)]),
+            t[("info",)],
+            *([] if self.cfg.syncup_abandon else [ops.not_(t[("sufail",)])]),
+        )
 
         def join(s: int) -> Callable[[Any, Tx], None]:
             def apply(o: Any, tx: Tx) -> None:
@@ -318,6 +379,7 @@ class SyncUpTool(StartedSlots):
         for p in self.P:
             t[("sid", p)] = False
         t[("info",)] = False
+        t[("sufail",)] = False
         earlier: list[Any] = []
         for s in self.S:
             first = ops.and_(ops.not_(t[("started", s)]), *earlier)
@@ -380,6 +442,14 @@ class SkipsOldWals(SyncUpTool):
             WalFile(t, w).place == LIVE_DIR,
             table_rules.should_replicate_rule(ops, has, ts, pos, q),
         )
+
+
+class RerunSkipsMarked(SyncUpTool):
+    """``table/syncup-rerun-skips-marked``: a rerun leaves out servers with a marker file."""
+
+    def rule_syncup_claims(self, t: Any, s: int, marked: Any) -> Any:
+        """A server an earlier run left a marker for is taken as done and not claimed again."""
+        return t.ops.not_(marked)
 
 
 def syncup_replicated_all(cfg: Any, st: TState) -> bool:

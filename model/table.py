@@ -22,6 +22,7 @@ from .table_sync import SyncSteps
 
 TABLE_CONFIGS = (
     "t-std",
+    "t-chore",
     "t-race",
     "t-double",
     "t-add-peer",

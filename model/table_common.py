@@ -151,7 +151,7 @@ class TableCommon(Design):
             migration=(),
             zk=(),
             master_up=True,
-            syncup=NO_SYNCUP,
+            syncup=NO_SYNCUP._replace(deaths=cfg.syncup_failures if cfg.syncup else 0),
             markers=0,
             info=False,
             table_online=not cfg.bootstrap,

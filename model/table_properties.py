@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from replcheck.model import table_rules
 from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
-from replcheck.model.state import DELETED, REMOVED
+from replcheck.model.state import ARCHIVED, DELETED, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -143,6 +143,28 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                     ok.append(ops.not_(ops.and_(on, has, seq != BEGIN_SEQ, gone[w], needs)))
         return ops.and_(*ok)
 
+    def offset_within_wal(ops: Any, get: Any) -> Any:
+        """Seed 004: "the offset of a replication queue is just a WAL file and the offset in this
+        file" (seed 003: "the latest position that has been replicated"). A persisted group
+        offset never points past the data its WAL holds: a restarted or recovered source starts
+        there, and an offset past the end would skip the edits written up to it."""
+        out = []
+        for rk in z.rkeys:
+            _p, o, src = rk
+            on = get(("rex", *rk))
+            if off(on):
+                continue
+            x = z.wal_owner(o, src)
+            for g in G:
+                has = ops.and_(on, get(("rhas", *rk, g)))
+                if off(has):
+                    continue
+                seq, pos = get(("rseq", *rk, g)), get(("rpos", *rk, g))
+                for q in Q:
+                    n = get(("wn", z.slot(x, g, q)))
+                    out.append(ops.not_(ops.and_(has, seq == q, pos > n)))
+        return ops.and_(*out)
+
     def one_queue_per_source(ops: Any, get: Any) -> Any:
         """Seed 004: "we only need to replicate the WAL data of the first region server" — and once:
         at most one queue per (source server, peer)."""
@@ -263,6 +285,24 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             )
         )
 
+    def unneeded_wals_deleted(ops: Any, get: Any) -> Any:
+        """Seed 003: the WALs "must be kept in HDFS as long as they are needed to replicate data
+        to any slave cluster", and the log cleaner is what deletes them once they are not. Goal
+        (the cleaner running as a chore for ever): every archived WAL left holds, or comes after
+        in its WAL group, an edit owed to a peer that still exists and not yet applied there."""
+        owed = unapplied(z, ops, get)
+        out = []
+        for w in W:
+            x, g, q = z.key[w]
+            kept = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
+            if off(kept):
+                continue
+            needed = ops.or_(
+                *(c for c, v, _j, _p in owed if z.key[v][:2] == (x, g) and z.key[v][2] <= q)
+            )
+            out.append(ops.implies(kept, needed))
+        return ops.and_(*out)
+
     def field(get: Any, name: str, key: tuple) -> Any:
         """A state field that is a variable only where a feature encodes it."""
         if name in z.constant_fields:
@@ -279,7 +319,13 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     edits = edit_properties(z)
     out = [
         FlatProperty.of("invariant", f)
-        for f in (no_lost_edit, no_wal_deleted_while_needed, one_queue_per_source, single_source)
+        for f in (
+            no_lost_edit,
+            no_wal_deleted_while_needed,
+            one_queue_per_source,
+            single_source,
+            offset_within_wal,
+        )
     ]
     out += edits.values()
     out += [
@@ -299,4 +345,6 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         )
         if f.__name__ not in z.cfg.skip_liveness
     ]
+    if z.cfg.cleaner_chore and "unneeded_wals_deleted" not in z.cfg.skip_liveness:
+        out.append(FlatProperty.of("liveness", unneeded_wals_deleted))
     return out

@@ -194,6 +194,10 @@ class SyncUp(NamedTuple):
     running: bool
     view: tuple[Row, ...]
     work: tuple[tuple[int, tuple[int, int, int], int], ...]
+    failed: bool = False
+    """The last run died part-way (its info file and markers are left)."""
+    deaths: int = 0
+    """Runs that may still die part-way (the configuration's ``syncup_failures``)."""
 
 
 NO_SYNCUP = SyncUp(False, (), ())

@@ -97,6 +97,22 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
             ok.append(ops.implies(deleted, ops.not_(ops.or_(in_queue, in_memory))))
         return ops.and_(*ok)
 
+    def offset_within_wal(ops: Any, get: Any) -> Any:
+        """Seed 003: the value of a WAL's znode "is the latest position that has been replicated".
+        A position never points past the data its WAL holds: a source that claims or restarts the
+        queue reads from there, and a position past the end would skip the edits written up to
+        it."""
+        out = []
+        for p in P:
+            for o, ci, on in queues(ops, get, p):
+                for w in W:
+                    listed = get(("qin", o, p, ci, w))
+                    if off(listed):
+                        continue
+                    past = get(("qpos", o, p, ci, w)) > get(("wn", w))
+                    out.append(ops.not_(ops.and_(on, listed, past)))
+        return ops.and_(*out)
+
     def single_owner(ops: Any, get: Any) -> Any:
         """Seed 000: the server that wins the lock "transfers all the queues to its own znode" and
         the old ones "are deleted from the old location": each WAL is owed to a peer by at most one
@@ -184,7 +200,13 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
     edits = edit_properties(z)
     out = [
         FlatProperty.of("invariant", f)
-        for f in (no_lost_edit, no_wal_deleted_while_queued, single_owner, single_source)
+        for f in (
+            no_lost_edit,
+            no_wal_deleted_while_queued,
+            single_owner,
+            single_source,
+            offset_within_wal,
+        )
     ]
     out += edits.values()
     out.append(FlatProperty.of("step", positions_monotone))

@@ -32,12 +32,21 @@ _SYNC_BACK = (
     "See docs/findings.md."
 )
 
+_SYNCUP_ABANDON = (
+    "A ReplicationSyncUp run that dies part-way leaves its info file and the marker files it "
+    "wrote before replicating those servers' queues; HBase's master cannot tell it from a "
+    "finished run, so an operator who starts the cluster without running the tool again to its "
+    "end loses the edits: REMOVE_QUEUES drops the marked servers' queues. See docs/findings.md."
+)
+
 FINDINGS: dict[tuple[str, str], str] = {
     ("table-naive", "t-bootstrap"): (
         "Seed 004's 'deadlock', expected: the naive table design records every new WAL in "
         "hbase:replication before writing to it, so the table's region can never open."
     ),
     ("table", "t-sync-back"): _SYNC_BACK,
+    ("table", "t-syncup-abandon"): _SYNCUP_ABANDON,
+    ("table-doc", "t-syncup-abandon"): _SYNCUP_ABANDON,
     ("table-doc", "t-sync-back"): _SYNC_BACK,
     ("zk-lock", "double-failure"): (
         "The seeds' lock-and-copy claim is not safe when the claimer dies mid-claim: once the lock "

@@ -231,6 +231,8 @@ _PLAIN = frozenset(
         "mup",
         "info",
         "surun",
+        "sufail",
+        "sudie",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""
