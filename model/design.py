@@ -5,8 +5,8 @@ Each action kind is a step of the protocol text (``model/step.py``), which every
 (``model/text_model.py``). Decision rules a design may get wrong (how it filters edits, parses
 queue ids, names a claimed queue) are methods of the design in dual form (``model/logic.py``),
 which the text reads. A *mutant* is a subclass that overrides exactly one named step or
-rule (a text step through its ``text``) and says which bug it reproduces; a reviewer's own design
-or mutant is a subclass in a file of their own.
+rule (a text step through its ``text``, which may also add new steps: ``adds``) and says which
+bug it reproduces; a reviewer's own design or mutant is a subclass in a file of their own.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ class Design:
     mutant_of: ClassVar[str | None] = None
     overrides: ClassVar[str | None] = None
     """The one named step (method) the mutant overrides."""
+    adds: ClassVar[tuple[str, ...]] = ()
+    """The names a mutant's ``text`` adds beside (or instead of) its override: new ``@step``s
+    (actions), and any gate or helper they need. Each must be new to the base design's text."""
     bug: ClassVar[str] = ""
     """What goes wrong, with the HBase issue it reproduces when there is one."""
     configs: ClassVar[tuple[str, ...]] = ()

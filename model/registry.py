@@ -13,7 +13,7 @@ from .mutants_sync import SYNC_MUTANTS
 from .mutants_syncup import SYNCUP_MUTANTS
 from .mutants_table import TABLE_MUTANTS
 from .mutants_zk import ZK_MUTANTS
-from .step import Gate, Step
+from .step import Gate, Step, kinds_of
 from .table import Table, TableDoc, TableNaive
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
@@ -29,7 +29,9 @@ class RegistryError(ValueError):
 
 def register(cls: type[Design]) -> type[Design]:
     """Add a design or mutant. A mutant must name its base design and override exactly the one
-    step it says it overrides."""
+    step it says it overrides; one with a ``text`` may add the new steps it names in ``adds``
+    (its action kinds are then its base's, with its own steps' in their place and the added
+    ones after)."""
     if not isinstance(cls, type) or not issubclass(cls, Design):
         raise RegistryError(f"{cls!r} is not a Design subclass")
     if not cls.name or cls.name == "abstract":
@@ -39,8 +41,14 @@ def register(cls: type[Design]) -> type[Design]:
         if base is None:
             raise RegistryError(f"mutant {cls.name!r}: unknown base design {cls.mutant_of!r}")
         if cls.text is not None and cls.text is not base.text:
-            _check_text_override(cls)
+            _check_text_override(cls, base)
+            _set_kinds(cls, base)
         else:
+            if cls.adds:
+                raise RegistryError(
+                    f"mutant {cls.name!r}: adds {', '.join(cls.adds)} without a text; define the "
+                    "added steps in its text class (model/step.py)"
+                )
             if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
                 raise RegistryError(
                     f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
@@ -73,22 +81,79 @@ def _members(cls: type) -> set[str]:
     }
 
 
-def _check_text_override(cls: type[Design]) -> None:
+def _check_text_override(cls: type[Design], base: type[Design]) -> None:
     """A mutant whose override is in the text: its ``text`` class defines exactly the step, gate
-    or rule ``overrides`` names, and a class it derives from (the base design's text) has it."""
+    or rule ``overrides`` names and the names ``adds`` lists; a class it derives from (the base
+    design's text) has the overridden one, and no added name is in the base design's text (or
+    its class) already."""
     text = cls.text
     assert text is not None
+    adds = cls.adds
+    if isinstance(adds, str) or not all(isinstance(n, str) and n for n in adds):
+        raise RegistryError(f"mutant {cls.name!r}: adds must be a tuple of names, got {adds!r}")
+    if not cls.overrides and not adds:
+        raise RegistryError(f"mutant {cls.name!r}: names nothing it overrides or adds")
+    if cls.overrides in adds:
+        raise RegistryError(f"mutant {cls.name!r}: {cls.overrides!r} is both overridden and added")
     own = _members(text)
-    if own != {cls.overrides}:
-        raise RegistryError(
-            f"mutant {cls.name!r}: its text must override exactly {cls.overrides!r}, "
-            f"defines {sorted(own)}"
+    declared = {n for n in (cls.overrides, *adds) if n}
+    if own != declared:
+        undeclared = sorted(own - declared)
+        what = (
+            f"defines {', '.join(undeclared)}, which it does not declare (overrides or adds)"
+            if undeclared
+            else f"does not define {', '.join(sorted(declared - own))}"
         )
-    if not any(cls.overrides in vars(c) for c in text.__mro__[1:]):
+        raise RegistryError(f"mutant {cls.name!r}: its text {what}")
+    if cls.overrides and not any(cls.overrides in vars(c) for c in text.__mro__[1:]):
         raise RegistryError(
             f"mutant {cls.name!r}: {cls.overrides!r} is not a step or rule of the text "
             f"{text.__name__} derives from"
         )
+    for name in adds:
+        where = _existing(name, text, base)
+        if where:
+            raise RegistryError(
+                f"mutant {cls.name!r}: adds {name!r}, which {where} already has; override it "
+                "(overrides) or choose a new name"
+            )
+
+
+def _existing(name: str, text: type, base: type[Design]) -> str:
+    """What already has ``name``: a class the mutant's text derives from, the base design's
+    class, or the base design's text under one of its configurations ("" if nothing)."""
+    for c in text.__mro__[1:]:
+        if name in vars(c):
+            return f"{c.__name__} (its text's base)"
+    if hasattr(base, name):
+        return f"the design {base.name}"
+    from .config import STANDARD
+    from .zk_designs import text_class
+    from .zk_layout import FlatError
+
+    design = base()
+    for config in base.configs or ("std",):
+        try:
+            have = text_class(design, STANDARD.get(config))
+        except (FlatError, RegistryError, KeyError):
+            continue
+        if hasattr(have, name):
+            return f"the text of {base.name} under {config}"
+    return ""
+
+
+def _set_kinds(cls: type[Design], base: type[Design]) -> None:
+    """A mutant with a text and no ``kinds`` of its own: its base's action kinds, each of its
+    text's steps (an override with other params or fairness, an added one) in its place or
+    after them."""
+    if "kinds" in vars(cls):
+        return
+    mine = {k.name: k for k in kinds_of(cls.text)} if cls.text is not None else {}
+    mine = {n: k for n, k in mine.items() if n in (cls.overrides, *cls.adds)}
+    if not mine:
+        return
+    kinds = [mine.pop(k.name, k) for k in base.kinds]
+    cls.kinds = (*kinds, *mine.values())
 
 
 def _origin(cls: type[Design]) -> str:

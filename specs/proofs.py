@@ -1062,6 +1062,8 @@ _REASONS = {
 def non_rule_level_reason(cls: type[Design]) -> str:
     """Why a mutant is not rule-level (it is caught by exploration, not by these proofs)."""
     over = cls.overrides or ""
+    if not over and cls.adds:
+        return f"adds {', '.join(cls.adds)} to the protocol's transitions, not a decision rule"
     if over in _REASONS:
         return f"{over} {_REASONS[over]}"
     if any(unreadable_rules(p, cls) for p in PROOFS):
