@@ -20,13 +20,21 @@ The gate's rule:
 
 * a correct design must fail no property, except those pinned in ``expected_failures``
   (``{(design, config): {property, ...}}``, the known findings a manifest pins);
-* a mutant must be caught by at least one checker: some property fails that its base design is
-  not already pinned to fail in that configuration;
+* a mutant must be caught by at least one checker, *held against its base design*: for every
+  mutant row ``m@C`` the base design is checked under the same ``C`` with the same checkers (the
+  run's own row when it has one, else a *base reference row*, run once however many mutants need
+  it, shown with the designs as ``reference`` and counted in the summary only as a reference). A
+  property failing in ``m@C`` is credited to the mutant only when the base row *passed* it
+  (decided: not failed, pinned or not, and not undecided); a failure its base row also has is
+  drawn ``FAIL(e)~``. A base row that fails unexpectedly or whose checker raised fails the gate,
+  in one line naming it; a mutant nothing caught while some failure was left undecided by its
+  base (or its own verdicts are) is ``UNDECIDED``, not ``MISSED``;
 * a checker that raises makes the row an error (the gate fails); a checker that is not available
   (the fuzzing module is missing) is skipped with a note;
 * undecided is never green: a correct design with a property no checker decided (a state or
   memory limit, a proof Z3 could not decide or cannot read) is ``UNDECIDED``, not green; a mutant
-  no checker caught while some of its verdicts are undecided is ``UNDECIDED``, not ``MISSED``.
+  no checker caught while some of its verdicts are undecided is ``UNDECIDED``, not ``MISSED``. A
+  base reference row was not asked: what it leaves undecided counts only through its mutants.
 
 ``exit_code`` is 0 when every row meets its expectation with its verdicts decided, 1 when some row
 breaks it, 4 (``EXIT_PARTIAL``) when none breaks it but some is undecided, 130 when the run was
@@ -53,6 +61,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
+from replcheck.model.registry import base_design
 from replcheck.model.state import KIND_NAMES
 from replcheck.progress import Progress, quiet
 from replcheck.specs import FAIL, PASS, CheckResult, check
@@ -328,10 +337,20 @@ class Row:
     results: dict[str, CheckResult] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     expected: frozenset[str] = frozenset()
-    """Properties pinned to fail here (for a mutant: those pinned on its base design)."""
+    """Properties pinned to fail here (for a mutant: those pinned on the mutant itself; its base
+    design's failures are its base row's, see ``credited``)."""
     seconds: float = 0.0
     times: dict[str, float] = field(default_factory=dict)
     """Seconds each checker took on this row."""
+    reference: bool = False
+    """A base design's row no one asked for, run only so that the mutants checked in its
+    configuration are held against it: it counts as a reference, not as a correct design."""
+    base_design: str | None = None
+    """For a mutant: the correct design it is held against (``mutant_of``, followed to a correct
+    design)."""
+    base: Row | None = field(default=None, repr=False)
+    """For a mutant: its base design's row in the same configuration, with the same checkers
+    (``None`` when that row did not run: the run was interrupted first)."""
 
     @property
     def label(self) -> str:
@@ -340,6 +359,11 @@ class Row:
     @property
     def is_mutant(self) -> bool:
         return self.mutant_of is not None
+
+    @property
+    def against(self) -> str | None:
+        """For a mutant: the label of the base row it is held against."""
+        return f"{self.base_design}@{self.config}" if self.base_design else None
 
     def failed_by(self, prop: str) -> list[str]:
         """The checkers that found ``prop`` failing, in ``CHECKERS`` order."""
@@ -366,7 +390,13 @@ class Row:
         found = self.failed_by(prop)
         if found:
             letters = ",".join(LETTERS.get(c, c[:1]) for c in found)
-            return f"FAIL({letters})" + ("*" if prop in self.expected else "")
+            if prop in self.expected:
+                mark = "*"
+            elif self.is_mutant and prop not in self.credited:
+                mark = "~"
+            else:
+                mark = ""
+            return f"FAIL({letters}){mark}"
         verdict = self.verdict(prop)
         return {PASS: "ok", NOT_APPLICABLE: "-"}.get(verdict, "?")
 
@@ -389,25 +419,73 @@ class Row:
 
     @property
     def unexpected(self) -> list[str]:
-        """Failures not pinned as known findings: what catches a mutant, what breaks a design."""
+        """Failures not pinned as known findings: what breaks a design (a mutant is caught only
+        by those of them its base row passed: ``credited``)."""
         return [p for p in self.failures if p not in self.expected]
+
+    def base_verdict(self, prop: str) -> str:
+        """For a mutant: its base row's verdict on ``prop`` (``unknown`` when no base row ran)."""
+        if self.base is None:
+            return "unknown"
+        return self.base.verdict(prop)
+
+    @property
+    def credited(self) -> list[str]:
+        """For a mutant: the failures that catch it, those its base row passed (decided, not
+        failed, not undecided) in the same configuration. Empty for a correct design."""
+        if not self.is_mutant:
+            return []
+        return [p for p in self.unexpected if self.base_verdict(p) == PASS]
+
+    @property
+    def not_credited(self) -> dict[str, str]:
+        """For a mutant: each unpinned failure that does not catch it, and why (its base row
+        fails it too, left it undecided, does not ask it, or did not run)."""
+        if not self.is_mutant:
+            return {}
+        why = {
+            FAIL: "its base fails it too",
+            "unknown": "its base left it undecided",
+            NOT_APPLICABLE: "it is no question for its base",
+        }
+        out = {}
+        for p in self.unexpected:
+            verdict = self.base_verdict(p)
+            if verdict == PASS:
+                continue
+            out[p] = "its base row did not run" if self.base is None else why[verdict]
+        return out
 
     @property
     def caught(self) -> bool:
-        return bool(self.unexpected)
+        return bool(self.credited)
 
     @property
     def ok(self) -> bool:
-        """Does the row meet its expectation, every verdict it needs decided?"""
+        """Does the row meet its expectation, every verdict it needs decided? (A reference row
+        was not asked: only what it fails, or a checker that raised, counts against it.)"""
         if self.is_mutant:
             return self.caught
+        if self.reference:
+            return not self.unexpected and not self.errors
         return not self.unexpected and not self.errors and not self.undecided
+
+    @property
+    def open(self) -> list[str]:
+        """What leaves a row's verdict open: its own undecided properties and, for a mutant, the
+        failures its base row left undecided (or that row did not run)."""
+        if self.reference:
+            return []
+        mine = list(self.undecided)
+        if self.is_mutant:
+            mine += [p for p in self.unexpected if self.base_verdict(p) == "unknown"]
+        return mine
 
     @property
     def failed(self) -> bool:
         """Does the row break its expectation (not merely leave it undecided)?"""
         if self.is_mutant:
-            return not self.caught and (bool(self.errors) or not self.undecided)
+            return not self.caught and (bool(self.errors) or not self.open)
         return bool(self.unexpected or self.errors)
 
     @property
@@ -415,11 +493,13 @@ class Row:
         if self.is_mutant:
             if self.caught:
                 return "caught"
-            return "ERROR" if self.errors else ("UNDECIDED" if self.undecided else "MISSED")
+            return "ERROR" if self.errors else ("UNDECIDED" if self.open else "MISSED")
         if self.errors and not self.unexpected:
             return "ERROR"
         if self.unexpected:
             return "RED"
+        if self.reference:
+            return "reference"
         return "UNDECIDED" if self.undecided else "green"
 
     @property
@@ -440,7 +520,13 @@ class Matrix:
 
     @property
     def designs(self) -> list[Row]:
-        return [r for r in self.rows if not r.is_mutant]
+        """The correct designs' rows that were asked for (not the base reference rows)."""
+        return [r for r in self.rows if not r.is_mutant and not r.reference]
+
+    @property
+    def references(self) -> list[Row]:
+        """Base rows run only so that mutants are held against them."""
+        return [r for r in self.rows if r.reference]
 
     @property
     def mutants(self) -> list[Row]:
@@ -472,9 +558,46 @@ class Matrix:
             return 1
         return 0 if self.ok else EXIT_PARTIAL
 
+    def base_problems(self) -> list[str]:
+        """One line per base row that mutants are held against and that fails unexpectedly or
+        whose checker raised: the gate fails, and the mutants' credit rests on a broken base."""
+        held: dict[int, list[Row]] = {}
+        for m in self.mutants:
+            if m.base is not None:
+                held.setdefault(id(m.base), []).append(m)
+        lines = []
+        for base in self.rows:
+            mutants = held.get(id(base))
+            if not mutants or base.ok:
+                continue
+            kind = "base reference row" if base.reference else "base row"
+            names = ", ".join(m.design for m in mutants)
+            if base.unexpected:
+                what = f"fails {', '.join(base.unexpected)} (not pinned)"
+            else:
+                what = (
+                    "could not be checked (" + ", ".join(f"{c} raised" for c in base.errors) + ")"
+                )
+            lines.append(
+                f"{kind} {base.label} {what}: the mutant(s) held against it ({names}) "
+                "rest on a broken base; the gate fails"
+            )
+        return lines
+
+    def credit_notes(self) -> list[str]:
+        """One line per mutant row not caught although it fails something: which failures its
+        base row did not let it claim, and why."""
+        lines = []
+        for m in self.mutants:
+            if m.caught or not m.not_credited:
+                continue
+            why = "; ".join(f"{p}, {reason}" for p, reason in m.not_credited.items())
+            lines.append(f"{m.label} ({m.status}, held against {m.against}): {why}")
+        return lines
+
     def summary(self) -> str:
         """One line: are the correct designs green, is every mutant caught."""
-        d, m = self.designs, self.mutants
+        d, m, refs = self.designs, self.mutants, self.references
         green = sum(r.ok for r in d)
         caught = sum(r.ok for r in m)
         parts = []
@@ -482,6 +605,11 @@ class Matrix:
             parts.append(f"correct designs green: {green}/{len(d)}")
         if m:
             parts.append(f"mutants caught: {caught}/{len(m)}")
+        if refs:
+            broken = sum(not r.ok for r in refs)
+            parts.append(
+                f"base reference rows: {len(refs)}" + (f" ({broken} failing)" if broken else "")
+            )
         errors = sum(bool(r.errors) for r in self.rows)
         if errors:
             parts.append(f"checker errors: {errors}")
@@ -506,12 +634,18 @@ class Matrix:
         """The table, its legend, notes and the summary line."""
         headers = [SHORT_NAMES.get(p, p) for p in self.properties]
         label_w = max([len("design@config"), *(len(r.label) for r in self.rows)])
+        against = any(r.is_mutant for r in self.rows)
         body = []
         for r in self.rows:
             cells = [r.cell(p) for p in self.properties]
             states = f"{r.states:,}" if r.states is not None else "-"
-            body.append([r.label, *cells, states, f"{r.seconds:.1f}s", r.status])
+            line = [r.label, *cells, states, f"{r.seconds:.1f}s", r.status]
+            if against:
+                line.append(r.against or "")
+            body.append(line)
         head = ["design@config", *headers, "states", "time", "result"]
+        if against:
+            head.append("held against")
         widths = [label_w] + [
             max(len(h), *(len(b[i]) for b in body)) if body else len(h)
             for i, h in enumerate(head[1:], start=1)
@@ -524,16 +658,24 @@ class Matrix:
             lines.append("  ".join(c.ljust(w) for c, w in zip(b, widths, strict=True)).rstrip())
         lines.append("")
         letters = ", ".join(f"{LETTERS.get(c, c[:1])} = {c}" for c in self.checkers)
-        lines.append(
-            f"checkers: {letters or 'none'}; ? = undecided; - = does not apply; "
-            "* = pinned known finding"
-        )
+        legend_marks = f"checkers: {letters or 'none'}; ? = undecided; - = does not apply; "
+        legend_marks += "* = pinned known finding"
+        if against:
+            legend_marks += "; ~ = not credited to the mutant: its base row does not pass it"
+        lines.append(legend_marks)
+        if self.references:
+            lines.append(
+                "reference = a base design's row no one asked for, run in its mutants' "
+                "configuration to hold them against it (not counted as a correct design)"
+            )
         legend = [f"{SHORT_NAMES[p]} = {p}" for p in self.properties if p in SHORT_NAMES]
         if legend:
             lines.append("columns: " + ", ".join(legend))
         for r in self.rows:
             for checker, err in r.errors.items():
                 lines.append(f"error: {r.label} {checker}: {err}")
+        lines.extend(f"error: {p}" for p in self.base_problems())
+        lines.extend(f"not credited: {n}" for n in self.credit_notes())
         lines.extend(f"note: {n}" for n in self.notes)
         lines.append(self.summary())
         return "\n".join(lines)
@@ -579,6 +721,7 @@ def run_matrix(
 
     notes: list[str] = []
     plan: list[tuple[str, Config]] = []
+    planned: set[tuple[str, str]] = set()
     for name in dict.fromkeys(names):
         get_design(name)  # raises RegistryError for an unknown name
         for cfg in override or [resolve_config(c) for c in design_configs(name)]:
@@ -586,7 +729,9 @@ def run_matrix(
                 check_fits(name, cfg)
             elif cfg.misfit(type(get_design(name)).era):
                 continue  # every design was asked for: this one is no question for cfg
-            plan.append((name, cfg))
+            if (name, cfg.name) not in planned:  # a configuration named twice runs once
+                planned.add((name, cfg.name))
+                plan.append((name, cfg))
     if override and not explicit:
         skipped = len(names) - len({n for n, _c in plan})
         if skipped:
@@ -596,6 +741,7 @@ def run_matrix(
             )
     if not plan:
         raise ValueError("no design to which the configuration applies")
+    plan, references = with_references(plan)
 
     runners: dict[str, Checker] = {}
     for c in checkers:
@@ -624,10 +770,10 @@ def run_matrix(
         else:
             runners[c] = extra[c]
 
+    rows = [_row_for(name, cfg, expected, (name, cfg.name) in references) for name, cfg in plan]
     if jobs > 1 and not extra and len(plan) > 1:
-        return _run_parallel(plan, runners, notes, expected, progress, jobs)
+        return _run_parallel(plan, rows, runners, notes, expected, progress, jobs)
 
-    rows = [_row_for(name, cfg, expected) for name, cfg in plan]
     done: list[Row] = []
     interrupted = False
     try:
@@ -638,19 +784,65 @@ def run_matrix(
         interrupted = True
         notes.append(f"interrupted after {len(done)} of {len(rows)} row(s)")
     progress.close()
-    matrix = Matrix(done, tuple(runners), _property_names(done), notes, expected)
+    return _finish(done, runners, notes, expected, interrupted)
+
+
+def with_references(
+    plan: Sequence[tuple[str, Config]],
+) -> tuple[list[tuple[str, Config]], set[tuple[str, str]]]:
+    """``plan`` with a base reference row for every mutant row ``(m, C)`` whose base design the
+    plan does not already check under ``C``, and the keys ``(design, config name)`` of those
+    rows. They go just before the first mutant row that needs one, so that a base is listed
+    with the designs and no row is planned twice."""
+    planned = {(n, c.name) for n, c in plan}
+    refs: dict[tuple[str, str], tuple[str, Config]] = {}
+    first: int | None = None
+    for i, (name, cfg) in enumerate(plan):
+        if not DESIGNS[name].is_mutant():
+            continue
+        key = (base_design(name), cfg.name)
+        if key not in planned and key not in refs:
+            refs[key] = (key[0], cfg)
+            first = i if first is None else first
+    if first is None:
+        return list(plan), set()
+    return [*plan[:first], *refs.values(), *plan[first:]], set(refs)
+
+
+def link_bases(rows: Iterable[Row]) -> None:
+    """Point every mutant row at its base design's row in the same configuration (left
+    ``None`` when that row did not run)."""
+    rows = list(rows)
+    by_key = {(r.design, r.config): r for r in rows if not r.is_mutant}
+    for r in rows:
+        if r.is_mutant:
+            r.base = by_key.get((r.base_design, r.config))
+
+
+def _finish(
+    rows: list[Row],
+    runners: Mapping[str, Checker],
+    notes: list[str],
+    expected: dict[tuple[str, str], frozenset[str]],
+    interrupted: bool,
+) -> Matrix:
+    link_bases(rows)
+    matrix = Matrix(rows, tuple(runners), _property_names(rows), notes, expected)
     matrix.interrupted = interrupted
     return matrix
 
 
-def _row_for(name: str, cfg: Config, expected: dict) -> Row:
+def _row_for(name: str, cfg: Config, expected: dict, reference: bool = False) -> Row:
+    """A row to run. A mutant's pins are its own only: its base design's failures are read from
+    the base row it is held against."""
     design = get_design(name)
     model = Model(design, cfg)
-    base = type(design).mutant_of
-    pinned = set(expected.get((name, cfg.name), ()))
-    if base:
-        pinned |= expected.get((base, cfg.name), frozenset())
-    return Row(name, cfg.name, base, model, expected=frozenset(pinned))
+    mutant_of = type(design).mutant_of
+    pinned = frozenset(expected.get((name, cfg.name), ()))
+    base = base_design(name) if mutant_of else None
+    return Row(
+        name, cfg.name, mutant_of, model, expected=pinned, reference=reference, base_design=base
+    )
 
 
 def _property_names(rows: list[Row]) -> list[str]:
@@ -725,13 +917,12 @@ def _stop_pool(pool: Any) -> None:
     threading.excepthook = previous
 
 
-def _run_parallel(plan, runners, notes, expected, progress, jobs):
+def _run_parallel(plan, rows, runners, notes, expected, progress, jobs):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     global _WORKER_RUNNERS
     _WORKER_RUNNERS = runners
-    rows = [_row_for(name, cfg, expected) for name, cfg in plan]
     ctx = multiprocessing.get_context("fork")
     finished: list[Row] = []
     interrupted = False
@@ -759,6 +950,4 @@ def _run_parallel(plan, runners, notes, expected, progress, jobs):
     else:
         pool.shutdown()
     progress.close()
-    matrix = Matrix(finished, tuple(runners), _property_names(finished), notes, expected)
-    matrix.interrupted = interrupted
-    return matrix
+    return _finish(finished, runners, notes, expected, interrupted)

@@ -46,8 +46,15 @@ JSON (schema ``replcheck-results/1``)
                   "UNDECIDED" | "caught" | "MISSED" | "ERROR", "ok": true,
                   "undecided": ["prop", ...], "cells": {"prop": "ok" | "FAIL(e,h)" | "?" | "-"},
                   "failed_by": {"prop": ["explore"]}, "expected_failures": [...],
-                  "errors": {"fuzz": "..."}, "seconds": 1.2}],
-        "notes": [...], "ok": true, "partial": false, "interrupted": false, "exit_code": 0,
+                  "errors": {"fuzz": "..."}, "seconds": 1.2,
+                  "reference": false,     # a base row run only to hold mutants against
+                  "held_against": null | {"design": "zk-lock", "config": "std",  # mutants
+                      "label": "zk-lock@std", "reference": false, "status": "green"},
+                  "credited": ["prop"],   # a mutant's failures its base row passed
+                  "not_credited": {"prop": "its base fails it too"}}],
+        "notes": [...], "references": ["zk-lock@std:servers=3"],
+        "base_problems": ["base reference row ... fails ...; the gate fails"],
+        "ok": true, "partial": false, "interrupted": false, "exit_code": 0,
         "summary": "PASS: ..."
       }
     }
@@ -67,7 +74,12 @@ time on a row is shared among the verdicts it decided there, so the times add up
 * A mutant: ``caught by <checker>`` per checker (``<skipped>`` when that checker did not catch it,
   the counterexample in ``<system-out>`` when it did), and one verdict case ``caught`` that fails
   once when no checker caught it (``mutant-missed``, or ``undecided`` when verdicts were left
-  open).
+  open, its own or its base row's). The ``caught`` case names the base row the mutant was held
+  against (``held against zk-lock@std``, its ``<system-out>`` or failure message) and what was
+  credited or not.
+* A base reference row (run only to hold mutants against): ``<property> [<checker>] (base
+  reference)``, failing as a correct design's would; what it leaves undecided is no case of its
+  own (it was not asked), it shows in its mutants' ``caught``.
 * A checker that raised adds ``<checker> run`` with an ``<error>``.
 """
 
@@ -382,6 +394,24 @@ def row_dict(row: Row) -> dict[str, object]:
         "expected_failures": sorted(row.expected),
         "errors": dict(row.errors),
         "seconds": round(row.seconds, 3),
+        "reference": row.reference,
+        "held_against": _held_against(row),
+        "credited": row.credited,
+        "not_credited": row.not_credited,
+    }
+
+
+def _held_against(row: Row) -> dict[str, object] | None:
+    """For a mutant: the base row it is held against (``None`` for a correct design)."""
+    if not row.is_mutant:
+        return None
+    base = row.base
+    return {
+        "design": row.base_design,
+        "config": row.config,
+        "label": row.against,
+        "reference": base.reference if base is not None else None,
+        "status": base.status if base is not None else None,
     }
 
 
@@ -394,6 +424,8 @@ def matrix_dict(matrix: Matrix) -> dict[str, object]:
         "properties": list(matrix.properties),
         "rows": [row_dict(row) for row in matrix.rows],
         "notes": list(matrix.notes),
+        "references": [row.label for row in matrix.references],
+        "base_problems": matrix.base_problems(),
         "ok": matrix.ok,
         "partial": matrix.partial,
         "interrupted": matrix.interrupted,
@@ -437,13 +469,14 @@ def render_junit(matrix: Matrix) -> str:
 
     for row in matrix.rows:
         suite = row.design
+        ref = " (base reference)" if row.reference else ""
         for checker, result in row.results.items():
             decided = [p for p, v in result.verdicts.items() if v in (PASS, FAIL)]
             if row.is_mutant:
                 # One case per checker: did this checker catch the mutant? The verdict itself
                 # is the single ``caught`` case below.
                 case = add_case(suite, row.label, f"caught by {checker}", row.times.get(checker, 0))
-                mine = [p for p in result.violated if p not in row.expected]
+                mine = [p for p in result.violated if p in row.credited]
                 if mine:
                     out = ET.SubElement(case, "system-out")
                     out.text = f"caught: {', '.join(mine)}\n\n" + "\n\n".join(
@@ -455,7 +488,7 @@ def render_junit(matrix: Matrix) -> str:
                 continue
             each = row.times.get(checker, 0.0) / max(len(decided), 1)
             for prop in decided:
-                case = add_case(suite, row.label, f"{prop} [{checker}]", each)
+                case = add_case(suite, row.label, f"{prop} [{checker}]{ref}", each)
                 if result.verdicts[prop] != FAIL:
                     continue
                 if prop in row.expected:
@@ -472,17 +505,32 @@ def render_junit(matrix: Matrix) -> str:
                     )
         if row.is_mutant:
             case = add_case(suite, row.label, "caught", 0.0)
-            if not row.caught and not row.errors:
+            held = f"held against {row.against}" + (
+                " (base reference row)" if row.base is not None and row.base.reference else ""
+            )
+            not_credited = "; ".join(f"{p}: {why}" for p, why in row.not_credited.items())
+            if row.caught:
+                out = ET.SubElement(case, "system-out")
+                out.text = f"{held}\ncredited: {', '.join(row.credited)}"
+                if not_credited:
+                    out.text += f"\nnot credited: {not_credited}"
+            elif not row.errors:
                 bug = getattr(type(row.model.design), "bug", "")
-                if row.undecided:
+                text = f"{held}\n" + (f"not credited: {not_credited}\n" if not_credited else "")
+                if row.open:
                     msg = (
-                        f"mutant {row.design} not caught in {row.config}, and "
-                        f"{len(row.undecided)} propert(ies) undecided: {', '.join(row.undecided)}"
+                        f"mutant {row.design} not caught in {row.config} ({held}), and "
+                        f"{len(row.open)} verdict(s) undecided: {', '.join(row.open)}"
                     )
-                    mark(case, suite, "failure", msg, "undecided", bug)
+                    mark(case, suite, "failure", msg, "undecided", text + bug)
                 else:
-                    msg = f"mutant {row.design} not caught in {row.config}: no property fails"
-                    mark(case, suite, "failure", msg, "mutant-missed", bug)
+                    msg = (
+                        f"mutant {row.design} not caught in {row.config} ({held}): no property "
+                        "fails that its base passes"
+                    )
+                    mark(case, suite, "failure", msg, "mutant-missed", text + bug)
+        elif row.reference:
+            pass  # not asked: what it leaves undecided counts only through its mutants
         else:
             for prop in row.undecided:
                 case = add_case(suite, row.label, f"{prop} [undecided]", 0.0)

@@ -153,7 +153,9 @@ def test_check_missed_mutant_exits_1(capsys) -> None:
     assert code == 1
     data = json.loads(out)
     assert data["matrix"]["ok"] is False
-    assert data["matrix"]["rows"][0]["status"] == "MISSED"
+    base, mutant = data["matrix"]["rows"]  # only the mutant was asked: its base, a reference
+    assert (base["status"], mutant["status"]) == ("reference", "MISSED")
+    assert mutant["held_against"]["label"] == "zk-lock@master-master"
 
 
 def test_check_show_counterexamples(capsys) -> None:
