@@ -157,8 +157,10 @@ def test_bmc_joins_the_check_matrix() -> None:
     from replcheck.matrix import run_matrix
 
     matrix = run_matrix(["zk-lock/ships-local-scope"], checkers=("explore", "bmc"))
-    (row,) = matrix.rows
-    assert row.cell("only_global_non_catalog") == "FAIL(e,b)"
+    base, row = matrix.rows  # the mutant is held against its base, checked the same way
+    assert (base.label, base.reference) == ("zk-lock@filtering", True)
+    assert base.cell("only_global_non_catalog") == "ok" and base.cell("bmc_agrees") == "ok"
+    assert row.cell("only_global_non_catalog") == "FAIL(e,b)" and row.status == "caught"
     assert row.cell("bmc_agrees") == "ok"
     assert "bmc_agrees" in matrix.render()
     # The table era too, on a feature configuration (the bootstrap: its whole space is 4 deep).
