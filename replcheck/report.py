@@ -43,7 +43,7 @@ JSON (schema ``replcheck-results/1``)
       "matrix": {                         # only from `replcheck check`
         "checkers": ["explore", "fuzz"], "properties": ["no_lost_edit", ...],
         "rows": [{"design": ..., "config": ..., "mutant_of": ..., "status": "green" | "RED" |
-                  "UNDECIDED" | "caught" | "MISSED" | "ERROR", "ok": true,
+                  "UNDECIDED" | "caught" | "MISSED" | "ERROR" | "reference", "ok": true,
                   "undecided": ["prop", ...], "cells": {"prop": "ok" | "FAIL(e,h)" | "?" | "-"},
                   "failed_by": {"prop": ["explore"]}, "expected_failures": [...],
                   "errors": {"fuzz": "..."}, "seconds": 1.2,
