@@ -471,7 +471,7 @@ class Row:
         return not self.unexpected and not self.errors and not self.undecided
 
     @property
-    def open(self) -> list[str]:
+    def left_open(self) -> list[str]:
         """What leaves a row's verdict open: its own undecided properties and, for a mutant, the
         failures its base row left undecided (or that row did not run)."""
         if self.reference:
@@ -485,7 +485,7 @@ class Row:
     def failed(self) -> bool:
         """Does the row break its expectation (not merely leave it undecided)?"""
         if self.is_mutant:
-            return not self.caught and (bool(self.errors) or not self.open)
+            return not self.caught and (bool(self.errors) or not self.left_open)
         return bool(self.unexpected or self.errors)
 
     @property
@@ -493,7 +493,7 @@ class Row:
         if self.is_mutant:
             if self.caught:
                 return "caught"
-            return "ERROR" if self.errors else ("UNDECIDED" if self.open else "MISSED")
+            return "ERROR" if self.errors else ("UNDECIDED" if self.left_open else "MISSED")
         if self.errors and not self.unexpected:
             return "ERROR"
         if self.unexpected:

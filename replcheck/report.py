@@ -517,10 +517,10 @@ def render_junit(matrix: Matrix) -> str:
             elif not row.errors:
                 bug = getattr(type(row.model.design), "bug", "")
                 text = f"{held}\n" + (f"not credited: {not_credited}\n" if not_credited else "")
-                if row.open:
+                if row.left_open:
                     msg = (
                         f"mutant {row.design} not caught in {row.config} ({held}), and "
-                        f"{len(row.open)} verdict(s) undecided: {', '.join(row.open)}"
+                        f"{len(row.left_open)} verdict(s) undecided: {', '.join(row.left_open)}"
                     )
                     mark(case, suite, "failure", msg, "undecided", text + bug)
                 else:
