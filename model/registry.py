@@ -104,7 +104,9 @@ def _check_text_override(cls: type[Design], base: type[Design]) -> None:
             if undeclared
             else f"does not define {', '.join(sorted(declared - own))}"
         )
-        raise RegistryError(f"mutant {cls.name!r}: its text {what}")
+        want = [f"override exactly {cls.overrides!r}"] if cls.overrides else []
+        want += [f"add exactly {', '.join(map(repr, adds))}"] if adds else []
+        raise RegistryError(f"mutant {cls.name!r} must {' and '.join(want)}: its text {what}")
     if cls.overrides and not any(cls.overrides in vars(c) for c in text.__mro__[1:]):
         raise RegistryError(
             f"mutant {cls.name!r}: {cls.overrides!r} is not a step or rule of the text "
