@@ -10,7 +10,7 @@
     replcheck show    [--design NAME] [--config SPEC] [--actions "crash(1); lock(0, 1)"] [--json]
     replcheck dump    [--design NAME] [--config SPEC] [--actions "crash(0), scp_split(0)"]
                       [--distributed | --tree]
-    replcheck list    [--json]
+    replcheck list    [--design NAME ... --steps] [--json]
 
 ``check`` runs the design × property matrix (``replcheck.matrix``) over every design and mutant by
 default, each under the configurations its class lists, taking the known findings pinned in
@@ -21,7 +21,9 @@ state, or the states a sequence of actions leads through; ``dump`` replays a seq
 prints what HBase's ``DumpReplicationQueues`` would print in the state reached (its default format
 read from ``hbase:replication``, or ``--distributed``; ``--tree`` draws the whole state instead; a
 ZooKeeper-era design gets the 2.x tool's output read from the znodes); ``list`` names the designs,
-mutants and configurations.
+mutants and configurations, and with ``--steps`` every override point of each named design's
+protocol text (its steps, gates, decision rules and the helpers they call, with their
+docstrings: ``model/overrides.py``).
 
 These subcommands, and ``prove``, take ``--design NAME`` (repeatable), ``--design-file PATH``
 (repeatable: a reviewer's Python file of designs/mutants, loaded before names are resolved; when
