@@ -53,6 +53,9 @@ class Config:
     """ZooKeeper write failures on log roll (HBASE-3515)."""
     cleaner_runs: int = 1
     """Runs of the log cleaner that takes a snapshot over several reads (``zk-multi``)."""
+    cleaner_input: bool = False
+    """oldWALs also holds each server's archived meta WAL and a file whose name is not a WAL's
+    (the log cleaner's full input: both are never replicated, and the cleaner deletes them)."""
     cleaner_chore: bool = False
     """The table era's log cleaner runs as the master's chore does, for ever (``cleaner_runs``
     no longer bounds it): the configurations where its purpose, ``unneeded_wals_deleted``, is
@@ -218,6 +221,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "syncup_abandon",
         "bootstrap",
         "cleaner_chore",
+        "cleaner_input",
     ),
 }
 """The bounds only one era's designs read: a configuration setting one of them does not apply to
@@ -301,7 +305,15 @@ STANDARD: dict[str, Config] = {
 
 TABLE_STANDARD: tuple[Config, ...] = (
     Config(name="t-std", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=1),
-    Config(name="t-chore", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_chore=True),
+    Config(
+        name="t-chore",
+        servers=2,
+        wals_per_server=2,
+        edits=1,
+        crashes=1,
+        cleaner_chore=True,
+        cleaner_input=True,
+    ),
     Config(
         name="t-race",
         servers=3,

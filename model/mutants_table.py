@@ -3,7 +3,7 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, master, peer_procs, scp, source, table_rules
+from . import claim, cleaner_input, master, peer_procs, scp, source, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -196,6 +196,19 @@ class PositionNotReset(Table):
     text = source.PositionNotReset
 
 
+class ShipKeepsPosition(Table):
+    name = "table/ship-keeps-position"
+    mutant_of = "table"
+    overrides = "rule_position_after_ship"
+    bug = (
+        "the reader moves its position only when an offset is persisted, not when a batch is "
+        "shipped: a live source ships the same batch again and the peer applies it twice, "
+        "with no failover or retry to explain it"
+    )
+    configs = ("t-std",)
+    text = source.ShipKeepsPosition
+
+
 class ClaimIgnoresPeer(Table):
     name = "table/HBASE-17077"
     mutant_of = "table"
@@ -276,6 +289,19 @@ class CleanerKeepsQueuelessDead(Table):
         return table_rules.cleaner_decides(dead_without_queue_kept, st.cleaner, key)
 
 
+class CleanerUnvalidatedNames(Table):
+    name = "table/cleaner-unvalidated-names"
+    mutant_of = "table"
+    overrides = "rule_cleaner_validates_names"
+    bug = (
+        "the log cleaner parses the server from every file name in oldWALs without first "
+        "checking it is a WAL's (validateWALFilename); one stray file makes every run throw, "
+        "so no WAL is deleted any more"
+    )
+    configs = ("t-chore",)
+    text = cleaner_input.UnvalidatedNames
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -336,11 +362,13 @@ TABLE_MUTANTS = (
     AddMissingRerun,
     RecoveredEndsEarly,
     PositionNotReset,
+    ShipKeepsPosition,
     ClaimIgnoresPeer,
     CleanerScpUnfinishedIsDead,
     CleanerMissingQueueDeletes,
     CleanerOwnWalDone,
     CleanerKeepsQueuelessDead,
+    CleanerUnvalidatedNames,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

@@ -29,6 +29,7 @@ from . import rules, table_rules
 from .action import Action
 from .config import Config
 from .design import Design
+from .logic import PY
 from .render_names import (
     PEERS_ROOT,
     RS_ROOT,
@@ -378,7 +379,23 @@ def _wal_lines(cfg: Config, st: TState) -> list[str]:
         state = "closed" if w.closed else "open"
         entries = list_text([edit_text(cfg, e) for e in w.entries], "(no edits)")
         lines.append(f"  {wal(cfg, w.key)}  {WAL_PLACE_NAMES[w.place]:<7} {state:<6} {entries}")
-    return lines
+    return lines + [f"  {name}  oldWALs {what}" for name, what in other_files(cfg, st)]
+
+
+def other_files(cfg: Config, st: TState) -> list[tuple[str, str]]:
+    """The files of oldWALs that are no server's replicated WAL (``model/cleaner_input.py``):
+    (name, what it is)."""
+    out = []
+    for s in range(cfg.servers):
+        if st.others >> s & 1:
+            prefix = table_rules.format_wal_group_id(
+                PY, rules.host(cfg, s), str(rules.PORT), str(rules.start_code(s)), ""
+            )
+            meta = table_rules.format_wal_file_name(PY, prefix, "1000") + ".meta"
+            out.append((meta, "meta WAL (never replicated)"))
+    if st.others >> cfg.servers & 1:
+        out.append(("README.txt", "not a WAL's name"))
+    return out
 
 
 def scp_text(cfg: Config, scp: Scp) -> str:
@@ -811,6 +828,7 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
             for w in st.wals
             if w
         ],
+        "other_files": [{"name": n, "what": what} for n, what in other_files(cfg, st)],
         "master": {
             "up": st.master_up,
             "scps": {

@@ -94,6 +94,11 @@ class Sources(TableText):
             ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
         )
 
+    def rule_position_after_ship(self, ops: Any, pos: Any, end: Any) -> Any:
+        """The reader's position once a batch read from ``pos`` to ``end`` is shipped: ``end``
+        (the next batch starts after it, whether or not its offset is persisted yet)."""
+        return end
+
     def rule_position_after_switch(self, ops: Any, pos: Any) -> Any:
         """The reader's position in the next WAL once it moves past a finished one: its start
         (``WALEntryStream`` resets the position on a file switch, HBASE-29987)."""
@@ -128,7 +133,9 @@ class Sources(TableText):
             ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
         )
         self.deliver(ops, t, target, batch_of)
-        t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
+        t[("shpos", *sk)] = self.rule_position_after_ship(
+            ops, pos, ops.ite(n < pos + batch, n, pos + batch)
+        )
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
@@ -182,6 +189,15 @@ class Sources(TableText):
         done = self.rule_recovered_done(ops, t.get, sk)
         self.clear(t, True, self.shipper_keys(sk))
         self.remove_row(t, done, (p, s, src))
+
+
+class ShipKeepsPosition(Sources):
+    """``table/ship-keeps-position``: the position moves only with a persisted offset."""
+
+    def rule_position_after_ship(self, ops: Any, pos: Any, end: Any) -> Any:
+        """The reader stays at ``pos`` after shipping the batch (it moves with the persisted
+        offset only)."""
+        return pos
 
 
 class PositionNotReset(Sources):

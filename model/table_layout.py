@@ -89,6 +89,7 @@ CONSTANT_FIELDS = (
     "table_online",
     "stale",
     "relays",
+    "others",
 )
 """The state fields the base flat model holds constant."""
 CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
@@ -647,6 +648,7 @@ FEATURES: dict[str, str] = {
     "joins": "replcheck.model.joins",
     "zombies": "replcheck.model.zombie_steps",
     "relays": "replcheck.model.table_relays",
+    "cleaner_input": "cleaner_input",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -667,6 +669,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("zombies", cfg.zombies, "zombie servers"),
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
+        ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

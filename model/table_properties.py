@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from replcheck.model import table_rules
 from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
 from replcheck.model.state import ARCHIVED, DELETED, REMOVED
+from replcheck.model.step import below
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -25,7 +26,7 @@ from replcheck.model.table_state import (
     SCP_CLAIM_STAGE,
     SCP_SPLIT,
 )
-from replcheck.model.text import FlatProperty, count, off
+from replcheck.model.text import FlatProperty, case, count, off
 
 if TYPE_CHECKING:
     from .table_layout import TableFlat
@@ -245,6 +246,48 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 out.append(ops.not_(ops.and_(had, has, back)))
         return ops.and_(*out)
 
+    relayed = {d for _c, d in z.cfg.topology}
+
+    def duplicates_explained(ops: Any, before: Any, after: Any) -> Any:
+        """Reference section 10: "replication is therefore at-least-once": a shipper restarts
+        "from the last persisted offset (re-ship => duplicates possible, never skip)", and a
+        recovered queue replicates again what its dead owner shipped but did not persist.
+        Duplicates happen only where a failover or a retry explains them: an edit of a WAL of a
+        live server that never restarted (only its own normal sources read it) is never applied
+        twice at a peer, unless the peer was removed and added again. (Applies to a peer cluster
+        no other cluster relays to.)"""
+        if z.cfg.restarts:
+            return True
+        out = []
+        for s in S:
+            live = ops.and_(before(("alive", s)), after(("alive", s)))
+            if off(live):
+                continue
+            for w in W:
+                if z.key[w][0] != s:
+                    continue
+                n = before(("wn", w))
+                for j in below(z.E, 0, n):
+                    uid = z.entry(before, w, j)[0]
+                    for p in P:
+                        cl = p + 1
+                        if cl in relayed:
+                            continue
+                        again = ops.and_(
+                            live,
+                            j < n,
+                            ops.not_(after(("rdone", p))),
+                            ops.not_(dup(ops, before, cl, uid)),
+                            dup(ops, after, cl, uid),
+                        )
+                        if not off(again):
+                            out.append(ops.not_(again))
+        return ops.and_(*out)
+
+    def dup(ops: Any, get: Any, cl: int, uid: Any) -> Any:
+        """Has cluster ``cl`` applied edit ``uid`` more than once?"""
+        return case(ops, uid, len(z.uids), lambda u: get(("dup", cl, u)))
+
     def encoding_capacity(ops: Any, get: Any) -> Any:
         return ops.not_(get(("overflow",)))
 
@@ -301,6 +344,8 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 *(c for c, v, _j, _p in owed if z.key[v][:2] == (x, g) and z.key[v][2] <= q)
             )
             out.append(ops.implies(kept, needed))
+        if z.cfg.cleaner_input:  # meta WALs and other files are never needed
+            out += [ops.not_(get(("ometa", s))) for s in S] + [ops.not_(get(("ojunk",)))]
         return ops.and_(*out)
 
     def field(get: Any, name: str, key: tuple) -> Any:
@@ -333,6 +378,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         for f in (no_queue_after_removal, no_stale_edit_replicated, no_claim_mid_migration)
     ]
     out.append(FlatProperty.of("step", offsets_monotone))
+    out.append(FlatProperty.of("step", duplicates_explained))
     out.append(FlatProperty.of("invariant", encoding_capacity))
     out += [
         FlatProperty.of("liveness", f)

@@ -248,6 +248,9 @@ class TState(NamedTuple):
     sinks: tuple[Sink, ...]
     relays: tuple[Relay | tuple[()], ...]
     budget: TBudget
+    others: int = 0
+    """Files in oldWALs that are no server's replicated WAL (bit mask): bit ``s`` is server
+    ``s``'s archived meta WAL, bit ``len(servers)`` a file whose name is not a WAL's."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

@@ -62,7 +62,7 @@ _SHIPPER = (S_, None, SQ, None, None)
 TABLE_TYPES: dict[str, Kinds] = {
     **{
         f: (_SERVER, None, None)
-        for f in ("alive", "stage", "clive", "started", "v3", "migmig", "mk")
+        for f in ("alive", "stage", "clive", "started", "v3", "migmig", "mk", "ometa")
     },
     **{f: ((S_, None), None, None) for f in ("cur", "known", "scpp", "vs", "vn", "drained")},
     **{f: ((S_, None), None, None) for f in ("cl", "clp")},
@@ -233,6 +233,7 @@ _PLAIN = frozenset(
         "surun",
         "sufail",
         "sudie",
+        "ojunk",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""

@@ -1056,6 +1056,14 @@ _REASONS = {
     "rule_claims_allowed": "reads the migration procedure's progress from the state",
     "rule_rerun_add_missing": "chooses whether every CLAIM round writes the missing queues "
     "again: its harm shows only against a claim that moved a queue away (exploration, BMC)",
+    "rule_position_after_switch": "sets where the reader starts the next WAL: its harm shows only "
+    "in what the source then ships and persists (exploration, BMC)",
+    "rule_position_after_ship": "sets the reader's position after a shipped batch: its harm "
+    "shows only in what the source ships next (exploration, BMC)",
+    "rule_cleaner_validates_names": "decides whether a run of the cleaner gets through a file "
+    "that is not a WAL: its harm shows only over runs repeated for ever (liveness)",
+    "rule_syncup_claims": "reads the marker files an earlier ReplicationSyncUp run left in the "
+    "state",
 }
 
 

@@ -35,6 +35,8 @@ def test_the_limit_is_named() -> None:
         Config(servers=10**20)
     with pytest.raises(ValueError, match="cleaner_runs must not be negative"):
         Config(cleaner_runs=-1)
+    with pytest.raises(ValueError, match="syncup_failures and syncup_abandon need syncup"):
+        Config(syncup_failures=1)
 
 
 @pytest.mark.parametrize("era", ["zk", "table"])
@@ -45,6 +47,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
         changed = not value if isinstance(value, bool) else ((1, 0),) if field == "topology" else 1
         if field == "spare_servers":
             cfg = Config(servers=2, spare_servers=1)
+        elif field in ("syncup_failures", "syncup_abandon"):  # they qualify a SyncUp run
+            cfg = Config(syncup=True, **{field: changed})
         else:
             cfg = Config(**{field: changed})
         assert field in cfg.misfit(era)
