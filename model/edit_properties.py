@@ -9,16 +9,21 @@ with ``("peer", p)`` (peer ``p`` replicates to cluster ``p + 1``) and ``E`` entr
 On plain values a property costs what the state holds: loops stop at a WAL's length
 (``below``) and conditions known false while building skip their positions (``off``); on terms
 every position is written out.
+
+``duplicates_only_explained`` is a step property both eras' lists hold (each saying from its own
+layout whether a peer was removed); it also reads the servers ``S``, ``("alive", s)`` and the
+WAL slots' ``key``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import rules
 from .state import ENABLED, GLOBAL, REMOVED
 from .step import below
-from .text import FlatProperty, listing, off
+from .text import FlatProperty, case, listing, off
 
 
 def entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
@@ -171,6 +176,51 @@ def sink_in_order(z: Any, ops: Any, get: Any) -> Any:
                 out.append(ops.not_(ops.and_(status, gap, wanted, applied)))
                 gap = ops.or_(gap, ops.and_(wanted, ops.not_(applied)))
     return ops.and_(*out)
+
+
+def duplicates_only_explained(
+    z: Any, ops: Any, before: Any, after: Any, kept: Callable[[int], Any]
+) -> Any:
+    """Reference section 10: "replication is therefore at-least-once": a shipper restarts "from
+    the last persisted offset (re-ship => duplicates possible, never skip)", and a recovered
+    queue replicates again what its dead owner shipped but did not persist. Duplicates happen
+    only where a failover or a retry explains them: an edit of a WAL of a live server that never
+    restarted (only its own normal sources read it) is never applied twice at a peer, unless the
+    peer was removed (and added again). (Applies to a peer cluster no other cluster relays to.)"""
+    # kept(p): peer p was never removed (each era says it from its own layout)
+    if z.cfg.restarts:
+        return True
+    relayed = {d for _c, d in z.cfg.topology}
+    out = []
+    for s in z.S:
+        live = ops.and_(before(("alive", s)), after(("alive", s)))
+        if off(live):
+            continue
+        for w in z.W:
+            if z.key[w][0] != s:
+                continue
+            n = before(("wn", w))
+            for j in below(z.E, 0, n):
+                uid = z.entry(before, w, j)[0]
+                for p in z.P:
+                    cl = p + 1
+                    if cl in relayed:
+                        continue
+                    again = ops.and_(
+                        live,
+                        j < n,
+                        kept(p),
+                        ops.not_(_dup(z, ops, before, cl, uid)),
+                        _dup(z, ops, after, cl, uid),
+                    )
+                    if not off(again):
+                        out.append(ops.not_(again))
+    return ops.and_(*out)
+
+
+def _dup(z: Any, ops: Any, get: Any, cl: int, uid: Any) -> Any:
+    """Has cluster ``cl`` applied edit ``uid`` more than once?"""
+    return case(ops, uid, len(z.uids), lambda u: get(("dup", cl, u)))
 
 
 def edit_properties(z: Any) -> dict[str, FlatProperty]:

@@ -14,9 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from replcheck.model import table_rules
-from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
+from replcheck.model.edit_properties import (
+    duplicates_only_explained,
+    edit_properties,
+    unapplied,
+    undelivered,
+)
 from replcheck.model.state import ARCHIVED, DELETED, REMOVED
-from replcheck.model.step import below
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -26,7 +30,7 @@ from replcheck.model.table_state import (
     SCP_CLAIM_STAGE,
     SCP_SPLIT,
 )
-from replcheck.model.text import FlatProperty, case, count, off
+from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
     from .table_layout import TableFlat
@@ -246,47 +250,12 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 out.append(ops.not_(ops.and_(had, has, back)))
         return ops.and_(*out)
 
-    relayed = {d for _c, d in z.cfg.topology}
-
     def duplicates_explained(ops: Any, before: Any, after: Any) -> Any:
-        """Reference section 10: "replication is therefore at-least-once": a shipper restarts
-        "from the last persisted offset (re-ship => duplicates possible, never skip)", and a
-        recovered queue replicates again what its dead owner shipped but did not persist.
-        Duplicates happen only where a failover or a retry explains them: an edit of a WAL of a
-        live server that never restarted (only its own normal sources read it) is never applied
-        twice at a peer, unless the peer was removed and added again. (Applies to a peer cluster
-        no other cluster relays to.)"""
-        if z.cfg.restarts:
-            return True
-        out = []
-        for s in S:
-            live = ops.and_(before(("alive", s)), after(("alive", s)))
-            if off(live):
-                continue
-            for w in W:
-                if z.key[w][0] != s:
-                    continue
-                n = before(("wn", w))
-                for j in below(z.E, 0, n):
-                    uid = z.entry(before, w, j)[0]
-                    for p in P:
-                        cl = p + 1
-                        if cl in relayed:
-                            continue
-                        again = ops.and_(
-                            live,
-                            j < n,
-                            ops.not_(after(("rdone", p))),
-                            ops.not_(dup(ops, before, cl, uid)),
-                            dup(ops, after, cl, uid),
-                        )
-                        if not off(again):
-                            out.append(ops.not_(again))
-        return ops.and_(*out)
+        return duplicates_only_explained(
+            z, ops, before, after, lambda p: ops.not_(after(("rdone", p)))
+        )
 
-    def dup(ops: Any, get: Any, cl: int, uid: Any) -> Any:
-        """Has cluster ``cl`` applied edit ``uid`` more than once?"""
-        return case(ops, uid, len(z.uids), lambda u: get(("dup", cl, u)))
+    duplicates_explained.__doc__ = duplicates_only_explained.__doc__
 
     def encoding_capacity(ops: Any, get: Any) -> Any:
         return ops.not_(get(("overflow",)))

@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from replcheck.model.edit_properties import edit_properties, unapplied, undelivered
+from replcheck.model.edit_properties import (
+    duplicates_only_explained,
+    edit_properties,
+    unapplied,
+    undelivered,
+)
 from replcheck.model.state import DELETED, REMOVED
 from replcheck.model.step import below
 from replcheck.model.text import FlatProperty, count, off
@@ -209,7 +214,15 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         )
     ]
     out += edits.values()
+
+    def duplicates_explained(ops: Any, before: Any, after: Any) -> Any:
+        return duplicates_only_explained(
+            z, ops, before, after, lambda p: after(("peer", p)) != REMOVED
+        )
+
+    duplicates_explained.__doc__ = duplicates_only_explained.__doc__
     out.append(FlatProperty.of("step", positions_monotone))
+    out.append(FlatProperty.of("step", duplicates_explained))
     out.append(FlatProperty.of("invariant", encoding_capacity))
     out += [
         FlatProperty.of("liveness", f)
