@@ -57,9 +57,9 @@ class Config:
     """oldWALs also holds each server's archived meta WAL and a file whose name is not a WAL's
     (the log cleaner's full input: both are never replicated, and the cleaner deletes them)."""
     cleaner_chore: bool = False
-    """The table era's log cleaner runs as the master's chore does, for ever (``cleaner_runs``
-    no longer bounds it): the configurations where its purpose, ``unneeded_wals_deleted``, is
-    checked."""
+    """The log cleaner runs as the master's chore does, for ever (``cleaner_runs`` no longer
+    bounds it): the configurations where its purpose, ``unneeded_wals_deleted``, is checked
+    (the table era, and zk-multi's cversion-checked cleaner)."""
     hyphen_hosts: bool = False
     """Name region servers ``rs-1.example,...`` instead of ``1.1.1.1,...`` (HBASE-8207)."""
     joins: int = 0
@@ -220,7 +220,6 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "syncup_failures",
         "syncup_abandon",
         "bootstrap",
-        "cleaner_chore",
         "cleaner_input",
     ),
 }
@@ -231,6 +230,7 @@ STANDARD: dict[str, Config] = {
     c.name: c
     for c in (
         Config(name="std", servers=2, wals_per_server=2, edits=1, crashes=1),
+        Config(name="chore", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_chore=True),
         Config(
             name="cleaner-race", servers=2, wals_per_server=1, edits=1, crashes=1, cleaner_runs=1
         ),

@@ -11,8 +11,8 @@ On plain values a property costs what the state holds: loops stop at a WAL's len
 every position is written out.
 
 ``duplicates_only_explained`` is a step property both eras' lists hold (each saying from its own
-layout whether a peer was removed); it also reads the servers ``S``, ``("alive", s)`` and the
-WAL slots' ``key``.
+layout whether a peer was removed); it also reads ``("alive", s)`` and ``("dup", cl, u)``, and
+takes the server that wrote our client's edit from its identity in ``uids``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from . import rules
-from .state import ENABLED, GLOBAL, REMOVED
+from .state import ARCHIVED, ENABLED, GLOBAL, REMOVED
 from .step import below
-from .text import FlatProperty, case, listing, off
+from .text import FlatProperty, listing, off
 
 
 def entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
@@ -187,40 +187,49 @@ def duplicates_only_explained(
     only where a failover or a retry explains them: an edit of a WAL of a live server that never
     restarted (only its own normal sources read it) is never applied twice at a peer, unless the
     peer was removed (and added again). (Applies to a peer cluster no other cluster relays to.)"""
-    # kept(p): peer p was never removed (each era says it from its own layout)
+    # kept(p): peer p was never removed (each era says it from its own layout). Our client's
+    # edit u is (0, server, group, seq, index): the WAL its server wrote it to.
     if z.cfg.restarts:
         return True
     relayed = {d for _c, d in z.cfg.topology}
     out = []
-    for s in z.S:
+    for u in z.U:
+        origin, *where = z.uids[u]
+        if origin != 0:
+            continue
+        s = where[0]
         live = ops.and_(before(("alive", s)), after(("alive", s)))
         if off(live):
             continue
-        for w in z.W:
-            if z.key[w][0] != s:
+        for p in z.P:
+            cl = p + 1
+            if cl in relayed:
                 continue
-            n = before(("wn", w))
-            for j in below(z.E, 0, n):
-                uid = z.entry(before, w, j)[0]
-                for p in z.P:
-                    cl = p + 1
-                    if cl in relayed:
-                        continue
-                    again = ops.and_(
-                        live,
-                        j < n,
-                        kept(p),
-                        ops.not_(_dup(z, ops, before, cl, uid)),
-                        _dup(z, ops, after, cl, uid),
-                    )
-                    if not off(again):
-                        out.append(ops.not_(again))
+            newly = ops.and_(ops.not_(before(("dup", cl, u))), after(("dup", cl, u)))
+            if not off(newly):
+                out.append(ops.not_(ops.and_(live, kept(p), newly)))
     return ops.and_(*out)
 
 
-def _dup(z: Any, ops: Any, get: Any, cl: int, uid: Any) -> Any:
-    """Has cluster ``cl`` applied edit ``uid`` more than once?"""
-    return case(ops, uid, len(z.uids), lambda u: get(("dup", cl, u)))
+def unneeded_files_deleted(z: Any, ops: Any, get: Any, others: list[Any]) -> Any:
+    """Seed 003: the WALs "must be kept in HDFS as long as they are needed to replicate data to
+    any slave cluster", and the log cleaner is what deletes them once they are not. Goal (the
+    cleaner running as a chore for ever): every archived WAL left holds, or comes after in its
+    WAL group, an edit owed to a peer that still exists and not yet applied there; and no other
+    file of oldWALs is left (a meta WAL, a file whose name is not a WAL's)."""
+    # others: a condition per other file of oldWALs, true while it is there
+    owed = unapplied(z, ops, get)
+    out = [ops.not_(o) for o in others]
+    for w in z.W:
+        x, g, q = z.key[w]
+        kept = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
+        if off(kept):
+            continue
+        needed = ops.or_(
+            *(c for c, v, _j, _p in owed if z.key[v][:2] == (x, g) and z.key[v][2] <= q)
+        )
+        out.append(ops.implies(kept, needed))
+    return ops.and_(*out)
 
 
 def edit_properties(z: Any) -> dict[str, FlatProperty]:

@@ -19,8 +19,9 @@ from replcheck.model.edit_properties import (
     edit_properties,
     unapplied,
     undelivered,
+    unneeded_files_deleted,
 )
-from replcheck.model.state import ARCHIVED, DELETED, REMOVED
+from replcheck.model.state import DELETED, REMOVED
 from replcheck.model.table_rules import NO_TIMESTAMP
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -298,24 +299,12 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         )
 
     def unneeded_wals_deleted(ops: Any, get: Any) -> Any:
-        """Seed 003: the WALs "must be kept in HDFS as long as they are needed to replicate data
-        to any slave cluster", and the log cleaner is what deletes them once they are not. Goal
-        (the cleaner running as a chore for ever): every archived WAL left holds, or comes after
-        in its WAL group, an edit owed to a peer that still exists and not yet applied there."""
-        owed = unapplied(z, ops, get)
-        out = []
-        for w in W:
-            x, g, q = z.key[w]
-            kept = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
-            if off(kept):
-                continue
-            needed = ops.or_(
-                *(c for c, v, _j, _p in owed if z.key[v][:2] == (x, g) and z.key[v][2] <= q)
-            )
-            out.append(ops.implies(kept, needed))
+        others = []
         if z.cfg.cleaner_input:  # meta WALs and other files are never needed
-            out += [ops.not_(get(("ometa", s))) for s in S] + [ops.not_(get(("ojunk",)))]
-        return ops.and_(*out)
+            others = [get(("ometa", s)) for s in S] + [get(("ojunk",))]
+        return unneeded_files_deleted(z, ops, get, others)
+
+    unneeded_wals_deleted.__doc__ = unneeded_files_deleted.__doc__
 
     def field(get: Any, name: str, key: tuple) -> Any:
         """A state field that is a variable only where a feature encodes it."""

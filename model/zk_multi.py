@@ -27,7 +27,7 @@ from .zk_common import COMMON_KINDS, ZK_CONFIGS, ZkCommon
 class ZkMulti(ZkCommon):
     name = "zk-multi"
     summary = "HBase 2.x: SCP-driven claims, one multi per queue, cversion-checked cleaner"
-    configs = ZK_CONFIGS
+    configs = (*ZK_CONFIGS, "chore")
     kinds = (
         *COMMON_KINDS,
         *kinds_of(MultiClaims),

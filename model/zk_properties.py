@@ -22,6 +22,7 @@ from replcheck.model.edit_properties import (
     edit_properties,
     unapplied,
     undelivered,
+    unneeded_files_deleted,
 )
 from replcheck.model.state import DELETED, REMOVED
 from replcheck.model.step import below
@@ -229,4 +230,11 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         for f in (edits_delivered, dead_queues_claimed, removed_peer_queues_deleted)
         if f.__name__ not in z.cfg.skip_liveness
     ]
+    if z.cfg.cleaner_chore and "unneeded_wals_deleted" not in z.cfg.skip_liveness:
+
+        def unneeded_wals_deleted(ops: Any, get: Any) -> Any:
+            return unneeded_files_deleted(z, ops, get, [])
+
+        unneeded_wals_deleted.__doc__ = unneeded_files_deleted.__doc__
+        out.append(FlatProperty.of("liveness", unneeded_wals_deleted))
     return out
