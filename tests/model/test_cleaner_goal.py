@@ -45,9 +45,9 @@ def test_the_goal_is_asked_only_where_the_cleaner_runs_for_ever() -> None:
 def test_a_zookeeper_cleaner_that_keeps_every_wal_fails_the_goal(tmp_path: Path) -> None:
     design = tmp_path / "keeps_all.py"
     design.write_text(KEEPS_ALL)
+    args = ["--design", "review/zk-cleaner-keeps-all", "--config", "chore", "--engine", "c"]
     run = subprocess.run(
-        [sys.executable, "-m", "replcheck", "explore", "--design-file", str(design)]
-        + ["--design", "review/zk-cleaner-keeps-all", "--config", "chore", "--engine", "c"],
+        [sys.executable, "-m", "replcheck", "explore", "--design-file", str(design), *args],
         capture_output=True,
         text=True,
         timeout=600,
