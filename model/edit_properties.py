@@ -181,17 +181,19 @@ def sink_in_order(z: Any, ops: Any, get: Any) -> Any:
 def duplicates_only_explained(
     z: Any, ops: Any, before: Any, after: Any, kept: Callable[[int], Any]
 ) -> Any:
-    """Reference section 10: "replication is therefore at-least-once": a shipper restarts "from
-    the last persisted offset (re-ship => duplicates possible, never skip)", and a recovered
-    queue replicates again what its dead owner shipped but did not persist. Duplicates happen
-    only where a failover or a retry explains them: an edit of a WAL of a live server that never
-    restarted (only its own normal sources read it) is never applied twice at a peer, unless the
-    peer was removed (and added again). (Applies to a peer cluster no other cluster relays to.)"""
+    """Seed 003: "If the RPC threw an exception, the source will retry 10 times until trying
+    to find a different sink", and seed 000's survivor replicates a dead server's queue again
+    from the position it found (reference section 10: "replication is therefore
+    at-least-once"). Duplicates happen only where a failover or a retry explains them: an edit
+    of a WAL of a live server that never restarted (only its own normal sources read it) is
+    never applied twice at a peer, unless the peer was removed (and added again). (Asked of a
+    peer cluster that only sinks: one that replicates onward, or that another cluster
+    replicates to, may apply a batch and die before it answers, and the batch is sent again.)"""
     # kept(p): peer p was never removed (each era says it from its own layout). Our client's
     # edit u is (0, server, group, seq, index): the WAL its server wrote it to.
     if z.cfg.restarts:
         return True
-    relayed = {d for _c, d in z.cfg.topology}
+    relayed = {d for _c, d in z.cfg.topology} | set(z.relay_clusters)
     out = []
     for u in z.U:
         origin, *where = z.uids[u]

@@ -294,6 +294,41 @@ def _cleaner_safety(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
     return assume, ops.implies(may_delete, ops.not_(needed))
 
 
+def _cleaner_progress(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
+    """The other half of ``_cleaner_safety``: what no queue needs, the rule deletes."""
+    wal_ts = v.int("wal_ts")
+    alive, unfinished = v.bool("server_alive"), v.bool("server_scp_unfinished")
+    views = [
+        QueueView(
+            v.bool(f"peer{i}.listed"),
+            v.bool(f"peer{i}.has_queue"),
+            v.bool(f"peer{i}.has_offset"),
+            v.int(f"peer{i}.start_ts"),
+            v.int(f"peer{i}.pos"),
+        )
+        for i in range(PEER_SLOTS)
+    ]
+    assume = ops.and_(*(_timestamps_ok(ops, wal_ts, q.start_ts) for q in views))
+    live = rs("rule_cleaner_live")(ops, alive, unfinished)
+    has_server = ops.or_(*(q.has_queue for q in views))
+    may_delete = rs("rule_cleaner_may_delete")(ops, wal_ts, live, has_server, views)
+    unneeded = ops.and_(
+        *(
+            ops.implies(
+                ops.and_(q.listed, q.has_queue),
+                ops.not_(_needs(ops, q.has_offset, q.start_ts, q.pos, wal_ts)),
+            )
+            for q in views
+        )
+    )
+    every_queue = ops.and_(*(ops.implies(q.listed, q.has_queue) for q in views))
+    fully_dead = ops.and_(ops.not_(alive), ops.not_(unfinished))
+    return assume, ops.implies(
+        ops.and_(unneeded, ops.or_(fully_dead, every_queue)),
+        may_delete,
+    )
+
+
 def _fence(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
     state, n = v.int("barrier_state"), v.int("barrier_disabled_count")
     assume = ops.and_(state >= NOT_RUNNING, state <= BARRIER_DISABLED, n >= 0)
@@ -571,6 +606,20 @@ PROOFS: tuple[Proof, ...] = (
         CLEANER_SENTENCE,
         ("rule_cleaner_may_delete", "rule_cleaner_live"),
         _cleaner_safety,
+        bound=f"up to {PEER_SLOTS} peers per WAL (listed or not); all values otherwise",
+    ),
+    Proof(
+        "cleaner-progress",
+        "table",
+        "the log cleaner deletes what no queue needs",
+        "For any WAL timestamp, any liveness of its server and any peers: when no listed peer's "
+        "queue needs the WAL, the cleaner's rule deletes it if its server is fully dead (a "
+        "finished queue was removed, and a server with no queue left has nothing to replicate) "
+        "or if every listed peer has a queue for it.",
+        'Reference 6: filterForDeadRegionServer "m = replicationOffsets.get(sn); if m is None: '
+        'DELETE", and for each peer "o is None: continue # queue finished & removed".',
+        ("rule_cleaner_may_delete", "rule_cleaner_live"),
+        _cleaner_progress,
         bound=f"up to {PEER_SLOTS} peers per WAL (listed or not); all values otherwise",
     ),
     Proof(

@@ -100,7 +100,7 @@ def test_engines_agree_on_table_era_designs_and_mutants(name: str) -> None:
 @pytest.mark.parametrize("design", ["zk-multi", "zk-lock"])
 def test_every_invariant_is_inductive_with_its_lemmas(design: str) -> None:
     results = run_induction(timeout=600, design=design)
-    assert len(results) == 7
+    assert len(results) == 8
     for r in results:
         assert r.verdict == "inductive", r.to_dict()
 
