@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import table_rules
+from .cleaner_runs import run_left, spend_run
 from .state import ARCHIVED, DELETED
 from .step import Ctx, step
 from .table_rules import NO_TIMESTAMP
@@ -47,16 +48,14 @@ class LogCleaner(TableText):
     def cleaner_start(self, t: Ctx) -> None:
         """log cleaner preClean: barrier.start(), list live servers"""
         ops = t.ops
-        chore = self.cfg.cleaner_chore  # the master's chore runs for ever, on no budget
         t.require(
-            *([] if chore else [t[("b", "cleaner_runs")] > 0]),
+            *run_left(t, self.cfg),
             t[("cph",)] == C_IDLE,
             table_rules.cleaner_may_start_rule(ops, t[("bar",)]),
         )
         live = self.rule["rule_cleaner_live"]
         flags = [live(ops, Server(t, s).alive, self.scp_unfinished(ops, t.get, s)) for s in self.S]
-        if not chore:
-            t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
+        spend_run(t, self.cfg)
         self.cleaner_reset(t)
         t[("cph",)] = C_SERVERS
         for s in self.S:

@@ -435,44 +435,22 @@ during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see doc
 SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
 
 
+_SYNCUP = Config(
+    name="t-syncup",
+    servers=3,
+    spare_servers=1,
+    peers=1,
+    initial_peers=1,
+    syncup=True,
+    wals_per_server=1,
+    edits=2,
+    crashes=1,
+    cleaner_runs=0,
+)
 SYNCUP_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-syncup",
-        servers=3,
-        spare_servers=1,
-        peers=1,
-        initial_peers=1,
-        syncup=True,
-        wals_per_server=1,
-        edits=2,
-        crashes=1,
-        cleaner_runs=0,
-    ),
-    Config(
-        name="t-syncup-rerun",
-        servers=3,
-        spare_servers=1,
-        peers=1,
-        initial_peers=1,
-        syncup=True,
-        syncup_failures=1,
-        wals_per_server=1,
-        edits=2,
-        crashes=1,
-        cleaner_runs=0,
-    ),
-    Config(
-        name="t-syncup-cycles",
-        servers=3,
-        spare_servers=2,
-        peers=1,
-        initial_peers=1,
-        syncup=True,
-        wals_per_server=1,
-        edits=1,
-        crashes=0,
-        cleaner_runs=0,
-    ),
+    _SYNCUP,
+    replace(_SYNCUP, name="t-syncup-rerun", syncup_failures=1),
+    replace(_SYNCUP, name="t-syncup-cycles", spare_servers=2, edits=1, crashes=0),
 )
 """ReplicationSyncUp as an operator runs it. ``t-syncup``: one stop, one run to its end, the
 master's return with a spare server. ``t-syncup-rerun``: the run may die part-way, and the
@@ -480,20 +458,7 @@ operator runs the tool again with ``-f`` (without it the tool refuses: the info 
 before starting the cluster. ``t-syncup-cycles``: two stop-and-SyncUp cycles, each master
 return bringing one spare server, so the second run meets markers the first left."""
 SYNCUP_FINDING_CONFIGS: tuple[Config, ...] = (
-    Config(
-        name="t-syncup-abandon",
-        servers=3,
-        spare_servers=1,
-        peers=1,
-        initial_peers=1,
-        syncup=True,
-        syncup_failures=1,
-        syncup_abandon=True,
-        wals_per_server=1,
-        edits=2,
-        crashes=1,
-        cleaner_runs=0,
-    ),
+    replace(_SYNCUP, name="t-syncup-abandon", syncup_failures=1, syncup_abandon=True),
 )
 """The operator starts the cluster after a ReplicationSyncUp run that died part-way: the master
 reads the markers the run left as "replicated" and removes those servers' queues. A pinned

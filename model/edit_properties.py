@@ -220,16 +220,17 @@ def unneeded_files_deleted(z: Any, ops: Any, get: Any, others: list[Any]) -> Any
     WAL group, an edit owed to a peer that still exists and not yet applied there; and no other
     file of oldWALs is left (a meta WAL, a file whose name is not a WAL's)."""
     # others: a condition per other file of oldWALs, true while it is there
-    owed = unapplied(z, ops, get)
+    owed: dict[tuple[int, int], list[tuple[int, Any]]] = {}  # (server, group) -> (seq, owed)
+    for c, v, _j, _p in unapplied(z, ops, get):
+        x, g, q = z.key[v]
+        owed.setdefault((x, g), []).append((q, c))
     out = [ops.not_(o) for o in others]
     for w in z.W:
         x, g, q = z.key[w]
         kept = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
         if off(kept):
             continue
-        needed = ops.or_(
-            *(c for c, v, _j, _p in owed if z.key[v][:2] == (x, g) and z.key[v][2] <= q)
-        )
+        needed = ops.or_(*(c for r, c in owed.get((x, g), ()) if r <= q))
         out.append(ops.implies(kept, needed))
     return ops.and_(*out)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cleaner_runs import run_left, spend_run
 from .state import ARCHIVED, DELETED, DELETING, IDLE, READING
 from .step import Ctx, step
 from .text import any_of
@@ -77,13 +78,9 @@ class MultiCleaner:
     def cleaner_start(self, t: Ctx) -> None:
         """log cleaner: list oldWALs, begin the snapshot"""
         ops = t.ops
-        chore = self.cfg.cleaner_chore  # the master's chore runs for ever, on no budget
         archived = ops.or_(*(ops.and_(t[("wex", w)], t[("wplace", w)] == ARCHIVED) for w in self.W))
-        t.require(
-            *([] if chore else [t[("b", "cleaner_runs")] > 0]), t[("phase",)] == IDLE, archived
-        )
-        if not chore:
-            t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
+        t.require(*run_left(t, self.cfg), t[("phase",)] == IDLE, archived)
+        spend_run(t, self.cfg)
         t[("phase",)] = READING
         t[("changed",)] = False
         for w in self.W:

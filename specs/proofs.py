@@ -260,7 +260,20 @@ def _should_replicate_monotone(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any
     return assume, ops.implies(sr(ops, has, start, pos, older), sr(ops, has, start, pos, newer))
 
 
-def _cleaner_safety(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
+class _CleanerCase(NamedTuple):
+    """One WAL as the cleaner's rules see it: its timestamp, its server's liveness, a view of
+    each peer, what the proof may assume of them, and whether the rule deletes it."""
+
+    wal_ts: Any
+    alive: Any
+    unfinished: Any
+    views: list[QueueView]
+    assume: Any
+    may_delete: Any
+
+
+def _cleaner_case(ops: Ops, v: Vars, rs: RuleSet) -> _CleanerCase:
+    """The variables both cleaner proofs quantify over, and the design's rules applied to them."""
     wal_ts = v.int("wal_ts")
     alive, unfinished = v.bool("server_alive"), v.bool("server_scp_unfinished")
     views = [
@@ -277,6 +290,12 @@ def _cleaner_safety(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
     live = rs("rule_cleaner_live")(ops, alive, unfinished)
     has_server = ops.or_(*(q.has_queue for q in views))
     may_delete = rs("rule_cleaner_may_delete")(ops, wal_ts, live, has_server, views)
+    return _CleanerCase(wal_ts, alive, unfinished, views, assume, may_delete)
+
+
+def _cleaner_safety(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
+    c = _cleaner_case(ops, v, rs)
+    wal_ts, alive, unfinished, views = c.wal_ts, c.alive, c.unfinished, c.views
     needed = ops.or_(
         *(
             ops.and_(
@@ -291,41 +310,27 @@ def _cleaner_safety(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
             for q in views
         )
     )
-    return assume, ops.implies(may_delete, ops.not_(needed))
+    return c.assume, ops.implies(c.may_delete, ops.not_(needed))
 
 
 def _cleaner_progress(ops: Ops, v: Vars, rs: RuleSet) -> tuple[Any, Any]:
     """The other half of ``_cleaner_safety``: what no queue needs, the rule deletes."""
-    wal_ts = v.int("wal_ts")
-    alive, unfinished = v.bool("server_alive"), v.bool("server_scp_unfinished")
-    views = [
-        QueueView(
-            v.bool(f"peer{i}.listed"),
-            v.bool(f"peer{i}.has_queue"),
-            v.bool(f"peer{i}.has_offset"),
-            v.int(f"peer{i}.start_ts"),
-            v.int(f"peer{i}.pos"),
-        )
-        for i in range(PEER_SLOTS)
-    ]
-    assume = ops.and_(*(_timestamps_ok(ops, wal_ts, q.start_ts) for q in views))
-    live = rs("rule_cleaner_live")(ops, alive, unfinished)
-    has_server = ops.or_(*(q.has_queue for q in views))
-    may_delete = rs("rule_cleaner_may_delete")(ops, wal_ts, live, has_server, views)
+    c = _cleaner_case(ops, v, rs)
+    views = c.views
     unneeded = ops.and_(
         *(
             ops.implies(
                 ops.and_(q.listed, q.has_queue),
-                ops.not_(_needs(ops, q.has_offset, q.start_ts, q.pos, wal_ts)),
+                ops.not_(_needs(ops, q.has_offset, q.start_ts, q.pos, c.wal_ts)),
             )
             for q in views
         )
     )
     every_queue = ops.and_(*(ops.implies(q.listed, q.has_queue) for q in views))
-    fully_dead = ops.and_(ops.not_(alive), ops.not_(unfinished))
-    return assume, ops.implies(
+    fully_dead = ops.and_(ops.not_(c.alive), ops.not_(c.unfinished))
+    return c.assume, ops.implies(
         ops.and_(unneeded, ops.or_(fully_dead, every_queue)),
-        may_delete,
+        c.may_delete,
     )
 
 
