@@ -86,6 +86,11 @@ class Config:
     same slot), and crashes are then unbounded — only with ``edits=0``."""
     peer_toggles: bool = False
     """The admin may also disable and enable peers (table era; from the admin budget)."""
+    peer_life: bool = False
+    """The peer's whole lifecycle (table era): the admin may also update a peer's configuration,
+    disable and enable it, and add a removed peer again under its id; each is a procedure that
+    waits in the peer's queue for the peer's lock, and the region servers refresh their sources
+    (``refreshSources``)."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     syncup: bool = False
@@ -213,6 +218,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
     "table": (
         "spare_servers",
         "peer_toggles",
+        "peer_life",
         "sync_peers",
         "restarts",
         "migration",
@@ -397,6 +403,35 @@ TABLE_STANDARD: tuple[Config, ...] = (
     ),
 )
 STANDARD.update((c.name, c) for c in TABLE_STANDARD)
+
+PEER_LIFE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-peer-update",
+        servers=2,
+        wals_per_server=2,
+        edits=1,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=0,
+        peer_life=True,
+    ),
+    Config(
+        name="t-peer-readd",
+        servers=2,
+        wals_per_server=2,
+        edits=2,
+        crashes=0,
+        admin_ops=2,
+        cleaner_runs=1,
+        peer_life=True,
+    ),
+)
+"""The peer's whole lifecycle (``peer_life``). ``t-peer-update``: a crash, and one admin command
+of any kind (an update or a disable refreshes the sources of a survivor that claimed the dead
+server's queue). ``t-peer-readd``: two admin commands and a cleaner run, so a peer may be removed
+and added again under its id, the second command waiting in the peer's queue while the first
+runs."""
+STANDARD.update((c.name, c) for c in PEER_LIFE_CONFIGS)
 
 
 # --- the table era's features: sync replication, ReplicationSyncUp, the migration ----------

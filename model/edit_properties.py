@@ -186,7 +186,9 @@ def duplicates_only_explained(
     from the position it found (reference section 10: "replication is therefore
     at-least-once"). Duplicates happen only where a failover or a retry explains them: an edit
     of a WAL of a live server that never restarted (only its own normal sources read it) is
-    never applied twice at a peer, unless the peer was removed (and added again). (Asked of a
+    never applied twice at a peer, unless the peer was removed (and added again) or the
+    server's sources of the peer were created again (``refreshSources``, on a disable or a new
+    key configuration: the new source ships again what the old one had not persisted). (Asked of a
     peer cluster that only sinks: one that replicates onward, or that another cluster
     replicates to, may apply a batch and die before it answers, and the batch is sent again.)"""
     # kept(p): peer p was never removed (each era says it from its own layout). Our client's

@@ -3,7 +3,7 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, cleaner_input, master, peer_procs, scp, source, table_rules
+from . import claim, cleaner_input, master, peer_life, peer_procs, scp, source, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -302,6 +302,19 @@ class CleanerUnvalidatedNames(Table):
     text = cleaner_input.UnvalidatedNames
 
 
+class RefreshDropsRecoveredWals(Table):
+    name = "table/HBASE-24871"
+    mutant_of = "table"
+    overrides = "rule_refresh_keeps_recovered_wals"
+    bug = (
+        "HBASE-24871: refreshSources (a disabled peer, a new key configuration) creates the "
+        "peer's recovered sources again without their WALs (they were enqueued to the new normal "
+        "source), so each ends at once and removes its queue: the dead server's edits are lost"
+    )
+    configs = ("t-peer-update",)
+    text = peer_life.RefreshDropsRecoveredWals
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -369,6 +382,7 @@ TABLE_MUTANTS = (
     CleanerOwnWalDone,
     CleanerKeepsQueuelessDead,
     CleanerUnvalidatedNames,
+    RefreshDropsRecoveredWals,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

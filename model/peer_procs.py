@@ -189,12 +189,16 @@ class PeerProcedures(TableText):
         run(t)
 
     def proc_add_pre(self, t: Ctx, p: int) -> None:
-        """AddPeerProcedure PRE: the barrier disabled (``rule_fence_add``); a queue of the peer
-        still in storage fails the procedure."""
+        """AddPeerProcedure PRE: the barrier disabled (``rule_fence_add``); ``preAddPeer``
+        fails the procedure if the peer exists or a queue of the peer is still in storage
+        (``checkQueuesDeleted``)."""
         ops = t.ops
         fence = self.rule["rule_fence_add"](ops)
         t.require(table_rules.add_peer_may_leave_pre(ops, fence, t[("bar",)]))
-        fail = ops.or_(*(Row(t, p, o, src).exists for o in self.S for src in self.SRC))
+        fail = ops.or_(
+            self.storage(ops, t.get, p),
+            *(Row(t, p, o, src).exists for o in self.S for src in self.SRC),
+        )
         ok = ops.not_(fail)
         on = ops.and_(ok, fence)
         bar, n = table_rules.barrier_disable_rule(ops, t[("bar",)], t[("barn",)])
@@ -219,8 +223,11 @@ class PeerProcedures(TableText):
         self.clear(t, True, self.proc_keys(p))
 
     def proc_rm_pre(self, t: Ctx, p: int) -> None:
-        """RemovePeerProcedure PRE."""
-        self.set_stage(t, p, RP_STORAGE)
+        """RemovePeerProcedure PRE: ``preRemovePeer`` fails the procedure if the peer is not in
+        storage (``checkPeerExists``)."""
+        exists = self.storage(t.ops, t.get, p)
+        t.when(exists, ("pps", p), RP_STORAGE)
+        self.clear(t, t.ops.not_(exists), self.proc_keys(p))
 
     def proc_rm_storage(self, t: Ctx, p: int) -> None:
         """RemovePeerProcedure UPDATE_PEER_STORAGE: the peer removed; the claim procedures still

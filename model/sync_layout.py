@@ -71,7 +71,7 @@ class SyncFlat(SyncReplication):
         out = super().sorts()  # type: ignore[misc]
         state = ("i", 0, 3)
         for p in self.P:
-            out[("ppk", p)] = ("i", 0, TRANSIT)
+            out[("ppk", p)] = ("i", 0, max(out[("ppk", p)][2], TRANSIT))
             out[("pps", p)] = ("i", 0, max(out[("pps", p)][2], TS_POST))
             out[("ppwe", p)] = "b"
             out[("ppt", p)] = state

@@ -12,8 +12,9 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
-from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .config import MIGRATE_CONFIGS, PEER_LIFE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .migration import ZkMigration
+from .peer_life import PeerLifecycle
 from .step import kinds_of
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
@@ -32,6 +33,7 @@ TABLE_CONFIGS = (
     "t-multiwal",
     "t-master-restart",
     "t-bootstrap",
+    *(c.name for c in PEER_LIFE_CONFIGS),
     *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
 )
 
@@ -45,6 +47,7 @@ class Table(SyncSteps, TableCommon):
         *(k for k in kinds_of(SyncReplication) if k.name == "transit_peer"),
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
+        *kinds_of(PeerLifecycle),
     )
 
 

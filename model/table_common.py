@@ -158,6 +158,7 @@ class TableCommon(Design):
             stale=(),
             sinks=(EMPTY_SINK,) * cfg.clusters,
             relays=relays,
+            queued=(0,) * cfg.peers if cfg.peer_life else (),
             others=(1 << (cfg.servers + 1)) - 1 if cfg.cleaner_input else 0,
             budget=TBudget(
                 cfg.crashes,

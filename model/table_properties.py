@@ -208,10 +208,11 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         """Seed 004: RemovePeerProcedure must make sure the claim stage "does not insert a new
         replication queue for the deleted replication peer, or at least, we need to have a way to
         delete these replication queues properly." Once it finished, no queue, ``sid`` or
-        ``hfileref`` row of the peer exists, and none is created afterwards."""
+        ``hfileref`` row of the peer exists, and none is created afterwards (until the peer is added
+        again under its id)."""
         out = []
         for p in P:
-            done = get(("rdone", p))
+            done = ops.and_(get(("rdone", p)), get(("peer", p)) == REMOVED)
             rows = ops.or_(*(get(("rex", *rk)) for rk in z.rkeys if rk[0] == p))
             out.append(ops.not_(ops.and_(done, ops.or_(rows, get(("sid", p))))))
         return ops.and_(*out)
@@ -253,7 +254,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
 
     def duplicates_explained(ops: Any, before: Any, after: Any) -> Any:
         return duplicates_only_explained(
-            z, ops, before, after, lambda p: ops.not_(after(("rdone", p)))
+            z, ops, before, after, lambda p: ops.not_(z.duplicates_explained_for(ops, after, p))
         )
 
     duplicates_explained.__doc__ = duplicates_only_explained.__doc__

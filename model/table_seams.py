@@ -100,6 +100,12 @@ class StepBase:
         for k in keys:
             tx.when(cond, k, self.dflt(k))
 
+    def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
+        """Does peer ``p``'s history explain an edit applied twice there by a live server's own
+        sources? Its removal does (the peer may have been added again, and its new sources
+        start at the current WAL's beginning); a feature adds what else does."""
+        return get(("rdone", p))
+
     def storage(self, ops: Any, get: Any, p: int) -> Any:
         """``listPeers``: the peer is in peer storage."""
         status = get(("peer", p))

@@ -66,7 +66,18 @@ SCP_STAGE_NAMES = (
 
 # Peer procedures.
 ADD, REMOVE, TRANSIT = 0, 1, 2
-PROC_NAMES = ("AddPeerProcedure", "RemovePeerProcedure", "TransitPeerSyncReplicationStateProcedure")
+UPDATE, DISABLE, ENABLE = 3, 4, 5
+"""UpdatePeerConfigProcedure, DisablePeerProcedure, EnablePeerProcedure (the ``peer_life``
+feature): ModifyPeerProcedures whose steps are ``MP_*``."""
+MP_PRE, MP_STORAGE, MP_REFRESH, MP_POST = range(4)
+PROC_NAMES = (
+    "AddPeerProcedure",
+    "RemovePeerProcedure",
+    "TransitPeerSyncReplicationStateProcedure",
+    "UpdatePeerConfigProcedure",
+    "DisablePeerProcedure",
+    "EnablePeerProcedure",
+)
 
 # Migration (MigrateReplicationQueueFromZkToTableProcedure) states; MIG_DONE when finished.
 (
@@ -251,6 +262,12 @@ class TState(NamedTuple):
     others: int = 0
     """Files in oldWALs that are no server's replicated WAL (bit mask): bit ``s`` is server
     ``s``'s archived meta WAL, bit ``len(servers)`` a file whose name is not a WAL's."""
+    queued: tuple[int, ...] = ()
+    """Per peer, the kind of the procedure waiting for the peer's lock, plus one (0: none); ``()``
+    where no configuration queues procedures (the ``peer_life`` feature)."""
+    refreshed: int = 0
+    """Peers whose sources ``refreshSources`` created again on some server (bit mask; history:
+    a new source ships again what its predecessor shipped and had not persisted)."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

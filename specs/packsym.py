@@ -234,6 +234,8 @@ _PLAIN = frozenset(
         "sufail",
         "sudie",
         "ojunk",
+        "ppq",
+        "pprf",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""
