@@ -315,6 +315,20 @@ class RefreshDropsRecoveredWals(Table):
     text = peer_life.RefreshDropsRecoveredWals
 
 
+class CheckedAtSubmission(Table):
+    name = "table/peer-checked-at-submission"
+    mutant_of = "table"
+    overrides = "rule_peer_checked_under_lock"
+    bug = (
+        "the peer is checked (it exists, or is not already in the state asked for) when the "
+        "admin's command is accepted, not in the procedure's PRE under the peer's lock: a "
+        "DisablePeerProcedure that waited behind a RemovePeerProcedure stores the removed peer "
+        "again, and no region server replicates to it"
+    )
+    configs = ("t-peer-readd",)
+    text = peer_procs.CheckedAtSubmission
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -383,6 +397,7 @@ TABLE_MUTANTS = (
     CleanerKeepsQueuelessDead,
     CleanerUnvalidatedNames,
     RefreshDropsRecoveredWals,
+    CheckedAtSubmission,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

@@ -112,7 +112,8 @@ class PeerLifecycle(TableText):
         the admin sees the peer); one for a peer whose lock is held waits in the peer's queue
         (one place), whatever the peer's state: its PRE decides."""
         ops = t.ops
-        return [ops.or_(applies, t[("pp", p)]), t[("ppq", p)] == 0]
+        later = ops.and_(self.rule_peer_checked_under_lock(ops), t[("pp", p)])
+        return [ops.or_(applies, later), t[("ppq", p)] == 0]
 
     def enqueue(self, t: Ctx, p: int, kind: int, stage: int) -> None:
         """The procedure starts if the peer's lock is free, else waits in the peer's queue (every
@@ -172,6 +173,7 @@ class PeerLifecycle(TableText):
             ok = ops.and_(ok, status == ENABLED)
         elif kind == ENABLE:
             ok = ops.and_(ok, status == DISABLED)
+        ok = ops.or_(ok, ops.not_(self.rule_peer_checked_under_lock(ops)))
         t.when(ok, ("pps", p), MP_STORAGE)
         self.clear(t, ops.not_(ok), self.proc_keys(p))
 
@@ -198,6 +200,10 @@ class PeerLifecycle(TableText):
         for w in self.W:
             for j in range(self.E):
                 t.when(again, ("wowed", w, j, p), False)
+
+    def peer_idle(self, ops: Any, get: Any, p: int) -> Any:
+        """No procedure of the peer runs, and none waits for its lock."""
+        return ops.and_(super().peer_idle(ops, get, p), get(("ppq", p)) == 0)  # type: ignore[misc]
 
     def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
         """A refresh explains a duplicate too: the new source ships again what the one it

@@ -107,6 +107,12 @@ class PeerProcedures(TableText):
             *(ops.and_(get(("pprec", p, d)), self.waited_for(ops, get, d)) for d in self.S)
         )
 
+    def rule_peer_checked_under_lock(self, ops: Any) -> Any:
+        """Is the peer checked (``preAddPeer``, ``preRemovePeer``, ...: it exists, or not, or is
+        not already in the state asked for) in the procedure's PRE, under the peer's lock? Yes:
+        a command that waited for the lock is checked against the peer as it is by then."""
+        return True
+
     def barrier_enable(self, ops: Any, t: Any, cond: Any) -> None:
         """Where ``cond`` holds, the barrier's ``enable()``: DISABLED by one procedure becomes
         NOT_RUNNING, by more is disabled by one fewer."""
@@ -196,7 +202,7 @@ class PeerProcedures(TableText):
         fence = self.rule["rule_fence_add"](ops)
         t.require(table_rules.add_peer_may_leave_pre(ops, fence, t[("bar",)]))
         fail = ops.or_(
-            self.storage(ops, t.get, p),
+            ops.and_(self.rule_peer_checked_under_lock(ops), self.storage(ops, t.get, p)),
             *(Row(t, p, o, src).exists for o in self.S for src in self.SRC),
         )
         ok = ops.not_(fail)
@@ -225,9 +231,12 @@ class PeerProcedures(TableText):
     def proc_rm_pre(self, t: Ctx, p: int) -> None:
         """RemovePeerProcedure PRE: ``preRemovePeer`` fails the procedure if the peer is not in
         storage (``checkPeerExists``)."""
-        exists = self.storage(t.ops, t.get, p)
+        ops = t.ops
+        exists = ops.or_(
+            ops.not_(self.rule_peer_checked_under_lock(ops)), self.storage(ops, t.get, p)
+        )
         t.when(exists, ("pps", p), RP_STORAGE)
-        self.clear(t, t.ops.not_(exists), self.proc_keys(p))
+        self.clear(t, ops.not_(exists), self.proc_keys(p))
 
     def proc_rm_storage(self, t: Ctx, p: int) -> None:
         """RemovePeerProcedure UPDATE_PEER_STORAGE: the peer removed; the claim procedures still
@@ -332,3 +341,13 @@ class RemovePeerKeepsRecovered(PeerProcedures):
             if sk[:3] == (s, p, NO_SOURCE):
                 self.clear(t, cond, self.shipper_keys(sk))
         t.when(cond, ("known", s, p), False)
+
+
+class CheckedAtSubmission(PeerProcedures):
+    """``table/peer-checked-at-submission``: the peer is checked when the command is accepted,
+    not in PRE under the lock."""
+
+    def rule_peer_checked_under_lock(self, ops: Any) -> Any:
+        """The peer is checked when the admin's command is accepted (as it is then), and the
+        procedure, once it has the lock, runs without checking it again."""
+        return False

@@ -66,7 +66,6 @@ from .state import (
 )
 from .table_common import PLACEHOLDER_GROUP
 from .table_state import (
-    ADD,
     AP_POST,
     AP_PRE,
     AP_REFRESH,
@@ -96,6 +95,7 @@ from .table_state import (
     SCP_STAGE_NAMES,
     SID,
     SYNC_NAMES,
+    TRANSIT,
     Child,
     PeerProc,
     Row,
@@ -411,9 +411,9 @@ def scp_text(cfg: Config, scp: Scp) -> str:
 def proc_text(cfg: Config, st: TState, p: int, proc: PeerProc) -> str:
     """A peer procedure: its kind, step, and what it waits for."""
     kind = PROC_NAMES[proc.kind] if 0 <= proc.kind < len(PROC_NAMES) else f"proc{proc.kind}"
-    names = _ADD_STAGES if proc.kind == ADD else _REMOVE_STAGES if proc.kind == REMOVE else {}
+    names = _REMOVE_STAGES if proc.kind == REMOVE else {} if proc.kind == TRANSIT else _ADD_STAGES
     parts = [f"{kind} {names.get(proc.stage, f'stage {proc.stage}')}"]
-    if proc.kind not in (ADD, REMOVE):
+    if proc.kind == TRANSIT:
         parts.append(f"to {_sync((proc.target, NONE))}")
     if proc.refresh:
         parts.append(f"RefreshPeerProcedure pending on {_servers(cfg, proc.refresh)}")
@@ -493,6 +493,10 @@ def _master_lines(cfg: Config, st: TState) -> list[str]:
     for p, proc in enumerate(st.pprocs):
         if proc:
             lines.append(f"  peer {peer_label(p)}: {proc_text(cfg, st, p, proc)}")
+    for p, kind in enumerate(st.queued):
+        if kind:
+            waiting = PROC_NAMES[kind - 1]
+            lines.append(f"  peer {peer_label(p)}: {waiting} waits for the peer's lock")
     lines.append(f"  log cleaner barrier: {_barrier_text(st)}")
     lines.append(f"  log cleaner: {_cleaner_text(cfg, st)}")
     lines.append(f"  migration from ZooKeeper: {_migration_text(cfg, st)}")
@@ -616,6 +620,9 @@ def _facts(cfg: Config, st: TState) -> Facts:
     for p, proc in enumerate(st.pprocs):
         if proc:
             facts[f"peer procedure {peer_label(p)}"] = (proc_text(cfg, st, p, proc), None)
+    for p, kind in enumerate(st.queued):
+        if kind:
+            facts[f"peer procedure {peer_label(p)} queued"] = (PROC_NAMES[kind - 1], None)
     facts["log cleaner barrier"] = (_barrier_text(st), None)
     facts["log cleaner"] = (_cleaner_text(cfg, st), None)
     facts["migration"] = (_migration_text(cfg, st), None)

@@ -217,6 +217,21 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             out.append(ops.not_(ops.and_(done, ops.or_(rows, get(("sid", p))))))
         return ops.and_(*out)
 
+    def sources_follow_peers(ops: Any, get: Any) -> Any:
+        """Seed 003: "Each region server has one queue for every peer cluster it replicates to."
+        Once no procedure of a peer is under way (none runs, none waits for the peer's lock),
+        every live region server has a normal source for the peer exactly when the peer is in
+        peer storage: a server that does not know of a peer replicates nothing to it, and
+        nothing else notices."""
+        out = []
+        for p in P:
+            stored = z.storage(ops, get, p)
+            idle = z.peer_idle(ops, get, p)
+            for s in S:
+                agree = ops.eq(get(("known", s, p)), stored)
+                out.append(ops.implies(ops.and_(idle, get(("alive", s))), agree))
+        return ops.and_(*out)
+
     def no_stale_edit_replicated(ops: Any, get: Any) -> Any:
         """Seed 004: "when converting from STANDBY to DOWNGRADE_ACTIVE, we need to make sure we do
         not replicate the data which belongs to the previous DA state." No edit left unreplicated
@@ -334,7 +349,12 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     out += edits.values()
     out += [
         FlatProperty.of("invariant", f)
-        for f in (no_queue_after_removal, no_stale_edit_replicated, no_claim_mid_migration)
+        for f in (
+            no_queue_after_removal,
+            no_stale_edit_replicated,
+            no_claim_mid_migration,
+            sources_follow_peers,
+        )
     ]
     out.append(FlatProperty.of("step", offsets_monotone))
     out.append(FlatProperty.of("step", duplicates_explained))

@@ -100,6 +100,11 @@ class StepBase:
         for k in keys:
             tx.when(cond, k, self.dflt(k))
 
+    def peer_idle(self, ops: Any, get: Any, p: int) -> Any:
+        """No procedure of peer ``p`` is under way (a feature adds those waiting for its
+        lock)."""
+        return ops.not_(get(("pp", p)))
+
     def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
         """Does peer ``p``'s history explain an edit applied twice there by a live server's own
         sources? Its removal does (the peer may have been added again, and its new sources
