@@ -82,8 +82,11 @@ class Config:
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
     master_restarts: int = 0
     restarts: int = 0
-    """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
-    same slot), and crashes are then unbounded — only with ``edits=0``."""
+    """Non-zero: a dead server may start again (a new incarnation, a new server name, on the
+    same slot). The table era: once its SCP finished, and crashes are then unbounded — only with
+    ``edits=0``. The ZooKeeper era: once its old znode is failed over; its new WALs follow its
+    old ones in the slot's sequences (so the WAL slots bound the restarts) and crashes stay on
+    their budget."""
     peer_toggles: bool = False
     """The admin may also disable and enable peers (table era; from the admin budget)."""
     migration: bool = False
@@ -214,7 +217,6 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "spare_servers",
         "peer_toggles",
         "sync_peers",
-        "restarts",
         "migration",
         "syncup",
         "syncup_failures",
@@ -290,6 +292,15 @@ STANDARD: dict[str, Config] = {
         Config(name="zk-faults", servers=2, wals_per_server=2, edits=1, crashes=0, zk_faults=1),
         Config(
             name="hyphen-hosts", servers=2, wals_per_server=2, edits=1, crashes=1, hyphen_hosts=True
+        ),
+        Config(
+            name="restarts",
+            servers=2,
+            wals_per_server=2,
+            edits=1,
+            crashes=2,
+            restarts=1,
+            cleaner_runs=0,
         ),
         Config(
             name="multiwal",
