@@ -81,6 +81,9 @@ class Config:
     sync_peers: int = 0
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
     master_restarts: int = 0
+    storage_faults: int = 0
+    """Writes of a region server to ``hbase:replication`` that fail (AddPeer's refresh, a
+    shipper's ``setOffset``): the server aborts (table era)."""
     restarts: int = 0
     """Non-zero: a dead server may start again (a new incarnation, a new server name, on the
     same slot). The table era: once its SCP finished, and crashes are then unbounded — only with
@@ -217,6 +220,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "spare_servers",
         "peer_toggles",
         "sync_peers",
+        "storage_faults",
         "migration",
         "syncup",
         "syncup_failures",
@@ -384,6 +388,17 @@ TABLE_STANDARD: tuple[Config, ...] = (
         edits=2,
         crashes=1,
         cleaner_runs=1,
+    ),
+    Config(
+        name="t-storage-faults",
+        servers=2,
+        initial_peers=0,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        admin_ops=1,
+        cleaner_runs=1,
+        storage_faults=1,
     ),
     Config(name="t-cleaner", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=2),
     Config(

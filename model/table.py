@@ -32,6 +32,7 @@ TABLE_CONFIGS = (
     "t-multiwal",
     "t-master-restart",
     "t-bootstrap",
+    "t-storage-faults",
     *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
 )
 

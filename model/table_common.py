@@ -36,6 +36,7 @@ from .peer_procs import PeerProcedures
 from .peers import PeerAdmin
 from .relay_steps import RelaySteps
 from .restarts import Restarts
+from .storage_faults import StorageFaults
 from .scp import AssignQueues
 from .sinks import SinkServers
 from .source import Sources
@@ -92,6 +93,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     *(CLAIM_KINDS[n] for n in ("claim_read", "claim_commit", "claim_lost", "zombie_claim_commit")),
     *(k for k in kinds_of(Restarts) if k.name != "crash"),
     *kinds_of(Joins),
+    *kinds_of(StorageFaults),
     CLAIM_KINDS["claim_redeliver"],
     *kinds_of(PeerAdmin),
     *kinds_of(PeerProcedures),
@@ -168,6 +170,7 @@ class TableCommon(Design):
                 cfg.master_restarts,
                 cfg.foreign_edits,
                 cfg.restarts,
+                cfg.storage_faults,
             ),
         )
         return migration.start(cfg, st) if cfg.migration else st
