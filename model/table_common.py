@@ -36,7 +36,6 @@ from .peer_procs import PeerProcedures
 from .peers import PeerAdmin
 from .relay_steps import RelaySteps
 from .restarts import Restarts
-from .storage_faults import StorageFaults
 from .scp import AssignQueues
 from .sinks import SinkServers
 from .source import Sources
@@ -54,6 +53,7 @@ from .state import (
     bits,
 )
 from .step import kinds_of
+from .storage_faults import StorageFaults
 from .table_state import (
     DOWNGRADE_ACTIVE,
     IDLE_TCLEANER,

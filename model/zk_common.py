@@ -5,9 +5,9 @@ The steps themselves (the life of an edit, WAL rolls and archiving, sources read
 and shipping, positions, sink clusters, peers and the replication state znode, clusters
 replicating onward) are the protocol text's: ``zk_wal.py``, ``zk_source.py``, ``crashes.py``,
 ``zk_peer_admin.py``, ``peer_sync.py``, ``sinks.py``, ``sink_choice.py``, ``relay_steps.py``,
-``zk_joins.py``, ``zk_restarts.py``, ``zk_zombies.py``, over the layout of ``model/zk_layout.py``. The failover (how a
-dead server's queues move) and the log cleaner differ per design: ``zk_claims.py`` and
-``zk_cleaners.py``.
+``zk_joins.py``, ``zk_restarts.py``, ``zk_zombies.py``, over the layout of
+``model/zk_layout.py``. The failover (how a dead server's queues move) and the log cleaner
+differ per design: ``zk_claims.py`` and ``zk_cleaners.py``.
 """
 
 from __future__ import annotations

@@ -70,7 +70,9 @@ class ZkRestarts:
         ops = t.ops
         named = [ci for ci in self.CH if s in self.chains[ci]]
         out = [ops.not_(t[("qex", o, p, ci)]) for o in self.S for p in self.P for ci in named]
-        out += [ops.not_(t[("sh", o, *sk)]) for o in self.S for sk in self.sh_keys if sk[1] in named]
+        out += [
+            ops.not_(t[("sh", o, *sk)]) for o in self.S for sk in self.sh_keys if sk[1] in named
+        ]
         out += [ops.not_(ops.and_(t[("cl", o)], t[("cld", o)] == s)) for o in self.S]
         return out
 
