@@ -1,10 +1,11 @@
 """A region server's reaction when its write to ``hbase:replication`` fails
 (``Config.storage_faults``, the table era), in the protocol text's form (``model/step.py``).
 Reference section 5, AddPeer's refresh on a server:
-``RQS.setOffset(QueueId(me, peer), group, (latestWal, 0))`` — "failure aborts the RS and fails the refresh"; section 10: ``logPositionAndCleanOldLogs``' ``setOffset``
-"(failure aborts the RS)", and the shipper then "restarts from the last persisted offset
-(re-ship ⇒ duplicates possible, never skip)". The ZooKeeper era's counterpart is
-``roll_zk_fail`` (HBASE-3515, ``model/zk_wal.py``).
+``RQS.setOffset(QueueId(me, peer), group, (latestWal, 0))`` — "failure aborts the RS and fails
+the refresh"; section 10: ``logPositionAndCleanOldLogs``' ``setOffset`` "(failure aborts the
+RS)", and the shipper then "restarts from the last persisted offset (re-ship ⇒ duplicates
+possible, never skip)". The ZooKeeper era's counterpart is ``roll_zk_fail`` (HBASE-3515,
+``model/zk_wal.py``).
 
 A budget of failed writes, each one of:
 
