@@ -81,9 +81,15 @@ class Config:
     sync_peers: int = 0
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
     master_restarts: int = 0
+    storage_faults: int = 0
+    """Writes of a region server to ``hbase:replication`` that fail (AddPeer's refresh, a
+    shipper's ``setOffset``): the server aborts (table era)."""
     restarts: int = 0
-    """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
-    same slot), and crashes are then unbounded — only with ``edits=0``."""
+    """Non-zero: a dead server may start again (a new incarnation, a new server name, on the
+    same slot). The table era: once its SCP finished, and crashes are then unbounded — only with
+    ``edits=0``. The ZooKeeper era: once its old znode is failed over; its new WALs follow its
+    old ones in the slot's sequences (so the WAL slots bound the restarts) and crashes stay on
+    their budget."""
     peer_toggles: bool = False
     """The admin may also disable and enable peers (table era; from the admin budget)."""
     peer_life: bool = False
@@ -220,7 +226,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "peer_toggles",
         "peer_life",
         "sync_peers",
-        "restarts",
+        "storage_faults",
         "migration",
         "syncup",
         "syncup_failures",
@@ -296,6 +302,15 @@ STANDARD: dict[str, Config] = {
         Config(name="zk-faults", servers=2, wals_per_server=2, edits=1, crashes=0, zk_faults=1),
         Config(
             name="hyphen-hosts", servers=2, wals_per_server=2, edits=1, crashes=1, hyphen_hosts=True
+        ),
+        Config(
+            name="restarts",
+            servers=2,
+            wals_per_server=2,
+            edits=1,
+            crashes=2,
+            restarts=1,
+            cleaner_runs=0,
         ),
         Config(
             name="multiwal",
@@ -379,6 +394,17 @@ TABLE_STANDARD: tuple[Config, ...] = (
         edits=2,
         crashes=1,
         cleaner_runs=1,
+    ),
+    Config(
+        name="t-storage-faults",
+        servers=2,
+        initial_peers=0,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        admin_ops=1,
+        cleaner_runs=1,
+        storage_faults=1,
     ),
     Config(name="t-cleaner", servers=2, wals_per_server=2, edits=1, crashes=1, cleaner_runs=2),
     Config(

@@ -3,7 +3,17 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, cleaner_input, master, peer_life, peer_procs, scp, source, table_rules
+from . import (
+    claim,
+    cleaner_input,
+    master,
+    peer_life,
+    peer_procs,
+    scp,
+    source,
+    storage_faults,
+    table_rules,
+)
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -329,6 +339,20 @@ class CheckedAtSubmission(Table):
     text = peer_procs.CheckedAtSubmission
 
 
+class RefreshWriteFailureIgnored(Table):
+    name = "table/refresh-write-failure-ignored"
+    mutant_of = "table"
+    overrides = "rule_write_failure_aborts"
+    bug = (
+        "a region server whose write to hbase:replication fails does not abort: AddPeer's "
+        "refresh on it fails its setOffset after the peer entered its peer cache, so it reports "
+        "the refresh done with no source for the new peer, and its edits never reach the peer "
+        "(HBase aborts the server: 'failure aborts the RS and fails the refresh')"
+    )
+    configs = ("t-storage-faults",)
+    text = storage_faults.RefreshFailureIgnored
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -398,6 +422,7 @@ TABLE_MUTANTS = (
     CleanerUnvalidatedNames,
     RefreshDropsRecoveredWals,
     CheckedAtSubmission,
+    RefreshWriteFailureIgnored,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

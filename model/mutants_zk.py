@@ -21,6 +21,7 @@ from .zk_claims import LockClaims, MultiClaims
 from .zk_cleaners import LockCleaner
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
+from .zk_restarts import ZkRestarts
 from .zk_source import ZkSources
 from .zk_wal import ZkWals
 
@@ -369,6 +370,26 @@ class ShipsLocalScope(ZkLock):
         return replicable_ignoring_scope(PY, edit.kind, edit.cluster_ids, target)
 
 
+class RestartAdoptsQueues(ZkLock):
+    name = "zk-lock/restart-adopts-queues"
+    mutant_of = "zk-lock"
+    overrides = "old_name_failed_over"
+    configs = ("restarts",)
+    bug = (
+        "A starting region server takes the znode it finds under its name for its own (a restart "
+        "under the old server name, before its znode was failed over): its normal sources start "
+        "on its new WAL, so the old WALs its queues list are never read, and no survivor locks "
+        "the znode of a live server (HBase gives a restarted server a new start code, so it "
+        "finds none)."
+    )
+
+    class text(ZkRestarts):
+        def old_name_failed_over(self, t: Any, s: int) -> Any:
+            """The server starts whatever it finds under its name: its old queues stay and
+            become its own."""
+            return True
+
+
 ZK_MUTANTS = (
     Hbase12865,
     Hbase8099,
@@ -387,4 +408,5 @@ ZK_MUTANTS = (
     ReaderIgnoresArchive,
     NoLoopPrevention,
     ShipsLocalScope,
+    RestartAdoptsQueues,
 )

@@ -518,8 +518,13 @@ def _history(cfg: Config, st: TState) -> str:
     return "; ".join(parts)
 
 
-def _budget(st: TState) -> str:
-    return ", ".join(f"{budget_name(k)} {v}" for k, v in st.budget._asdict().items())
+def _budget(cfg: Config, st: TState) -> str:
+    """The budgets left (failed storage writes only where the configuration has them)."""
+    return ", ".join(
+        f"{budget_name(k)} {v}"
+        for k, v in st.budget._asdict().items()
+        if k != "storage_faults" or cfg.storage_faults
+    )
 
 
 def render_table_state(cfg: Config, st: TState) -> str:
@@ -533,7 +538,7 @@ def render_table_state(cfg: Config, st: TState) -> str:
     history = _history(cfg, st)
     if history:
         lines.append(f"history: {history}")
-    lines.append(f"budgets left: {_budget(st)}")
+    lines.append(f"budgets left: {_budget(cfg, st)}")
     return "\n".join(lines)
 
 

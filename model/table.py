@@ -34,6 +34,7 @@ TABLE_CONFIGS = (
     "t-master-restart",
     "t-bootstrap",
     *(c.name for c in PEER_LIFE_CONFIGS),
+    "t-storage-faults",
     *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
 )
 

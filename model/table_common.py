@@ -53,6 +53,7 @@ from .state import (
     bits,
 )
 from .step import kinds_of
+from .storage_faults import StorageFaults
 from .table_state import (
     DOWNGRADE_ACTIVE,
     IDLE_TCLEANER,
@@ -92,6 +93,7 @@ TABLE_KINDS: tuple[ActionKind, ...] = (
     *(CLAIM_KINDS[n] for n in ("claim_read", "claim_commit", "claim_lost", "zombie_claim_commit")),
     *(k for k in kinds_of(Restarts) if k.name != "crash"),
     *kinds_of(Joins),
+    *kinds_of(StorageFaults),
     CLAIM_KINDS["claim_redeliver"],
     *kinds_of(PeerAdmin),
     *kinds_of(PeerProcedures),
@@ -169,6 +171,7 @@ class TableCommon(Design):
                 cfg.master_restarts,
                 cfg.foreign_edits,
                 cfg.restarts,
+                cfg.storage_faults,
             ),
         )
         return migration.start(cfg, st) if cfg.migration else st

@@ -73,8 +73,8 @@ that starts more sets ``shipper_copies``."""
 CLAIMS = 2
 """Pending claims per server: one, and a second dispatched by ``claim_redeliver``."""
 BUDGET = ("crashes", "outages", "admin", "puts", "cleaner_runs", "master_restarts")
-"""The budgets that change in the base flat model (``foreign`` and ``restarts`` are constant there;
-a feature class may move a budget from ``constant_budgets`` to ``budgets``)."""
+"""The budgets that change in the base flat model (``foreign``, ``restarts`` and ``storage_faults``
+are constant there; a feature class may move a budget from ``constant_budgets`` to ``budgets``)."""
 
 
 CONSTANT_FIELDS = (
@@ -141,7 +141,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
         return _constant(type(self))[1]
 
     budgets: tuple[str, ...] = BUDGET
-    constant_budgets: tuple[str, ...] = ("foreign", "restarts")
+    constant_budgets: tuple[str, ...] = ("foreign", "restarts", "storage_faults")
 
     def __init__(self, design: Design, cfg: Config) -> None:
         check_config(cfg, self.handles)
@@ -650,6 +650,7 @@ FEATURES: dict[str, str] = {
     "relays": "replcheck.model.table_relays",
     "cleaner_input": "cleaner_input",
     "peer_life": "peer_life",
+    "storage_faults": "storage_faults",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -672,6 +673,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
         ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
         ("peer_life", cfg.peer_life, "the peer's whole lifecycle and its procedure queue"),
+        ("storage_faults", cfg.storage_faults, "failed writes to hbase:replication"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

@@ -223,6 +223,7 @@ class TBudget(NamedTuple):
     master_restarts: int
     foreign: int
     restarts: int
+    storage_faults: int = 0
 
 
 class TState(NamedTuple):

@@ -5,9 +5,9 @@ The steps themselves (the life of an edit, WAL rolls and archiving, sources read
 and shipping, positions, sink clusters, peers and the replication state znode, clusters
 replicating onward) are the protocol text's: ``zk_wal.py``, ``zk_source.py``, ``crashes.py``,
 ``zk_peer_admin.py``, ``peer_sync.py``, ``sinks.py``, ``sink_choice.py``, ``relay_steps.py``,
-``zk_joins.py``, ``zk_zombies.py``, over the layout of ``model/zk_layout.py``. The failover (how a
-dead server's queues move) and the log cleaner differ per design: ``zk_claims.py`` and
-``zk_cleaners.py``.
+``zk_joins.py``, ``zk_restarts.py``, ``zk_zombies.py``, over the layout of
+``model/zk_layout.py``. The failover (how a dead server's queues move) and the log cleaner
+differ per design: ``zk_claims.py`` and ``zk_cleaners.py``.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from .step import kinds_of
 from .zk_claim_drop import ClaimDrops
 from .zk_joins import ZkJoins
 from .zk_peer_admin import ZkPeerAdmin
+from .zk_restarts import ZkRestarts
 from .zk_source import ZkSources
 from .zk_wal import ZkWals
 from .zk_zombies import ZkZombies
@@ -64,6 +65,7 @@ ZK_CONFIGS: tuple[str, ...] = (
     "zk-faults",
     "hyphen-hosts",
     "multiwal",
+    "restarts",
 )
 """The standard configurations both ZooKeeper-era designs are checked in."""
 
@@ -73,6 +75,7 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     *(_WAL[n] for n in ("put", "roll", "roll_zk_fail", "register_wal")),
     *kinds_of(Crashes),
     *kinds_of(ZkJoins),
+    *kinds_of(ZkRestarts),
     _WAL["archive"],
     *kinds_of(ZkSources),
     *kinds_of(ClaimDrops),

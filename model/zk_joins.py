@@ -47,21 +47,29 @@ class ZkJoins:
     def first_wals(self, t: Ctx, s: int, closed: bool) -> None:
         """A joining server's first WAL of every WAL group: created empty in ``WALs/``."""
         for g in self.G:
-            w = self.cfg.slot((s, g, 0))
-            WalFile(t, w).exists = True
-            WalFile(t, w).entries = 0
-            WalFile(t, w).closed = closed
-            WalFile(t, w).place = LIVE_DIR
+            self.new_wal(t, self.cfg.slot((s, g, 0)), closed, True)
+
+    def new_wal(self, t: Ctx, w: int, closed: bool, cond: Any) -> None:
+        """Where ``cond`` holds, WAL slot ``w`` is a new, empty file in ``WALs/``."""
+        t.when(cond, ("wex", w), True)
+        t.when(cond, ("wn", w), 0)
+        t.when(cond, ("wclosed", w), closed)
+        t.when(cond, ("wplace", w), LIVE_DIR)
+
+    def comes_up(self, t: Ctx, s: int) -> None:
+        """Server ``s`` (its first WALs open) creates its znode under ``/hbase/replication/rs``
+        and goes live; it learns the peers afterwards (``peer_sync``)."""
+        t[("rex", s)] = True
+        t[("lock", s)] = NO_LOCK
+        self.rs_child_created(t.ops, t)
+        Server(t, s).alive = True
 
     @step(params=("server",), fair=False, each=_joining)
     def join(self, t: Ctx, s: int) -> None:
         """a region server that was not running starts"""
         self.not_started(t, s)
         self.first_wals(t, s, False)
-        t[("rex", s)] = True
-        t[("lock", s)] = NO_LOCK
-        self.rs_child_created(t.ops, t)
-        Server(t, s).alive = True
+        self.comes_up(t, s)
 
     @step(params=("server",), fair=False, each=_dying)
     def died_starting(self, t: Ctx, s: int) -> None:

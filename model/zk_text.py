@@ -24,6 +24,7 @@ from replcheck.model.text import FlatModel, FlatProperty, Instance, Tx, count
 from replcheck.model.zk_claim_drop import ClaimDrops
 from replcheck.model.zk_joins import ZkJoins
 from replcheck.model.zk_peer_admin import ZkPeerAdmin
+from replcheck.model.zk_restarts import ZkRestarts
 from replcheck.model.zk_source import ZkSources
 from replcheck.model.zk_wal import ZkWals
 from replcheck.model.zk_zombies import ZkZombies
@@ -42,6 +43,7 @@ class ZkFlat(
     RelaySteps,
     ZkPeerAdmin,
     ZkJoins,
+    ZkRestarts,
     ZkZombies,
     ZkLayout,
 ):

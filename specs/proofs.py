@@ -1118,6 +1118,8 @@ _REASONS = {
     "that is not a WAL: its harm shows only over runs repeated for ever (liveness)",
     "rule_syncup_claims": "reads the marker files an earlier ReplicationSyncUp run left in the "
     "state",
+    "rule_write_failure_aborts": "chooses the server's reaction to a failed write: its harm "
+    "shows only in what the server then never ships (exploration, BMC)",
 }
 
 
