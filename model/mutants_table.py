@@ -3,7 +3,7 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, cleaner_input, master, peer_procs, scp, source, table_rules
+from . import claim, cleaner_input, master, peer_procs, scp, serial, source, table_rules
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -302,6 +302,33 @@ class CleanerUnvalidatedNames(Table):
     text = cleaner_input.UnvalidatedNames
 
 
+class SerialPushesOnFailedCheck(Table):
+    name = "table/HBASE-29501"
+    mutant_of = "table"
+    overrides = "rule_previous_range_pushed"
+    bug = (
+        "HBASE-29501: when SerialReplicationChecker.canPush cannot read the barriers or the "
+        "last pushed sequence id, the reader pushes the entry anyway; an edit of the region's "
+        "new range reaches the serial peer before the edits its previous server wrote"
+    )
+    configs = ("t-serial",)
+    text = serial.PushesOnFailedCheck
+
+
+class SeqIdsApartFromOffset(Table):
+    name = "table/sid-apart-from-offset"
+    mutant_of = "table"
+    overrides = "rule_seq_ids_with_offset"
+    bug = (
+        "setOffset writes the offset and the last pushed sequence ids in two puts instead of one "
+        "conditional multi-row mutation: a server that dies between them leaves the sequence id "
+        "past its offset, the region's next range is pushed, and the recovered queue then "
+        "pushes the previous range's edits again after it"
+    )
+    configs = ("t-serial",)
+    text = serial.SeqIdsApart
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -369,6 +396,8 @@ TABLE_MUTANTS = (
     CleanerOwnWalDone,
     CleanerKeepsQueuelessDead,
     CleanerUnvalidatedNames,
+    SerialPushesOnFailedCheck,
+    SeqIdsApartFromOffset,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

@@ -12,8 +12,9 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
-from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .config import MIGRATE_CONFIGS, SERIAL_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .migration import ZkMigration
+from .serial import SerialReplication
 from .step import kinds_of
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
@@ -32,7 +33,7 @@ TABLE_CONFIGS = (
     "t-multiwal",
     "t-master-restart",
     "t-bootstrap",
-    *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
+    *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS)),
 )
 
 
@@ -45,6 +46,7 @@ class Table(SyncSteps, TableCommon):
         *(k for k in kinds_of(SyncReplication) if k.name == "transit_peer"),
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
+        *kinds_of(SerialReplication),
     )
 
 

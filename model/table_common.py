@@ -21,7 +21,7 @@ Abstractions (each a documented choice, not an accident):
 
 from __future__ import annotations
 
-from . import migration, rules, table_rules, table_storage
+from . import migration, rules, serial, table_rules, table_storage
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .claim import Claims
@@ -159,6 +159,7 @@ class TableCommon(Design):
             sinks=(EMPTY_SINK,) * cfg.clusters,
             relays=relays,
             others=(1 << (cfg.servers + 1)) - 1 if cfg.cleaner_input else 0,
+            serial=serial.initial(cfg.peers) if cfg.serial_peers else (),
             budget=TBudget(
                 cfg.crashes,
                 cfg.sink_outages,

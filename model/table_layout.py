@@ -649,6 +649,7 @@ FEATURES: dict[str, str] = {
     "zombies": "replcheck.model.zombie_steps",
     "relays": "replcheck.model.table_relays",
     "cleaner_input": "cleaner_input",
+    "serial": "serial",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -670,6 +671,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
         ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
+        ("serial", cfg.serial_peers, "serial replication peers"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

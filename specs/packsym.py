@@ -84,6 +84,8 @@ TABLE_TYPES: dict[str, Kinds] = {
     **{f: ((None, S_), None, None) for f in ("ppref", "pprec")},
     **{f: ((None, "tu"), None, None) for f in ("app", "dup", "stale")},
     "suw": ((None, W_, None), None, None),
+    "rgh": ((None,), "s?", None),
+    "wsq": ((W_, None), None, None),
     "zk": ((S_, None, SQ), None, None),
     "zkw": ((S_, None, SQ, None, None), None, None),
 }
@@ -234,6 +236,12 @@ _PLAIN = frozenset(
         "sufail",
         "sudie",
         "ojunk",
+        "rgi",
+        "rgb",
+        "rgn",
+        "lsid",
+        "stop",
+        "sback",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""
