@@ -42,10 +42,8 @@ def seq_text(cfg: Config, st: TState, wal: Callable[[Config, tuple], str]) -> st
 def order_text(st: TState, p: int) -> str:
     """What the serial peer ``p`` has applied, by range."""
     rg = st.serial
-    if rg.top[p] < 0:
-        text = "no edit of the region applied"
-    else:
-        text = f"latest range applied {rg.top[p]}"
+    applied = rg.top[p] >= 0
+    text = f"latest range applied {rg.top[p]}" if applied else "no edit of the region applied"
     if rg.back >> p & 1:
         text += "; an edit of an earlier range applied after it"
     return text
