@@ -1118,6 +1118,11 @@ _REASONS = {
     "that is not a WAL: its harm shows only over runs repeated for ever (liveness)",
     "rule_syncup_claims": "reads the marker files an earlier ReplicationSyncUp run left in the "
     "state",
+    "rule_previous_range_pushed": "is a rule of the serial feature's text (model/serial.py), "
+    "not a dual-form rule of the design: its harm shows in the order a serial peer applies a "
+    "region's edits (exploration, BMC)",
+    "rule_seq_ids_with_offset": "chooses whether the last pushed sequence ids go in the offset's "
+    "own mutation: its harm shows only against a crash between two writes (exploration, BMC)",
 }
 
 
