@@ -105,7 +105,7 @@ def test_a_finished_recovered_queue_leaves_its_sequence_id() -> None:
     """A recovered source that ends without persisting its offset (``finish``) still pushes its
     batch's sequence id (``noMoreData`` flushes it): range 1 is not left waiting."""
     model = Model(get_design("table"), CFG)
-    st = _run(model, MOVED + CLAIMED + [("ship", (1, 1, 0)), ("finish", (1, 1))])
+    st = _run(model, [*MOVED, *CLAIMED, ("ship", (1, 1, 0)), ("finish", (1, 1))])
     assert st.serial.pushed == (0,)
     assert Action("ship", (1, 0, 0)) in model.enabled(st)
 
@@ -113,7 +113,7 @@ def test_a_finished_recovered_queue_leaves_its_sequence_id() -> None:
 def test_a_sequence_id_never_decreases() -> None:
     """A write of a lower sequence id than the stored one is skipped."""
     model = Model(get_design("table"), CFG)
-    st = _run(model, MOVED + CLAIMED + [("ship", (1, 1, 0)), ("persist", (1, 1))])
+    st = _run(model, [*MOVED, *CLAIMED, ("ship", (1, 1, 0)), ("persist", (1, 1))])
     st = _run_from(model, st, [("ship", (1, 0, 0)), ("persist", (1, 0))])
     assert st.serial.pushed == (1,)
     st = _run_from(model, st, [("finish", (1, 1))])
@@ -153,10 +153,14 @@ def test_sequence_ids_apart_from_the_offset() -> None:
     model = Model(get_design("table/sid-apart-from-offset"), SMALL)
     st = _run(
         model,
-        [("put", (0, 0, 0)), ("ship", (0, 0, 0)), ("put_seq_ids", (0, 0))]
-        + MOVED[1:]
-        + CLAIMED
-        + [("ship", (1, 0, 0))],
+        [
+            ("put", (0, 0, 0)),
+            ("ship", (0, 0, 0)),
+            ("put_seq_ids", (0, 0)),
+            *MOVED[1:],
+            *CLAIMED,
+            ("ship", (1, 0, 0)),
+        ],
     )
     assert st.serial.top == (1,) and st.serial.back == 0
     broken = [p.name for p in model.invariants if not p.check(model.cfg, st)]
