@@ -83,6 +83,9 @@ class Config:
     serial_peers: int = 0
     """The first ``serial_peers`` peers are serial replication peers, and every client edit is
     one region's, open on one server at a time (``model/serial.py``)."""
+    bulk_load: bool = False
+    """A live server may bulk load one hfile: its references in the ``hfileref`` family, its
+    marker in the WAL, its archive and the hfile cleaner (``model/hfile_refs.py``)."""
     master_restarts: int = 0
     restarts: int = 0
     """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
@@ -223,6 +226,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "peer_toggles",
         "sync_peers",
         "serial_peers",
+        "bulk_load",
         "restarts",
         "migration",
         "syncup",
@@ -532,6 +536,24 @@ SERIAL_CONFIGS: tuple[Config, ...] = (
 crash of its server, so its edits are in the WALs of up to three servers (three ranges), and each
 range must wait for the one before it, which a recovered queue may still be replicating."""
 
+HFILE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-hfile",
+        servers=2,
+        peers=2,
+        initial_peers=2,
+        bulk_load=True,
+        wals_per_server=1,
+        edits=0,
+        crashes=1,
+        cleaner_runs=0,
+    ),
+)
+"""A bulk load and two peers: the hfile's reference per peer, its marker shipped to each (or by
+a recovered queue after a crash), and the hfile compacted to the archive, where the hfile
+cleaner may delete it once no peer's reference names it."""
+
 STANDARD.update(
-    (c.name, c) for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS)
+    (c.name, c)
+    for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
 )

@@ -3,7 +3,17 @@ reproduces (reference section 11, and the hazards seed 004 argues against)."""
 
 from __future__ import annotations
 
-from . import claim, cleaner_input, master, peer_procs, scp, serial, source, table_rules
+from . import (
+    claim,
+    cleaner_input,
+    hfile_refs,
+    master,
+    peer_procs,
+    scp,
+    serial,
+    source,
+    table_rules,
+)
 from .config import Config
 from .logic import PY, B, I, Ops, dual
 from .state import WalKey
@@ -329,6 +339,20 @@ class SeqIdsApartFromOffset(Table):
     text = serial.SeqIdsApart
 
 
+class HFileRefsAfterCommit(Table):
+    name = "table/hfile-refs-after-commit"
+    mutant_of = "table"
+    overrides = "rule_refs_before_commit"
+    bug = (
+        "the bulk load adds its hfile references after it commits the hfile and writes the "
+        "marker (not in preCommitStoreFile): a compaction archives the hfile and the hfile "
+        "cleaner, finding no reference, deletes it before the marker is replicated; the peer "
+        "then skips the missing file"
+    )
+    configs = ("t-hfile",)
+    text = hfile_refs.RefsAfterCommit
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -398,6 +422,7 @@ TABLE_MUTANTS = (
     CleanerUnvalidatedNames,
     SerialPushesOnFailedCheck,
     SeqIdsApartFromOffset,
+    HFileRefsAfterCommit,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

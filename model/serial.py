@@ -219,22 +219,24 @@ class SerialReplication(TableText):
         the old max sequence id plus one, so here we need to minus one")."""
         return pushed >= end_barrier - 1
 
-    def serial_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+    def batch_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
         """``SerialReplicationChecker.canPush`` for a serial peer: the head WAL's edits are of
         its server's range; the first range passes, a later one only once the range before it is
         pushed."""
         s, p, src, _g, _m = sk
+        base = super().batch_can_push(ops, get, sk, q)  # type: ignore[misc]
         if p not in self.serial:
-            return True
+            return base
         x = self.wal_owner(s, src)
         return ops.and_(
+            base,
             *(
                 ops.implies(
                     self.host_is(ops, get, i, x),
                     self.rule_previous_range_pushed(ops, get(("lsid", p)), get(("rgb", i))),
                 )
                 for i in range(1, self.ranges)
-            )
+            ),
         )
 
     def last_seq_id(self, ops: Any, get: Any, w: int, upto: Any) -> Any:

@@ -94,11 +94,16 @@ class Sources(TableText):
             ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
         )
 
-    def serial_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+    def batch_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
         """What else a batch of shipper ``sk``'s head WAL ``q`` waits for before it is shipped:
         nothing (a serial peer's ``SerialReplicationChecker``, ``model/serial.py``, waits for the
         region's previous range)."""
         return True
+
+    def after_ship(self, ops: Any, t: Ctx, sk: tuple, q: int, pos: Any, end: Any) -> None:
+        """What else shipping the entries ``pos`` to ``end`` of shipper ``sk``'s head WAL ``q``
+        writes once the peer took them: nothing (bulk loads' hfile references are cleaned up,
+        ``model/hfile_refs.py``)."""
 
     def push_seq_ids(self, ops: Any, t: Ctx, sk: tuple, q: int, upto: Any) -> None:
         """What else a shipper's offset write carries, in the same atomic mutation, for the
@@ -142,12 +147,12 @@ class Sources(TableText):
             self.readable(ops, t.get, w),
             pos < n,
             ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
-            self.serial_can_push(ops, t.get, sk, q),
+            self.batch_can_push(ops, t.get, sk, q),
         )
         self.deliver(ops, t, target, batch_of)
-        t[("shpos", *sk)] = self.rule_position_after_ship(
-            ops, pos, ops.ite(n < pos + batch, n, pos + batch)
-        )
+        end = ops.ite(n < pos + batch, n, pos + batch)
+        self.after_ship(ops, t, sk, q, pos, end)
+        t[("shpos", *sk)] = self.rule_position_after_ship(ops, pos, end)
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:

@@ -12,7 +12,14 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
-from .config import MIGRATE_CONFIGS, SERIAL_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .config import (
+    HFILE_CONFIGS,
+    MIGRATE_CONFIGS,
+    SERIAL_CONFIGS,
+    SYNC_CONFIGS,
+    SYNCUP_CONFIGS,
+)
+from .hfile_refs import HFileRefs
 from .migration import ZkMigration
 from .serial import SerialReplication
 from .step import kinds_of
@@ -33,7 +40,10 @@ TABLE_CONFIGS = (
     "t-multiwal",
     "t-master-restart",
     "t-bootstrap",
-    *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS)),
+    *(
+        c.name
+        for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
+    ),
 )
 
 
@@ -47,6 +57,7 @@ class Table(SyncSteps, TableCommon):
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
         *kinds_of(SerialReplication),
+        *kinds_of(HFileRefs),
     )
 
 

@@ -650,6 +650,7 @@ FEATURES: dict[str, str] = {
     "relays": "replcheck.model.table_relays",
     "cleaner_input": "cleaner_input",
     "serial": "serial",
+    "bulk_load": "hfile_refs",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -672,6 +673,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
         ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
         ("serial", cfg.serial_peers, "serial replication peers"),
+        ("bulk_load", cfg.bulk_load, "bulk loads and hfile references"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

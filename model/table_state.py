@@ -253,6 +253,10 @@ class TState(NamedTuple):
     """With serial peers (``model/serial.py``): the region, its ranges, the ``sid`` family's last
     pushed sequence ids and the serial peers' order history (a ``SerialRegion``); ``()``
     otherwise."""
+    hfile: tuple = ()
+    """With bulk loads (``model/hfile_refs.py``): the bulk-loaded hfile's stage, its server and
+    its marker's WAL entry (a ``BulkLoad``); ``()`` otherwise. Its references are ``sid``'s
+    ``HFILE_REF`` bits."""
     others: int = 0
     """Files in oldWALs that are no server's replicated WAL (bit mask): bit ``s`` is server
     ``s``'s archived meta WAL, bit ``len(servers)`` a file whose name is not a WAL's."""

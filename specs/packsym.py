@@ -85,6 +85,8 @@ TABLE_TYPES: dict[str, Kinds] = {
     **{f: ((None, "tu"), None, None) for f in ("app", "dup", "stale")},
     "suw": ((None, W_, None), None, None),
     "rgh": ((None,), "s?", None),
+    "hfs": ((), "s?", None),
+    "wbulk": ((W_, None), None, None),
     "wsq": ((W_, None), None, None),
     "zk": ((S_, None, SQ), None, None),
     "zkw": ((S_, None, SQ, None, None), None, None),
@@ -242,6 +244,8 @@ _PLAIN = frozenset(
         "lsid",
         "stop",
         "sback",
+        "hf",
+        "hfref",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""

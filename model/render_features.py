@@ -1,17 +1,50 @@
-"""Drawing serial replication's state (``model/serial.py``) as ``render_table`` draws the rest:
-the ``sid`` family's cells, the region with its ranges, and what a serial peer has applied."""
+"""Drawing the state of two table-era features as ``render_table`` draws the rest: serial
+replication (``model/serial.py``: the ``sid`` family's cells, the region with its ranges, what a
+serial peer has applied) and bulk loads (``model/hfile_refs.py``: the hfile and its marker)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from .config import Config
+from .hfile_refs import HF_NAMES
 from .render_names import peer_label, server_label
 from .table_state import TState
 
 REGION = "5e3a1c0f9b7d4e2a8c6b0d1f3e5a7c9b"
 """The encoded name of the one region the model's client writes to (an MD5 in hex, as HBase's
 encoded region names are)."""
+
+
+HFILE = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+"""The name of the one bulk-loaded hfile (HBase names store files by a UUID in hex)."""
+
+
+def hfile_text(cfg: Config, st: TState, wal: Callable[[Config, tuple], str]) -> str:
+    """The bulk-loaded hfile's stage, its server and its marker's WAL entry."""
+    hf = st.hfile
+    text = HF_NAMES[hf.stage]
+    if hf.server >= 0:
+        text += f", loaded by {server_label(cfg, hf.server)}"
+    if hf.marker:
+        w, j = hf.marker
+        key = next(x.key for x in st.wals if x and cfg.slot(x.key) == w)
+        text += f", marker {wal(cfg, key)}:e{j}"
+    return text
+
+
+def hfile_lines(cfg: Config, st: TState, wal: Callable[[Config, tuple], str]) -> list[str]:
+    """The bulk-loaded hfile, for ``render_table_state``."""
+    if not st.hfile or not st.hfile.stage:
+        return []
+    return [f"bulk-loaded hfile {HFILE}: {hfile_text(cfg, st, wal)}"]
+
+
+def hfile_facts(cfg: Config, st: TState, wal: Callable[[Config, tuple], str]) -> dict[str, str]:
+    """The same as facts, for ``render_table_diff``."""
+    if not st.hfile or not st.hfile.stage:
+        return {}
+    return {f"hfile {HFILE}": hfile_text(cfg, st, wal)}
 
 
 def sid_cell(st: TState, p: int) -> str | None:
