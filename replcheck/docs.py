@@ -50,7 +50,7 @@ def properties_page() -> str:
     for prop in Model(get_design("table"), STANDARD["t-std"]).properties:
         seen.add(prop.name)
         lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
-    for config in ("t-chore", "t-serial"):
+    for config in ("t-chore", "t-serial", "t-hfile"):
         for prop in Model(get_design("table"), STANDARD[config]).properties:
             if prop.name not in seen:
                 seen.add(prop.name)
