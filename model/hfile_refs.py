@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .state import GLOBAL
+from .state import GLOBAL, REMOVED
 from .step import Ctx, step
 from .table_state import HFILE_REF, TState
 from .table_views import TableText
@@ -194,7 +194,7 @@ class HFileRefs(TableText):
         return [*out, FlatProperty.of("invariant", self.hfile_kept_check())]
 
     def hfile_kept_check(self) -> Any:
-        from .state import REMOVED
+        """``bulk_loaded_hfile_kept`` over this layout's entry slots."""
 
         def bulk_loaded_hfile_kept(ops: Any, get: Any) -> Any:
             """HBase's ReplicationHFileCleaner "checks if a hfile is still scheduled for

@@ -303,6 +303,7 @@ class SerialReplication(TableText):
         return [*out, FlatProperty.of("invariant", self.serial_order_check())]
 
     def serial_order_check(self) -> Any:
+        """``serial_order`` over this layout's entry slots."""
         slots = [(w, j) for w in self.W for j in range(self.E)]
 
         def serial_order(ops: Any, get: Any) -> Any:
