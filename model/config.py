@@ -80,6 +80,12 @@ class Config:
     """Region servers (the last ones) that have not joined yet: they start during an upgrade."""
     sync_peers: int = 0
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
+    serial_peers: int = 0
+    """The first ``serial_peers`` peers are serial replication peers, and every client edit is
+    one region's, open on one server at a time (``model/serial.py``)."""
+    bulk_load: bool = False
+    """A live server may bulk load one hfile: its references in the ``hfileref`` family, its
+    marker in the WAL, its archive and the hfile cleaner (``model/hfile_refs.py``)."""
     master_restarts: int = 0
     storage_faults: int = 0
     """Writes of a region server to ``hbase:replication`` that fail (AddPeer's refresh, a
@@ -133,6 +139,11 @@ class Config:
                 "joins and spare_servers together must not exceed servers",
             ),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
+            (
+                self.serial_peers <= self.initial_peers
+                and not (self.serial_peers and self.restarts),
+                "serial_peers must exist from the start, without restarts",
+            ),
             (
                 self.syncup or not (self.syncup_failures or self.syncup_abandon),
                 "syncup_failures and syncup_abandon need syncup",
@@ -227,6 +238,8 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "peer_life",
         "sync_peers",
         "storage_faults",
+        "serial_peers",
+        "bulk_load",
         "migration",
         "syncup",
         "syncup_failures",
@@ -567,4 +580,40 @@ new WAL goes to its znode). ``t-migrate-rolling``: two alive 2.x servers and two
 one upgraded server of two online passes seed 004's 30% threshold while the other old server still
 runs."""
 
-STANDARD.update((c.name, c) for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS))
+
+SERIAL_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-serial",
+        servers=3,
+        serial_peers=1,
+        wals_per_server=1,
+        edits=3,
+        crashes=2,
+        cleaner_runs=0,
+    ),
+)
+"""A serial peer: one region, open on server 0 first and reopened on a live server after each
+crash of its server, so its edits are in the WALs of up to three servers (three ranges), and each
+range must wait for the one before it, which a recovered queue may still be replicating."""
+
+HFILE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-hfile",
+        servers=2,
+        peers=2,
+        initial_peers=2,
+        bulk_load=True,
+        wals_per_server=1,
+        edits=0,
+        crashes=1,
+        cleaner_runs=0,
+    ),
+)
+"""A bulk load and two peers: the hfile's reference per peer, its marker shipped to each (or by
+a recovered queue after a crash), and the hfile compacted to the archive, where the hfile
+cleaner may delete it once no peer's reference names it."""
+
+STANDARD.update(
+    (c.name, c)
+    for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
+)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from . import (
     claim,
     cleaner_input,
+    hfile_refs,
     master,
     peer_life,
     peer_procs,
     scp,
+    serial,
     source,
     storage_faults,
     table_rules,
@@ -353,6 +355,47 @@ class RefreshWriteFailureIgnored(Table):
     text = storage_faults.RefreshFailureIgnored
 
 
+class SerialPushesOnFailedCheck(Table):
+    name = "table/HBASE-29501"
+    mutant_of = "table"
+    overrides = "rule_previous_range_pushed"
+    bug = (
+        "HBASE-29501: when SerialReplicationChecker.canPush cannot read the barriers or the "
+        "last pushed sequence id, the reader pushes the entry anyway; an edit of the region's "
+        "new range reaches the serial peer before the edits its previous server wrote"
+    )
+    configs = ("t-serial",)
+    text = serial.PushesOnFailedCheck
+
+
+class SeqIdsApartFromOffset(Table):
+    name = "table/sid-apart-from-offset"
+    mutant_of = "table"
+    overrides = "rule_seq_ids_with_offset"
+    bug = (
+        "setOffset writes the offset and the last pushed sequence ids in two puts instead of one "
+        "conditional multi-row mutation: a server that dies between them leaves the sequence id "
+        "past its offset, the region's next range is pushed, and the recovered queue then "
+        "pushes the previous range's edits again after it"
+    )
+    configs = ("t-serial",)
+    text = serial.SeqIdsApart
+
+
+class HFileRefsAfterCommit(Table):
+    name = "table/hfile-refs-after-commit"
+    mutant_of = "table"
+    overrides = "rule_refs_before_commit"
+    bug = (
+        "the bulk load adds its hfile references after it commits the hfile and writes the "
+        "marker (not in preCommitStoreFile): a compaction archives the hfile and the hfile "
+        "cleaner, finding no reference, deletes it before the marker is replicated; the peer "
+        "then skips the missing file"
+    )
+    configs = ("t-hfile",)
+    text = hfile_refs.RefsAfterCommit
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -420,9 +463,12 @@ TABLE_MUTANTS = (
     CleanerOwnWalDone,
     CleanerKeepsQueuelessDead,
     CleanerUnvalidatedNames,
-    RefreshDropsRecoveredWals,
     CheckedAtSubmission,
+    HFileRefsAfterCommit,
+    RefreshDropsRecoveredWals,
     RefreshWriteFailureIgnored,
+    SeqIdsApartFromOffset,
+    SerialPushesOnFailedCheck,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 
-from . import rules, table_rules
+from . import render_features, rules, table_rules
 from .action import Action
 from .config import Config
 from .design import Design
@@ -262,12 +262,17 @@ def render_queue_table(cfg: Config, st: TState) -> str:
     lines = [f"{TABLE}  ({state})"]
     entries: list[tuple[bytes, list[str]]] = []
     for p, mask in enumerate(st.sid):
-        if not mask:
+        value = render_features.sid_cell(st, p)
+        if not mask and not value:
             continue
         cells = []
-        if mask & SID:
+        if value:
+            cells.append(f"    {value}  (last pushed sequence id)")
+        elif mask & SID:
             cells.append("    sid:<encoded region> = last pushed sequence id")
-        if mask & HFILE_REF:
+        if mask & HFILE_REF and st.hfile:
+            cells.append(f"    hfileref:{render_features.HFILE}  (bulk-loaded, to replicate)")
+        elif mask & HFILE_REF:
             cells.append("    hfileref:<hfile>  (hfile references to replicate)")
         entries.append((peer_label(p).encode(), [f"  row {peer_label(p)}", *cells]))
     for row in st.rows:
@@ -534,6 +539,8 @@ def render_table_state(cfg: Config, st: TState) -> str:
     lines += _server_lines(cfg, st)
     lines += _wal_lines(cfg, st)
     lines += _master_lines(cfg, st)
+    lines += render_features.serial_lines(cfg, st, wal)
+    lines += render_features.hfile_lines(cfg, st, wal)
     lines += sink_lines(cfg, st, wal)
     history = _history(cfg, st)
     if history:
@@ -649,6 +656,10 @@ def _facts(cfg: Config, st: TState) -> Facts:
             facts[f"cluster {c} log"] = (list_text([edit_text(cfg, e) for e in relay.log]), None)
             for d, n in zip(cfg.outbound(c), relay.shipped, strict=False):
                 facts[f"cluster {c} shipped to {d}"] = (str(n), None)
+    for key, value in render_features.serial_facts(cfg, st, wal).items():
+        facts[key] = (value, None)
+    for key, value in render_features.hfile_facts(cfg, st, wal).items():
+        facts[key] = (value, None)
     history = _history(cfg, st)
     if history:
         facts["history"] = (history, None)

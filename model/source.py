@@ -94,6 +94,22 @@ class Sources(TableText):
             ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
         )
 
+    def batch_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
+        """What else a batch of shipper ``sk``'s head WAL ``q`` waits for before it is shipped:
+        nothing (a serial peer's ``SerialReplicationChecker``, ``model/serial.py``, waits for the
+        region's previous range)."""
+        return True
+
+    def after_ship(self, ops: Any, t: Ctx, sk: tuple, q: int, pos: Any, end: Any) -> None:
+        """What else shipping the entries ``pos`` to ``end`` of shipper ``sk``'s head WAL ``q``
+        writes once the peer took them: nothing (bulk loads' hfile references are cleaned up,
+        ``model/hfile_refs.py``)."""
+
+    def push_seq_ids(self, ops: Any, t: Ctx, sk: tuple, q: int, upto: Any) -> None:
+        """What else a shipper's offset write carries, in the same atomic mutation, for the
+        entries of its head WAL ``q`` below ``upto``: nothing (a serial peer's last pushed
+        sequence ids, ``model/serial.py``)."""
+
     def rule_position_after_ship(self, ops: Any, pos: Any, end: Any) -> Any:
         """The reader's position once a batch read from ``pos`` to ``end`` is shipped: ``end``
         (the next batch starts after it, whether or not its offset is persisted yet)."""
@@ -131,11 +147,12 @@ class Sources(TableText):
             self.readable(ops, t.get, w),
             pos < n,
             ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
+            self.batch_can_push(ops, t.get, sk, q),
         )
         self.deliver(ops, t, target, batch_of)
-        t[("shpos", *sk)] = self.rule_position_after_ship(
-            ops, pos, ops.ite(n < pos + batch, n, pos + batch)
-        )
+        end = ops.ite(n < pos + batch, n, pos + batch)
+        self.after_ship(ops, t, sk, q, pos, end)
+        t[("shpos", *sk)] = self.rule_position_after_ship(ops, pos, end)
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
@@ -150,6 +167,7 @@ class Sources(TableText):
             ops.not_(self.stored_is(ops, t.get, rk, g, q, pos)),
         )
         self.set_offset(ops, t, True, rk, g, q, pos)
+        self.push_seq_ids(ops, t, sk, q, pos)
         t[("sid", p)] = True
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
@@ -168,6 +186,7 @@ class Sources(TableText):
         pos = t[("shpos", *sk)]
         t.require(self.head_is(ops, t.get, sk, q), self.readable(ops, t.get, w), done)
         self.set_offset(ops, t, True, (p, s, src), g, q, FULL)
+        self.push_seq_ids(ops, t, sk, q, WalFile(t, w).entries)
         t[("shw", *sk, q)] = False
         t[("shpos", *sk)] = self.rule_position_after_switch(ops, pos)
 
@@ -187,6 +206,7 @@ class Sources(TableText):
             t[("shpos", *sk)] >= WalFile(t, w).entries,
         )
         done = self.rule_recovered_done(ops, t.get, sk)
+        self.push_seq_ids(ops, t, sk, q, WalFile(t, w).entries)
         self.clear(t, True, self.shipper_keys(sk))
         self.remove_row(t, done, (p, s, src))
 

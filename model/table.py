@@ -12,9 +12,18 @@ it. Where the two differ (reference sections 5, 7 and 9), ``table-doc`` override
 from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
-from .config import MIGRATE_CONFIGS, PEER_LIFE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
+from .config import (
+    HFILE_CONFIGS,
+    MIGRATE_CONFIGS,
+    PEER_LIFE_CONFIGS,
+    SERIAL_CONFIGS,
+    SYNC_CONFIGS,
+    SYNCUP_CONFIGS,
+)
+from .hfile_refs import HFileRefs
 from .migration import ZkMigration
 from .peer_life import PeerLifecycle
+from .serial import SerialReplication
 from .step import kinds_of
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
@@ -35,7 +44,10 @@ TABLE_CONFIGS = (
     "t-bootstrap",
     *(c.name for c in PEER_LIFE_CONFIGS),
     "t-storage-faults",
-    *(c.name for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS)),
+    *(
+        c.name
+        for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
+    ),
 )
 
 
@@ -49,6 +61,8 @@ class Table(SyncSteps, TableCommon):
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
         *kinds_of(PeerLifecycle),
+        *kinds_of(SerialReplication),
+        *kinds_of(HFileRefs),
     )
 
 

@@ -21,7 +21,7 @@ Abstractions (each a documented choice, not an accident):
 
 from __future__ import annotations
 
-from . import migration, rules, table_rules, table_storage
+from . import hfile_refs, migration, rules, serial, table_rules, table_storage
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .claim import Claims
@@ -162,6 +162,8 @@ class TableCommon(Design):
             relays=relays,
             queued=(0,) * cfg.peers if cfg.peer_life else (),
             others=(1 << (cfg.servers + 1)) - 1 if cfg.cleaner_input else 0,
+            serial=serial.initial(cfg.peers) if cfg.serial_peers else (),
+            hfile=hfile_refs.NO_BULK_LOAD if cfg.bulk_load else (),
             budget=TBudget(
                 cfg.crashes,
                 cfg.sink_outages,

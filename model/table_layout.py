@@ -651,6 +651,8 @@ FEATURES: dict[str, str] = {
     "cleaner_input": "cleaner_input",
     "peer_life": "peer_life",
     "storage_faults": "storage_faults",
+    "serial": "serial",
+    "bulk_load": "hfile_refs",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -674,6 +676,8 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
         ("peer_life", cfg.peer_life, "the peer's whole lifecycle and its procedure queue"),
         ("storage_faults", cfg.storage_faults, "failed writes to hbase:replication"),
+        ("serial", cfg.serial_peers, "serial replication peers"),
+        ("bulk_load", cfg.bulk_load, "bulk loads and hfile references"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

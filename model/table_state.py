@@ -5,6 +5,7 @@ What is stored:
 * ``rows`` is the ``queue`` family of ``hbase:replication``: one ``Row`` per replication queue,
   keyed ``<peerId>-<owner>[/<source>]``, holding one ``ReplicationGroupOffset`` per WAL group;
 * ``sid`` is the ``sid`` and ``hfileref`` families, per peer (a bit mask of which rows exist);
+  with serial peers ``serial`` holds the ``sid`` family's values;
 * ``peers`` and ``sync`` are the peer storage (status, and the sync-replication state pair);
 * ``scps``, ``pprocs``, ``barrier``, ``migration`` are the master's persisted procedures;
 * ``zk`` holds the ZooKeeper queues not yet migrated (the rolling upgrade of section 9);
@@ -260,6 +261,14 @@ class TState(NamedTuple):
     sinks: tuple[Sink, ...]
     relays: tuple[Relay | tuple[()], ...]
     budget: TBudget
+    serial: tuple = ()
+    """With serial peers (``model/serial.py``): the region, its ranges, the ``sid`` family's last
+    pushed sequence ids and the serial peers' order history (a ``SerialRegion``); ``()``
+    otherwise."""
+    hfile: tuple = ()
+    """With bulk loads (``model/hfile_refs.py``): the bulk-loaded hfile's stage, its server and
+    its marker's WAL entry (a ``BulkLoad``); ``()`` otherwise. Its references are ``sid``'s
+    ``HFILE_REF`` bits."""
     others: int = 0
     """Files in oldWALs that are no server's replicated WAL (bit mask): bit ``s`` is server
     ``s``'s archived meta WAL, bit ``len(servers)`` a file whose name is not a WAL's."""

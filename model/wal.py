@@ -89,10 +89,17 @@ class Wals(TableText):
     def put(self, t: Ctx, s: int, g: int, kind: int, q: int, j: int) -> None:
         """a client Put/Delete appended to the current WAL"""
         w = self.slot(s, g, q)
+        t.require(self.region_open_on(t.ops, t.get, s, g))
         take_put(t, s)
         owed = [self.rule_owed(t.ops, t.get, s, kind, p) for p in self.P]
         self.write_entry(t, True, w, j, self.uid(w, j), kind, 0, owed)
         self.after_put(t.ops, t, s, g, q, j)
+
+    def region_open_on(self, ops: Any, get: Any, s: int, g: int) -> Any:
+        """May a client write to server ``s``'s WAL group ``g``? Yes: every server hosts regions
+        of every group (with serial peers, ``model/serial.py``, the one region is open on one
+        server at a time)."""
+        return True
 
     def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
         """What else a client write of entry ``j`` of ``s``'s WAL ``(g, q)`` writes."""

@@ -46,8 +46,16 @@ def properties_page() -> str:
         "Each quotes the sentence of seed 004 it protects.",
         "",
     ]
+    seen = set()
     for prop in Model(get_design("table"), STANDARD["t-std"]).properties:
+        seen.add(prop.name)
         lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
+    for config in ("t-chore", "t-serial", "t-hfile"):
+        for prop in Model(get_design("table"), STANDARD[config]).properties:
+            if prop.name not in seen:
+                seen.add(prop.name)
+                lines += [f"### `{prop.name}` ({prop.kind}; checked on `{config}`)", ""]
+                lines += [prop.doc, ""]
     return "\n".join(lines)
 
 

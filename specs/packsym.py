@@ -84,6 +84,10 @@ TABLE_TYPES: dict[str, Kinds] = {
     **{f: ((None, S_), None, None) for f in ("ppref", "pprec")},
     **{f: ((None, "tu"), None, None) for f in ("app", "dup", "stale")},
     "suw": ((None, W_, None), None, None),
+    "rgh": ((None,), "s?", None),
+    "hfs": ((), "s?", None),
+    "wbulk": ((W_, None), None, None),
+    "wsq": ((W_, None), None, None),
     "zk": ((S_, None, SQ), None, None),
     "zkw": ((S_, None, SQ, None, None), None, None),
 }
@@ -236,6 +240,14 @@ _PLAIN = frozenset(
         "ojunk",
         "ppq",
         "pprf",
+        "rgi",
+        "rgb",
+        "rgn",
+        "lsid",
+        "stop",
+        "sback",
+        "hf",
+        "hfref",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""

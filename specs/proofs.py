@@ -1120,6 +1120,14 @@ _REASONS = {
     "state",
     "rule_write_failure_aborts": "chooses the server's reaction to a failed write: its harm "
     "shows only in what the server then never ships (exploration, BMC)",
+    "rule_previous_range_pushed": "is a rule of the serial feature's text (model/serial.py), "
+    "not a dual-form rule of the design: its harm shows in the order a serial peer applies a "
+    "region's edits (exploration, BMC)",
+    "rule_refs_before_commit": "chooses whether a bulk load's hfile references come before its "
+    "commit: its harm shows only against a compaction and the hfile cleaner in between "
+    "(exploration, BMC)",
+    "rule_seq_ids_with_offset": "chooses whether the last pushed sequence ids go in the offset's "
+    "own mutation: its harm shows only against a crash between two writes (exploration, BMC)",
 }
 
 
