@@ -80,6 +80,10 @@ class Config:
     """Region servers (the last ones) that have not joined yet: they start during an upgrade."""
     sync_peers: int = 0
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
+    remote_wals: int = 0
+    """Non-zero: the sync peers' remote side (``model/sync_remote.py``). Cluster 0 starts as the
+    STANDBY of each sync peer, whose cluster is ACTIVE and acknowledges up to this many edits,
+    each in its own ``.syncrep`` WAL in cluster 0's ``remoteWALs/<peerId>``."""
     master_restarts: int = 0
     restarts: int = 0
     """Non-zero: a crashed server whose SCP finished may start again (a new incarnation on the
@@ -122,6 +126,7 @@ class Config:
                 "joins and spare_servers together must not exceed servers",
             ),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
+            (not self.remote_wals or self.sync_peers, "remote_wals needs sync_peers"),
             (
                 self.syncup or not (self.syncup_failures or self.syncup_abandon),
                 "syncup_failures and syncup_abandon need syncup",
@@ -214,6 +219,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "spare_servers",
         "peer_toggles",
         "sync_peers",
+        "remote_wals",
         "restarts",
         "migration",
         "syncup",
@@ -432,7 +438,42 @@ SYNC_FINDING_CONFIGS: tuple[Config, ...] = (
 )
 """DA→S then S→DA: both ``table`` and ``table-doc`` replicate a stale edit here (a claim read
 during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see docs/findings.md."""
-SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
+
+SYNC_REMOTE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-sync-remote",
+        servers=2,
+        peers=1,
+        initial_peers=1,
+        sync_peers=1,
+        remote_wals=2,
+        wals_per_server=2,
+        edits=0,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-sync-remote-remove",
+        servers=2,
+        peers=1,
+        initial_peers=1,
+        sync_peers=1,
+        remote_wals=1,
+        wals_per_server=2,
+        edits=0,
+        crashes=0,
+        admin_ops=2,
+        cleaner_runs=0,
+    ),
+)
+"""The remote side of sync replication (``model/sync_remote.py``): cluster 0 starts as the
+STANDBY of the sync peer, whose cluster (ACTIVE) writes ``.syncrep`` WALs into cluster 0's remote
+WAL directory. ``t-sync-remote``: the ACTIVE acknowledges two edits while the one admin command
+promotes cluster 0 to DOWNGRADE_ACTIVE (the replay of RecoverStandbyProcedure) and a server may
+crash. ``t-sync-remote-remove``: one edit, and a second admin command after the promotion
+(RemovePeer, which deletes the remote WAL directories, or a transition)."""
+SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS, *SYNC_REMOTE_CONFIGS)
 
 
 _SYNCUP = Config(

@@ -15,6 +15,7 @@ from .bootstrap import NaiveRegistration
 from .config import MIGRATE_CONFIGS, SYNC_CONFIGS, SYNCUP_CONFIGS
 from .migration import ZkMigration
 from .step import kinds_of
+from .sync_remote import SyncRemote
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
@@ -36,6 +37,10 @@ TABLE_CONFIGS = (
 )
 
 
+REMOTE_KINDS = ("remote_put", "remote_ship", "remote_clean", "replay_wal")
+"""The steps of sync replication's remote side (``model/sync_remote.py``)."""
+
+
 class Table(SyncSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
@@ -43,6 +48,7 @@ class Table(SyncSteps, TableCommon):
     kinds = (
         *TABLE_KINDS,
         *(k for k in kinds_of(SyncReplication) if k.name == "transit_peer"),
+        *(k for k in kinds_of(SyncRemote) if k.name in REMOTE_KINDS),
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
     )

@@ -90,6 +90,7 @@ CONSTANT_FIELDS = (
     "stale",
     "relays",
     "others",
+    "remote",
 )
 """The state fields the base flat model holds constant."""
 CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
@@ -649,6 +650,7 @@ FEATURES: dict[str, str] = {
     "zombies": "replcheck.model.zombie_steps",
     "relays": "replcheck.model.table_relays",
     "cleaner_input": "cleaner_input",
+    "sync_remote": "sync_remote",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -670,6 +672,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("relays", cfg.topology or cfg.foreign_edits, "relay clusters and foreign edits"),
         ("zk_faults", cfg.zk_faults, "ZooKeeper faults"),
         ("cleaner_input", cfg.cleaner_input, "meta WALs and other files in oldWALs"),
+        ("sync_remote", cfg.remote_wals, "the remote WALs of sync peers"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

@@ -203,6 +203,27 @@ class SyncUp(NamedTuple):
 NO_SYNCUP = SyncUp(False, (), ())
 
 
+class RemoteWals(NamedTuple):
+    """One sync peer's remote side on cluster 0, its STANDBY (``model/sync_remote.py``): the
+    ``.syncrep`` WALs its ACTIVE cluster wrote into ``remoteWALs/<peerId>``, and the
+    RecoverStandbyProcedure that replays them."""
+
+    acked: int
+    """Edits the ACTIVE acknowledged (each in its own remote WAL: edit ``k`` in WAL ``k``)."""
+    files: tuple[int, ...]
+    """Per remote WAL, where its file is (``sync_remote.FILE_NAMES``)."""
+    applied: int
+    """Edits of the ACTIVE applied at cluster 0, replicated or replayed (bit mask)."""
+    replay_dir: bool
+    """``remoteWALs/<peerId>-replay`` exists."""
+    snapshot_dir: bool
+    """``remoteWALs/<peerId>-snapshot`` exists."""
+    recover: int
+    """RecoverStandbyProcedure's step while the transition is at REPLAY_REMOTE_WAL_IN_PEER."""
+    children: int
+    """Remote WALs whose SyncReplicationReplayWALProcedure is still to run (bit mask)."""
+
+
 class TBudget(NamedTuple):
     crashes: int
     outages: int
@@ -251,6 +272,8 @@ class TState(NamedTuple):
     others: int = 0
     """Files in oldWALs that are no server's replicated WAL (bit mask): bit ``s`` is server
     ``s``'s archived meta WAL, bit ``len(servers)`` a file whose name is not a WAL's."""
+    remote: tuple[RemoteWals, ...] = ()
+    """Per sync peer, its remote side (configurations with ``remote_wals``)."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

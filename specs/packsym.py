@@ -234,6 +234,13 @@ _PLAIN = frozenset(
         "sufail",
         "sudie",
         "ojunk",
+        "rwn",
+        "rwf",
+        "rwa",
+        "rwrep",
+        "rwsnap",
+        "rwst",
+        "rwch",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""
