@@ -454,7 +454,7 @@ SYNC_REMOTE_CONFIGS: tuple[Config, ...] = (
         cleaner_runs=0,
     ),
     Config(
-        name="t-sync-remote-remove",
+        name="t-sync-remote-cycle",
         servers=2,
         peers=1,
         initial_peers=1,
@@ -469,10 +469,11 @@ SYNC_REMOTE_CONFIGS: tuple[Config, ...] = (
 )
 """The remote side of sync replication (``model/sync_remote.py``): cluster 0 starts as the
 STANDBY of the sync peer, whose cluster (ACTIVE) writes ``.syncrep`` WALs into cluster 0's remote
-WAL directory. ``t-sync-remote``: the ACTIVE acknowledges two edits while the one admin command
-promotes cluster 0 to DOWNGRADE_ACTIVE (the replay of RecoverStandbyProcedure) and a server may
-crash. ``t-sync-remote-remove``: one edit, and a second admin command after the promotion
-(RemovePeer, which deletes the remote WAL directories, or a transition)."""
+WAL directory and may go DOWNGRADE_ACTIVE. ``t-sync-remote``: the ACTIVE acknowledges two edits
+while the one admin command promotes cluster 0 to DOWNGRADE_ACTIVE (RecoverStandbyProcedure's
+replay) and a server may crash. ``t-sync-remote-cycle``: one edit, and a second admin command
+after the promotion: RemovePeer (which deletes the remote WAL directories), or the way back to
+STANDBY, after which a remote WAL may be written again and is left to its source's clean-up."""
 SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS, *SYNC_REMOTE_CONFIGS)
 
 

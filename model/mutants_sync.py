@@ -63,6 +63,19 @@ class SyncRemoteRemovedEarly(Table):
     text = sync_remote.RemoteRemovedEarly
 
 
+class SyncRemoteKeptInDowngrade(Table):
+    name = "table/HBASE-20434"
+    mutant_of = "table"
+    overrides = "rule_remote_wal_removable"
+    bug = (
+        "remote WALs are deleted only while the peer's cluster is ACTIVE: once it went "
+        "DOWNGRADE_ACTIVE, the copies of WALs it has replicated stay in the STANDBY's "
+        "remoteWALs/<peerId> for ever (HBASE-20434: also remove remote WALs in DA)"
+    )
+    configs = ("t-sync-remote-cycle",)
+    text = sync_remote.RemoteKeptInDowngrade
+
+
 class SyncRemoveKeepsSnapshot(Table):
     name = "table/sync-remove-keeps-snapshot"
     mutant_of = "table"
@@ -72,7 +85,7 @@ class SyncRemoveKeepsSnapshot(Table):
         "<peerId>-snapshot directories RecoverStandbyProcedure made: the replayed WALs of a "
         "removed peer stay for ever (removePeerRemoteWALs deletes all three)"
     )
-    configs = ("t-sync-remote-remove",)
+    configs = ("t-sync-remote-cycle",)
     text = sync_remote.RemovePeerKeepsReplayDirs
 
 
@@ -81,5 +94,6 @@ SYNC_MUTANTS: tuple[type, ...] = (
     SyncNoRefusal,
     SyncReplaySkipped,
     SyncRemoteRemovedEarly,
+    SyncRemoteKeptInDowngrade,
     SyncRemoveKeepsSnapshot,
 )

@@ -7,7 +7,9 @@ ACTIVE. While cluster 0 is STANDBY, the ACTIVE's region servers write each WAL b
 as a ``.syncrep`` file, into cluster 0's ``remoteWALs/<peerId>`` (DualAsyncFSWAL), and a write
 is acknowledged only once both are written (``remote_put``); the ACTIVE's source replicates the
 edits to cluster 0 (``remote_ship``) and, in ``cleanOldLogs``, deletes a WAL's remote copy once
-the WAL is replicated (``remote_clean``, ``removeRemoteWALs``). When cluster 0 goes STANDBY ->
+the WAL is replicated (``remote_clean``, ``removeRemoteWALs``), also once the peer's cluster went
+ACTIVE -> DOWNGRADE_ACTIVE (``remote_downgrade``: it then writes no remote WAL; HBASE-20434).
+When cluster 0 goes STANDBY ->
 DOWNGRADE_ACTIVE, its TransitPeerSyncReplicationStateProcedure runs REPLAY_REMOTE_WAL_IN_PEER
 after REFRESH_BEGIN (``after_refresh_begin``), the child RecoverStandbyProcedure:
 
@@ -35,7 +37,8 @@ The layout's slots, per sync peer ``p`` and remote WAL ``k``: ``("rwn", p)`` edi
 ``("rwf", p, k)`` where WAL ``k``'s file is (``table_sync.FILE_NAMES``); ``("rwa", p, k)`` its
 edit is applied at cluster 0; ``("rwrep", p)`` / ``("rwsnap", p)`` the ``-replay`` and
 ``-snapshot`` directories exist; ``("rwst", p)`` RecoverStandbyProcedure's step;
-``("rwch", p, k)`` WAL ``k``'s child procedure is still to run (``TState.remote``).
+``("rwch", p, k)`` WAL ``k``'s child procedure is still to run; ``("rwda", p)`` the peer's
+cluster went ACTIVE -> DOWNGRADE_ACTIVE (``TState.remote``).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ class SyncRemote(SyncReplication):
             out[("rwrep", p)] = "b"
             out[("rwsnap", p)] = "b"
             out[("rwst", p)] = ("i", 0, RS_SNAPSHOT)
+            out[("rwda", p)] = "b"
             for k in self.RW:
                 out[("rwf", p, k)] = ("i", 0, IN_SNAPSHOT)
                 out[("rwa", p, k)] = "b"
@@ -101,6 +105,7 @@ class SyncRemote(SyncReplication):
             v[("rwrep", p)] = rem.replay_dir
             v[("rwsnap", p)] = rem.snapshot_dir
             v[("rwst", p)] = rem.recover
+            v[("rwda", p)] = rem.downgraded
             for k in self.RW:
                 v[("rwf", p, k)] = rem.files[k]
                 v[("rwa", p, k)] = bool(rem.applied >> k & 1)
@@ -118,6 +123,7 @@ class SyncRemote(SyncReplication):
                 snapshot_dir=v[("rwsnap", p)],
                 recover=v[("rwst", p)],
                 children=sum(1 << k for k in self.RW if v[("rwch", p, k)]),
+                downgraded=v[("rwda", p)],
             )
             for p in self.SP
         )
@@ -126,8 +132,10 @@ class SyncRemote(SyncReplication):
     # --- rules ----------------------------------------------------------------------------------
 
     def rule_remote_wal_removable(self, t: Any, p: int, k: int) -> Any:
-        """May the ACTIVE's source delete remote WAL ``k``'s copy? Only in ``cleanOldLogs``,
-        which runs once the WAL is replicated to its end (its edit applied at cluster 0)."""
+        """May the peer's cluster's source delete remote WAL ``k``'s copy? Only in
+        ``cleanOldLogs``, which runs once the WAL is replicated to its end (its edit applied at
+        cluster 0), whether that cluster is still ACTIVE or went DOWNGRADE_ACTIVE since
+        (HBASE-20434)."""
         return t[("rwa", p, k)]
 
     def rule_replays_remote_wals(self, ops: Any) -> Any:
@@ -141,9 +149,22 @@ class SyncRemote(SyncReplication):
     def remote_put(self, t: Ctx, p: int, k: int) -> None:
         """the peer's ACTIVE cluster acknowledges an edit, written to its WAL and to a .syncrep
         file in cluster 0's remoteWALs/<peerId>"""
-        t.require(t[("rwn", p)] == k, t[("sync", p)] == STANDBY, t[("rdir", p)])
+        ops = t.ops
+        t.require(
+            t[("rwn", p)] == k,
+            ops.not_(t[("rwda", p)]),
+            t[("sync", p)] == STANDBY,
+            t[("rdir", p)],
+        )
         t[("rwf", p, k)] = IN_DIR
         t[("rwn", p)] = k + 1
+
+    @step(params=("peer",), fair=False, each=lambda text: [(p,) for p in text.SP])
+    def remote_downgrade(self, t: Ctx, p: int) -> None:
+        """the peer's cluster goes ACTIVE -> DOWNGRADE_ACTIVE: it writes no remote WAL any
+        more, and its source goes on replicating to cluster 0"""
+        t.require(t.ops.not_(t[("rwda", p)]))
+        t[("rwda", p)] = True
 
     @step(params=("peer", "wal"), fair=False, each=_remote_wals)
     def remote_ship(self, t: Ctx, p: int, k: int) -> None:
@@ -156,7 +177,7 @@ class SyncRemote(SyncReplication):
         )
         t[("rwa", p, k)] = True
 
-    @step(params=("peer", "wal"), fair=False, each=_remote_wals)
+    @step(params=("peer", "wal"), fair=True, each=_remote_wals)
     def remote_clean(self, t: Ctx, p: int, k: int) -> None:
         """the ACTIVE's source deletes a WAL's remote copy (cleanOldLogs -> removeRemoteWALs)"""
         t.require(t[("rwf", p, k)] == IN_DIR, self.rule_remote_wal_removable(t, p, k))
@@ -283,6 +304,16 @@ class RemoteRemovedEarly(SyncRemote):
     def rule_remote_wal_removable(self, t: Any, p: int, k: int) -> Any:
         """Any remote WAL's copy may be deleted, replicated or not."""
         return True
+
+
+class RemoteKeptInDowngrade(SyncRemote):
+    """``table/HBASE-20434``: remote WALs are deleted only while the peer's cluster is
+    ACTIVE."""
+
+    def rule_remote_wal_removable(self, t: Any, p: int, k: int) -> Any:
+        """A replicated WAL's remote copy is deleted only while its cluster is still ACTIVE:
+        once it went DOWNGRADE_ACTIVE the copies stay in cluster 0's remote WAL directory."""
+        return t.ops.and_(t[("rwa", p, k)], t.ops.not_(t[("rwda", p)]))
 
 
 class RemovePeerKeepsReplayDirs(SyncRemote):

@@ -37,7 +37,7 @@ TABLE_CONFIGS = (
 )
 
 
-REMOTE_KINDS = ("remote_put", "remote_ship", "remote_clean", "replay_wal")
+REMOTE_KINDS = ("remote_put", "remote_downgrade", "remote_ship", "remote_clean", "replay_wal")
 """The steps of sync replication's remote side (``model/sync_remote.py``)."""
 
 

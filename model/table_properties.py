@@ -32,7 +32,7 @@ from replcheck.model.table_state import (
     SCP_SPLIT,
     STANDBY,
 )
-from replcheck.model.table_sync import NO_FILE
+from replcheck.model.table_sync import IN_DIR, NO_FILE
 from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
@@ -254,6 +254,19 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             out.append(ops.implies(get(("rdone", p)), ops.not_(ops.or_(*left))))
         return ops.and_(*out)
 
+    def replicated_remote_wals_deleted(ops: Any, get: Any) -> Any:
+        """Reference section 7: "The source RS deletes remote WAL copies once replicated
+        (``cleanOldLogs`` -> ``removeRemoteWALs``, also in DA: HBASE-20434)." Goal: no remote WAL
+        whose edit cluster 0 has applied is left in ``remoteWALs/<peerId>``, whether the peer's
+        cluster is still ACTIVE or went DOWNGRADE_ACTIVE (applies with ``remote_wals``)."""
+        return ops.and_(
+            *(
+                ops.not_(ops.and_(get(("rwf", p, k)) == IN_DIR, get(("rwa", p, k))))
+                for p in SP
+                for k in RW
+            )
+        )
+
     def no_claim_mid_migration(ops: Any, get: Any) -> Any:
         """Seed 004: "during migration, the region server can not claim the replication queues
         too." While queues are still being migrated (up to and including MIGRATE) no claim procedure
@@ -388,4 +401,6 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     ]
     if z.cfg.cleaner_chore and "unneeded_wals_deleted" not in z.cfg.skip_liveness:
         out.append(FlatProperty.of("liveness", unneeded_wals_deleted))
+    if z.cfg.remote_wals and "replicated_remote_wals_deleted" not in z.cfg.skip_liveness:
+        out.append(FlatProperty.of("liveness", replicated_remote_wals_deleted))
     return out

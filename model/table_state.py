@@ -222,6 +222,8 @@ class RemoteWals(NamedTuple):
     """RecoverStandbyProcedure's step while the transition is at REPLAY_REMOTE_WAL_IN_PEER."""
     children: int
     """Remote WALs whose SyncReplicationReplayWALProcedure is still to run (bit mask)."""
+    downgraded: bool = False
+    """The peer's cluster went ACTIVE -> DOWNGRADE_ACTIVE: it writes no remote WAL any more."""
 
 
 class TBudget(NamedTuple):

@@ -241,6 +241,7 @@ _PLAIN = frozenset(
         "rwsnap",
         "rwst",
         "rwch",
+        "rwda",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""

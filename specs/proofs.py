@@ -1118,6 +1118,11 @@ _REASONS = {
     "that is not a WAL: its harm shows only over runs repeated for ever (liveness)",
     "rule_syncup_claims": "reads the marker files an earlier ReplicationSyncUp run left in the "
     "state",
+    "rule_replays_remote_wals": "chooses whether STANDBY -> DOWNGRADE_ACTIVE runs "
+    "RecoverStandbyProcedure: its harm shows only in the states the transition then reaches "
+    "(exploration, BMC)",
+    "rule_remote_wal_removable": "reads from the state whether the ACTIVE replicated the remote "
+    "WAL's edit to cluster 0",
 }
 
 

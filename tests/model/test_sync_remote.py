@@ -16,7 +16,7 @@ from replcheck.specs.explore import explore
 from test_table_sync import act, broken, run
 
 REMOTE = STANDARD["t-sync-remote"]
-REMOVE = STANDARD["t-sync-remote-remove"]
+CYCLE = STANDARD["t-sync-remote-cycle"]
 
 PROMOTE = "transit_peer(0,2) peer_proc(0) peer_proc(0) refresh(0,0) refresh(0,1) peer_proc(0)"
 """STANDBY -> DOWNGRADE_ACTIVE up to REPLAY_REMOTE_WAL_IN_PEER (the stage-0 refreshes done)."""
@@ -97,7 +97,7 @@ PROMOTED = f"remote_put(0,0) {PROMOTE} peer_proc(0) peer_proc(0) replay_wal(0,0)
     ("design", "left"), [("table", []), ("table/sync-remove-keeps-snapshot", [IN_SNAPSHOT])]
 )
 def test_remove_peer_deletes_the_remote_wal_directories(design: str, left: list[int]) -> None:
-    model = Model(get_design(design), REMOVE)
+    model = Model(get_design(design), CYCLE)
     st = run(model, f"{PROMOTED} {FINISH} {REMOVE_PEER}")
     assert st.removed_done == 1 and st.remote_dir == 0
     assert [f for f in st.remote[0].files if f != NO_FILE] == left
@@ -106,7 +106,7 @@ def test_remove_peer_deletes_the_remote_wal_directories(design: str, left: list[
 
 
 def test_a_remote_wal_is_written_only_while_cluster_0_is_standby() -> None:
-    model = Model(get_design("table"), REMOVE)
+    model = Model(get_design("table"), CYCLE)
     st = run(model, f"{PROMOTE} {REPLAY.replace(' replay_wal(0,1)', '')} {FINISH}")
     assert st.sync == ((DOWNGRADE_ACTIVE, NONE),)
     assert act("remote_put(0,0)") not in model.enabled(st)
@@ -128,17 +128,45 @@ SLOW = pytest.mark.slow
         pytest.param(
             "table/sync-remote-removed-early", "t-sync-remote", {"acked_edits_replayed"}, marks=SLOW
         ),
-        ("table", "t-sync-remote-remove", set()),
+        ("table", "t-sync-remote-cycle", set()),
         (
             "table/sync-remove-keeps-snapshot",
-            "t-sync-remote-remove",
+            "t-sync-remote-cycle",
             {"no_remote_wals_after_removal"},
         ),
     ],
 )
 def test_flat_and_model_agree_on_the_state_space(name: str, config: str, fails: set[str]) -> None:
-    """Every 4th state of the whole (unreduced) space: the flat form round-trips, its steps lead
-    to the model's successors, and its invariants give the model's verdicts."""
+    """Every state of ``t-sync-remote-cycle``'s whole (unreduced) space, every 4th of
+    ``t-sync-remote``'s: the flat form round-trips, its steps lead to the model's successors, and
+    its invariants give the model's verdicts."""
     ex = explore(Model(get_design(name), STANDARD[config]), symmetry=False)
-    n, found = check_states(name, config, ex.states[::4])
-    assert n == len(ex.states[::4]) and found == fails
+    states = ex.states if config == "t-sync-remote-cycle" else ex.states[::4]
+    n, found = check_states(name, config, states)
+    assert n == len(states) and found == fails
+
+
+BACK_TO_STANDBY = (
+    "transit_peer(0,3) peer_proc(0) peer_proc(0) refresh(0,0) refresh(0,1) peer_proc(0) "
+    "peer_proc(0) peer_proc(0) peer_proc(0) peer_proc(0) refresh(0,0) refresh(0,1) peer_proc(0) "
+    "peer_proc(0) refresh(0,0) refresh(0,1) peer_proc(0) peer_proc(0) peer_proc(0)"
+)
+"""DOWNGRADE_ACTIVE -> STANDBY to its end: ``removeAllQueues``, the drains, the peer enabled
+again and CREATE_DIR_FOR_REMOTE_WAL."""
+DOWNGRADED = (
+    f"{PROMOTE} peer_proc(0) peer_proc(0) peer_proc(0) {FINISH} {BACK_TO_STANDBY} "
+    "remote_put(0,0) remote_downgrade(0) remote_ship(0,0)"
+)
+"""Promoted with nothing to replay, back to STANDBY (the remote WAL directory made again); the
+peer's cluster writes one edit, goes ACTIVE -> DOWNGRADE_ACTIVE and replicates the edit."""
+
+
+@pytest.mark.parametrize(("design", "cleaned"), [("table", True), ("table/HBASE-20434", False)])
+def test_a_replicated_remote_wal_is_deleted_in_downgrade_active(design: str, cleaned: bool) -> None:
+    model = Model(get_design(design), CYCLE)
+    st = run(model, DOWNGRADED)
+    assert st.sync == ((STANDBY, NONE),) and st.pprocs == ((),)
+    rem = st.remote[0]
+    assert (rem.downgraded, rem.files, rem.applied) == (True, (IN_DIR,), 1)
+    assert act("remote_put(0,0)") not in model.enabled(st)
+    assert (act("remote_clean(0,0)") in model.enabled(st)) == cleaned
