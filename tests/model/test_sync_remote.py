@@ -170,3 +170,15 @@ def test_a_replicated_remote_wal_is_deleted_in_downgrade_active(design: str, cle
     assert (rem.downgraded, rem.files, rem.applied) == (True, (IN_DIR,), 1)
     assert act("remote_put(0,0)") not in model.enabled(st)
     assert (act("remote_clean(0,0)") in model.enabled(st)) == cleaned
+
+
+@pytest.mark.slow
+def test_bmc_finds_the_skipped_replay_where_exploration_does() -> None:
+    """Bounded model checking over the flat model finds ``acked_edits_replayed`` broken at the
+    depth exploration does (8 steps), and nothing sooner."""
+    pytest.importorskip("z3")
+    from replcheck.specs.crosscheck import cross_check
+
+    cc = cross_check("table/sync-replay-skipped", REMOTE, 8)
+    assert cc.agree, cc.to_dict()
+    assert cc.to_dict()["bmc"] == {"acked_edits_replayed": 8}
