@@ -325,6 +325,8 @@ def remote_facts(cfg: Config, st: TState) -> list[tuple[str, str]]:
     out = []
     for p, rem in enumerate(st.remote):
         name = f"peer {peer_label(p)}"
+        if rem.downgraded:
+            out.append((f"{name} cluster", "ACTIVE -> DOWNGRADE_ACTIVE (writes no remote WAL)"))
         for k, place in enumerate(rem.files):
             if k >= rem.acked:
                 continue
