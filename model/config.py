@@ -86,6 +86,10 @@ class Config:
     bulk_load: bool = False
     """A live server may bulk load one hfile: its references in the ``hfileref`` family, its
     marker in the WAL, its archive and the hfile cleaner (``model/hfile_refs.py``)."""
+    remote_wals: int = 0
+    """Non-zero: the sync peers' remote side (``model/sync_remote.py``). Cluster 0 starts as the
+    STANDBY of each sync peer, whose cluster is ACTIVE and acknowledges up to this many edits,
+    each in its own ``.syncrep`` WAL in cluster 0's ``remoteWALs/<peerId>``."""
     master_restarts: int = 0
     storage_faults: int = 0
     """Writes of a region server to ``hbase:replication`` that fail (AddPeer's refresh, a
@@ -139,6 +143,7 @@ class Config:
                 "joins and spare_servers together must not exceed servers",
             ),
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
+            (not self.remote_wals or self.sync_peers, "remote_wals needs sync_peers"),
             (
                 self.serial_peers <= self.initial_peers
                 and not (self.serial_peers and self.restarts),
@@ -240,6 +245,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "storage_faults",
         "serial_peers",
         "bulk_load",
+        "remote_wals",
         "migration",
         "syncup",
         "syncup_failures",
@@ -505,7 +511,43 @@ SYNC_FINDING_CONFIGS: tuple[Config, ...] = (
 )
 """DA→S then S→DA: both ``table`` and ``table-doc`` replicate a stale edit here (a claim read
 during DA→S commits after S→DA's stage-0 refresh). A pinned finding: see docs/findings.md."""
-SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS)
+
+SYNC_REMOTE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-sync-remote",
+        servers=2,
+        peers=1,
+        initial_peers=1,
+        sync_peers=1,
+        remote_wals=2,
+        wals_per_server=2,
+        edits=0,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-sync-remote-cycle",
+        servers=2,
+        peers=1,
+        initial_peers=1,
+        sync_peers=1,
+        remote_wals=1,
+        wals_per_server=2,
+        edits=0,
+        crashes=0,
+        admin_ops=2,
+        cleaner_runs=0,
+    ),
+)
+"""The remote side of sync replication (``model/sync_remote.py``): cluster 0 starts as the
+STANDBY of the sync peer, whose cluster (ACTIVE) writes ``.syncrep`` WALs into cluster 0's remote
+WAL directory and may go DOWNGRADE_ACTIVE. ``t-sync-remote``: the ACTIVE acknowledges two edits
+while the one admin command promotes cluster 0 to DOWNGRADE_ACTIVE (RecoverStandbyProcedure's
+replay) and a server may crash. ``t-sync-remote-cycle``: one edit, and a second admin command
+after the promotion: RemovePeer (which deletes the remote WAL directories), or the way back to
+STANDBY, after which a remote WAL may be written again and is left to its source's clean-up."""
+SYNC_CONFIGS = (*SYNC_CONFIGS, *SYNC_FINDING_CONFIGS, *SYNC_REMOTE_CONFIGS)
 
 
 _SYNCUP = Config(

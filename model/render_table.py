@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 
-from . import render_features, rules, table_rules
+from . import render_features, rules, table_rules, table_sync
 from .action import Action
 from .config import Config
 from .design import Design
@@ -323,6 +323,35 @@ def _peer_line(cfg: Config, st: TState, p: int) -> str:
     return f"  {peer_label(p)}: {'; '.join(parts)}"
 
 
+def remote_facts(cfg: Config, st: TState) -> list[tuple[str, str]]:
+    """Each sync peer's remote side on cluster 0 (``model/sync_remote.py``), as (what, state):
+    its remote WALs, the ``-replay`` and ``-snapshot`` directories and RecoverStandbyProcedure's
+    step."""
+    out = []
+    for p, rem in enumerate(st.remote):
+        name = f"peer {peer_label(p)}"
+        if rem.downgraded:
+            out.append((f"{name} cluster", "ACTIVE -> DOWNGRADE_ACTIVE (writes no remote WAL)"))
+        for k, place in enumerate(rem.files):
+            if k >= rem.acked:
+                continue
+            applied = "applied at cluster 0" if rem.applied >> k & 1 else "not applied"
+            out.append((f"{name} remote WAL {k}", f"{table_sync.FILE_NAMES[place]}; {applied}"))
+        dirs = [
+            f"<peerId>-{d}"
+            for d, on in (("replay", rem.replay_dir), ("snapshot", rem.snapshot_dir))
+            if on
+        ]
+        if dirs:
+            out.append((f"{name} remote WAL dirs", " ".join(dirs)))
+        pending = [str(k) for k in range(len(rem.files)) if rem.children >> k & 1]
+        if rem.recover or pending:
+            step = table_sync.RS_NAMES[rem.recover]
+            kids = f"; replays pending: {' '.join(pending)}" if pending else ""
+            out.append((f"{name} RecoverStandbyProcedure", step + kids))
+    return out
+
+
 def _source_line(cfg: Config, s: int, i: int, sh: Shipper) -> str:
     name = _shipper_queue(cfg, s, sh)
     group = f", group {sh.group}" if cfg.wal_groups > 1 else ""
@@ -536,6 +565,7 @@ def render_table_state(cfg: Config, st: TState) -> str:
     """The table, then peers, region servers, WAL files, the master, sinks and budgets."""
     lines = [render_queue_table(cfg, st), "", "peers:"]
     lines += [_peer_line(cfg, st, p) for p in range(len(st.peers))]
+    lines += [f"  {what}: {state}" for what, state in remote_facts(cfg, st)]
     lines += _server_lines(cfg, st)
     lines += _wal_lines(cfg, st)
     lines += _master_lines(cfg, st)
@@ -583,6 +613,8 @@ def _facts(cfg: Config, st: TState) -> Facts:
             facts[f"{key}/{rules.wal_name(cfg, k)}"] = (f"position {pos}", key)
     for p in range(len(st.peers)):
         facts[f"peer {peer_label(p)}"] = (_peer_line(cfg, st, p).split(": ", 1)[1], None)
+    for what, state in remote_facts(cfg, st):
+        facts[what] = (state, None)
     for s, srv in enumerate(st.servers):
         name = f"server {server_label(cfg, s)}"
         facts[name] = (f"{_server_status(st, s)}, version {srv.version}", None)

@@ -258,12 +258,19 @@ class SyncReplication(PeerProcedures):
         self.refresh_all(t, p)
 
     def ts_refresh_begin(self, t: Ctx, p: int, to: int) -> None:
-        """The stage-0 refreshes ended: to STANDBY ``removeAllQueues``, else TRANSIT."""
+        """The stage-0 refreshes ended: to STANDBY ``removeAllQueues``, else the step
+        ``after_refresh_begin`` names."""
         if to == STANDBY:
             PeerProc(t, p).stage = TS_REMOVE_ALL
             self.clear(t, True, self.cursor_keys(p))
         else:
-            PeerProc(t, p).stage = TS_TRANSIT
+            PeerProc(t, p).stage = self.after_refresh_begin(t, p, to)
+
+    def after_refresh_begin(self, t: Ctx, p: int, to: int) -> Any:
+        """The step after REFRESH_BEGIN to ACTIVE or DOWNGRADE_ACTIVE: TRANSIT. (From STANDBY,
+        REPLAY_REMOTE_WAL_IN_PEER comes first; it touches no queue, so it is folded here unless
+        the remote side is modelled: ``model/sync_remote.py``.)"""
+        return TS_TRANSIT
 
     def ts_transit(self, t: Ctx, p: int, to: int) -> None:
         """TRANSIT_PEER_NEW_SYNC_REPLICATION_STATE, once no recorded server is pending: the new

@@ -25,6 +25,7 @@ from .migration import ZkMigration
 from .peer_life import PeerLifecycle
 from .serial import SerialReplication
 from .step import kinds_of
+from .sync_remote import SyncRemote
 from .sync_replication import SyncReplication
 from .syncup import SyncUpTool
 from .table_common import TABLE_KINDS, TableCommon
@@ -51,6 +52,10 @@ TABLE_CONFIGS = (
 )
 
 
+REMOTE_KINDS = ("remote_put", "remote_downgrade", "remote_ship", "remote_clean", "replay_wal")
+"""The steps of sync replication's remote side (``model/sync_remote.py``)."""
+
+
 class Table(SyncSteps, TableCommon):
     name = "table"
     summary = "HBase 3.x: hbase:replication rows, one offset per WAL group, SCP-driven claims"
@@ -58,6 +63,7 @@ class Table(SyncSteps, TableCommon):
     kinds = (
         *TABLE_KINDS,
         *(k for k in kinds_of(SyncReplication) if k.name == "transit_peer"),
+        *(k for k in kinds_of(SyncRemote) if k.name in REMOTE_KINDS),
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
         *kinds_of(PeerLifecycle),

@@ -90,6 +90,7 @@ CONSTANT_FIELDS = (
     "stale",
     "relays",
     "others",
+    "remote",
 )
 """The state fields the base flat model holds constant."""
 CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
@@ -653,6 +654,7 @@ FEATURES: dict[str, str] = {
     "storage_faults": "storage_faults",
     "serial": "serial",
     "bulk_load": "hfile_refs",
+    "sync_remote": "sync_remote",
 }
 """Configuration features the base leaves out, and the module (in this package, or a full module
 name) whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
@@ -678,6 +680,7 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
         ("storage_faults", cfg.storage_faults, "failed writes to hbase:replication"),
         ("serial", cfg.serial_peers, "serial replication peers"),
         ("bulk_load", cfg.bulk_load, "bulk loads and hfile references"),
+        ("sync_remote", cfg.remote_wals, "the remote WALs of sync peers"),
     ]
     return [(feature, what) for feature, flag, what in flags if flag]
 

@@ -30,7 +30,9 @@ from replcheck.model.table_state import (
     REMOVE,
     SCP_CLAIM_STAGE,
     SCP_SPLIT,
+    STANDBY,
 )
+from replcheck.model.table_sync import IN_DIR, NO_FILE
 from replcheck.model.text import FlatProperty, count, off
 
 if TYPE_CHECKING:
@@ -238,6 +240,49 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         when the peer went to STANDBY is ever applied there."""
         return True
 
+    SP = range(z.cfg.sync_peers)
+    RW = range(z.cfg.remote_wals)
+
+    def acked_edits_replayed(ops: Any, get: Any) -> Any:
+        """Reference section 7: for STANDBY -> DOWNGRADE_ACTIVE, REPLAY_REMOTE_WAL_IN_PEER runs
+        ``RecoverStandbyProcedure``: "RENAME_SYNC_REPLICATION_WALS_DIR -> ... DISPATCH_WALS (one
+        SyncReplicationReplayWALProcedure per WAL)", and "the source RS deletes remote WAL copies
+        once replicated". Every edit the ACTIVE cluster acknowledged (written to its WAL and to
+        the remote WAL) is in cluster 0 once cluster 0 is no longer STANDBY (applies with
+        ``remote_wals``: cluster 0 is the STANDBY, ``model/sync_remote.py``)."""
+        out = []
+        for p in SP:
+            promoted = get(("sync", p)) != STANDBY
+            for k in RW:
+                acked = k < get(("rwn", p))
+                out.append(ops.implies(ops.and_(promoted, acked), get(("rwa", p, k))))
+        return ops.and_(*out)
+
+    def no_remote_wals_after_removal(ops: Any, get: Any) -> Any:
+        """Reference section 7: "Remote WAL dir: ``remoteWALs/<peerId>`` (suffixes: ``-replay``,
+        ``-snapshot`` dirs; ``.syncrep`` WALs ...)"; RemovePeerProcedure deletes them all
+        (``removePeerRemoteWALs``). Once it finished, none of the peer's remote WAL directories
+        and no remote WAL of the peer is left (applies with ``remote_wals``)."""
+        out = []
+        for p in SP:
+            left = [get(("rdir", p)), get(("rwrep", p)), get(("rwsnap", p))]
+            left += [get(("rwf", p, k)) != NO_FILE for k in RW]
+            out.append(ops.implies(get(("rdone", p)), ops.not_(ops.or_(*left))))
+        return ops.and_(*out)
+
+    def replicated_remote_wals_deleted(ops: Any, get: Any) -> Any:
+        """Reference section 7: "The source RS deletes remote WAL copies once replicated
+        (``cleanOldLogs`` -> ``removeRemoteWALs``, also in DA: HBASE-20434)." Goal: no remote WAL
+        whose edit cluster 0 has applied is left in ``remoteWALs/<peerId>``, whether the peer's
+        cluster is still ACTIVE or went DOWNGRADE_ACTIVE (applies with ``remote_wals``)."""
+        return ops.and_(
+            *(
+                ops.not_(ops.and_(get(("rwf", p, k)) == IN_DIR, get(("rwa", p, k))))
+                for p in SP
+                for k in RW
+            )
+        )
+
     def no_claim_mid_migration(ops: Any, get: Any) -> Any:
         """Seed 004: "during migration, the region server can not claim the replication queues
         too." While queues are still being migrated (up to and including MIGRATE) no claim procedure
@@ -356,6 +401,11 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             sources_follow_peers,
         )
     ]
+    if z.cfg.remote_wals:
+        out += [
+            FlatProperty.of("invariant", f)
+            for f in (acked_edits_replayed, no_remote_wals_after_removal)
+        ]
     out.append(FlatProperty.of("step", offsets_monotone))
     out.append(FlatProperty.of("step", duplicates_explained))
     out.append(FlatProperty.of("invariant", encoding_capacity))
@@ -372,4 +422,6 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     ]
     if z.cfg.cleaner_chore and "unneeded_wals_deleted" not in z.cfg.skip_liveness:
         out.append(FlatProperty.of("liveness", unneeded_wals_deleted))
+    if z.cfg.remote_wals and "replicated_remote_wals_deleted" not in z.cfg.skip_liveness:
+        out.append(FlatProperty.of("liveness", replicated_remote_wals_deleted))
     return out

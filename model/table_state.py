@@ -215,6 +215,29 @@ class SyncUp(NamedTuple):
 NO_SYNCUP = SyncUp(False, (), ())
 
 
+class RemoteWals(NamedTuple):
+    """One sync peer's remote side on cluster 0, its STANDBY (``model/sync_remote.py``): the
+    ``.syncrep`` WALs its ACTIVE cluster wrote into ``remoteWALs/<peerId>``, and the
+    RecoverStandbyProcedure that replays them."""
+
+    acked: int
+    """Edits the ACTIVE acknowledged (each in its own remote WAL: edit ``k`` in WAL ``k``)."""
+    files: tuple[int, ...]
+    """Per remote WAL, where its file is (``sync_remote.FILE_NAMES``)."""
+    applied: int
+    """Edits of the ACTIVE applied at cluster 0, replicated or replayed (bit mask)."""
+    replay_dir: bool
+    """``remoteWALs/<peerId>-replay`` exists."""
+    snapshot_dir: bool
+    """``remoteWALs/<peerId>-snapshot`` exists."""
+    recover: int
+    """RecoverStandbyProcedure's step while the transition is at REPLAY_REMOTE_WAL_IN_PEER."""
+    children: int
+    """Remote WALs whose SyncReplicationReplayWALProcedure is still to run (bit mask)."""
+    downgraded: bool = False
+    """The peer's cluster went ACTIVE -> DOWNGRADE_ACTIVE: it writes no remote WAL any more."""
+
+
 class TBudget(NamedTuple):
     crashes: int
     outages: int
@@ -278,6 +301,8 @@ class TState(NamedTuple):
     refreshed: int = 0
     """Peers whose sources ``refreshSources`` created again on some server (bit mask; history:
     a new source ships again what its predecessor shipped and had not persisted)."""
+    remote: tuple[RemoteWals, ...] = ()
+    """Per sync peer, its remote side (configurations with ``remote_wals``)."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

@@ -38,6 +38,7 @@ from .table_state import (
     NONE,
     STANDBY,
     PeerProc,
+    RemoteWals,
     TServer,
     TState,
 )
@@ -45,6 +46,9 @@ from .table_state import (
 # TransitPeerSyncReplicationStateProcedure's steps (``PeerProc.stage`` modulo ``WAS_ENABLED``).
 TS_PRE, TS_SET_NEW, TS_REFRESH_BEGIN, TS_REMOVE_ALL, TS_TRANSIT = range(5)
 TS_REFRESH_END, TS_SET_ENABLED, TS_ENABLE_REFRESH, TS_CREATE_DIR, TS_POST = range(5, 10)
+TS_REPLAY = 10
+"""REPLAY_REMOTE_WAL_IN_PEER: a stage of its own only where the remote side is modelled
+(``model/sync_remote.py``); elsewhere it is folded into REFRESH_BEGIN, as it touches no queue."""
 TS_NAMES = (
     "PRE_PEER_SYNC_REPLICATION_STATE_TRANSITION",
     "SET_PEER_NEW_SYNC_REPLICATION_STATE",
@@ -56,6 +60,7 @@ TS_NAMES = (
     "SYNC_REPLICATION_ENABLE_PEER_REFRESH_PEER_ON_RS",
     "CREATE_DIR_FOR_REMOTE_WAL",
     "POST_PEER_SYNC_REPLICATION_STATE_TRANSITION",
+    "REPLAY_REMOTE_WAL_IN_PEER",
 )
 WAS_ENABLED = 16
 """Added to the stage: the peer was enabled when the procedure started (``enabled`` field)."""
@@ -66,6 +71,26 @@ ALLOWED: dict[int, tuple[int, ...]] = {
     DOWNGRADE_ACTIVE: (STANDBY, ACTIVE),
 }
 """``ReplicationPeerManager.allowedTransition``: A→{DA,S}; S→{DA}; DA→{S,A}."""
+
+
+# The remote side (``model/sync_remote.py``): where a remote WAL's file is.
+NO_FILE, IN_DIR, IN_REPLAY, REPLAYED, IN_SNAPSHOT = range(5)
+FILE_NAMES = (
+    "none",
+    "remoteWALs/<peerId>",
+    "remoteWALs/<peerId>-replay",
+    "remoteWALs/<peerId>-replay (truncated: replayed)",
+    "remoteWALs/<peerId>-snapshot",
+)
+# RecoverStandbyProcedure's steps (REGISTER and UNREGISTER_PEER_..._WORKER_STORAGE touch no file:
+# they are folded into the step before them).
+RS_RENAME, RS_DISPATCH, RS_REPLAY, RS_SNAPSHOT = range(4)
+RS_NAMES = (
+    "RENAME_SYNC_REPLICATION_WALS_DIR",
+    "DISPATCH_WALS",
+    "SyncReplicationReplayWALProcedure children",
+    "SNAPSHOT_SYNC_REPLICATION_WALS_DIR",
+)
 
 
 def refuse_recovered_rule(ops: Ops, state: I, new: I) -> B:
@@ -86,10 +111,17 @@ class SyncSteps:
     # --- initial state and new incarnations -----------------------------------------------------
 
     def init(self, cfg: Config) -> TState:
-        """A started server read the peer storage at startup: its views are the storage pairs."""
+        """A started server read the peer storage at startup: its views are the storage pairs.
+        With the remote side modelled (``remote_wals``), cluster 0 starts as the STANDBY of each
+        sync peer (its remote WAL directory made), with no remote WAL written yet."""
         st = super().init(cfg)
         if not cfg.sync_peers:
             return st
+        if cfg.remote_wals:
+            sp = range(cfg.sync_peers)
+            sync = tuple((STANDBY, NONE) if p in sp else pair for p, pair in enumerate(st.sync))
+            empty = RemoteWals(0, (NO_FILE,) * cfg.remote_wals, 0, False, False, RS_RENAME, 0)
+            st = st._replace(sync=sync, remote=(empty,) * cfg.sync_peers)
         servers = tuple(srv._replace(views=st.sync) if srv.started else srv for srv in st.servers)
         return st._replace(servers=servers)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from replcheck.model import (
     DESIGNS,
@@ -46,16 +47,20 @@ def properties_page() -> str:
         "Each quotes the sentence of seed 004 it protects.",
         "",
     ]
-    seen = set()
-    for prop in Model(get_design("table"), STANDARD["t-std"]).properties:
-        seen.add(prop.name)
+    table = get_design("table")
+    seen = {prop.name for prop in Model(table, STANDARD["t-std"]).properties}
+    for prop in Model(table, STANDARD["t-std"]).properties:
         lines += [f"### `{prop.name}` ({prop.kind})", "", prop.doc, ""]
-    for config in ("t-chore", "t-serial", "t-hfile"):
-        for prop in Model(get_design("table"), STANDARD[config]).properties:
+    extra: dict[str, tuple[Any, list[str]]] = {}
+    for config in type(table).configs:
+        for prop in Model(table, STANDARD[config]).properties:
             if prop.name not in seen:
-                seen.add(prop.name)
-                lines += [f"### `{prop.name}` ({prop.kind}; checked on `{config}`)", ""]
-                lines += [prop.doc, ""]
+                extra.setdefault(prop.name, (prop, []))[1].append(config)
+    if extra:
+        lines += ["## Checked only where a configuration's feature is modelled", ""]
+    for prop, configs in extra.values():
+        where = ", ".join(f"`{c}`" for c in configs)
+        lines += [f"### `{prop.name}` ({prop.kind}; {where})", "", prop.doc, ""]
     return "\n".join(lines)
 
 

@@ -248,6 +248,14 @@ _PLAIN = frozenset(
         "sback",
         "hf",
         "hfref",
+        "rwn",
+        "rwf",
+        "rwa",
+        "rwrep",
+        "rwsnap",
+        "rwst",
+        "rwch",
+        "rwda",
     }
 )
 """Families that name no server, chain, WAL or edit: never renamed."""

@@ -1128,6 +1128,11 @@ _REASONS = {
     "(exploration, BMC)",
     "rule_seq_ids_with_offset": "chooses whether the last pushed sequence ids go in the offset's "
     "own mutation: its harm shows only against a crash between two writes (exploration, BMC)",
+    "rule_replays_remote_wals": "chooses whether STANDBY -> DOWNGRADE_ACTIVE runs "
+    "RecoverStandbyProcedure: its harm shows only in the states the transition then reaches "
+    "(exploration, BMC)",
+    "rule_remote_wal_removable": "reads from the state whether the ACTIVE replicated the remote "
+    "WAL's edit to cluster 0",
 }
 
 

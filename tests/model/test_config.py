@@ -37,6 +37,8 @@ def test_the_limit_is_named() -> None:
         Config(cleaner_runs=-1)
     with pytest.raises(ValueError, match="syncup_failures and syncup_abandon need syncup"):
         Config(syncup_failures=1)
+    with pytest.raises(ValueError, match="remote_wals needs sync_peers"):
+        Config(remote_wals=1)
 
 
 @pytest.mark.parametrize("era", ["zk", "table"])
@@ -49,6 +51,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
             cfg = Config(servers=2, spare_servers=1)
         elif field in ("syncup_failures", "syncup_abandon"):  # they qualify a SyncUp run
             cfg = Config(syncup=True, **{field: changed})
+        elif field == "remote_wals":  # it qualifies the sync peers
+            cfg = Config(sync_peers=1, remote_wals=changed)
         else:
             cfg = Config(**{field: changed})
         assert field in cfg.misfit(era)
