@@ -343,6 +343,16 @@ STANDARD: dict[str, Config] = {
             peer_life=True,
         ),
         Config(
+            name="peer-readd",
+            servers=2,
+            wals_per_server=2,
+            edits=1,
+            crashes=0,
+            admin_ops=2,
+            cleaner_runs=0,
+            peer_life=True,
+        ),
+        Config(
             name="multiwal",
             servers=2,
             wal_groups=2,

@@ -50,7 +50,7 @@ class PeerSync:
         params=("server", "peer"),
         fair=True,
         each=_syncs,
-        label=lambda text, st, get, a: a[:2],
+        label=lambda text, st, get, a: a if a[2] == "config" else a[:2],
     )
     def peer_sync(self, t: Ctx, s: int, p: int, how: str) -> None:
         """a region server reacts to a peers-znode change"""

@@ -68,6 +68,7 @@ ZK_CONFIGS: tuple[str, ...] = (
     "multiwal",
     "restarts",
     "peer-life",
+    "peer-readd",
 )
 """The standard configurations both ZooKeeper-era designs are checked in."""
 
