@@ -103,10 +103,12 @@ class Config:
     peer_toggles: bool = False
     """The admin may also disable and enable peers (table era; from the admin budget)."""
     peer_life: bool = False
-    """The peer's whole lifecycle (table era): the admin may also update a peer's configuration,
-    disable and enable it, and add a removed peer again under its id; each is a procedure that
-    waits in the peer's queue for the peer's lock, and the region servers refresh their sources
-    (``refreshSources``)."""
+    """The peer's whole lifecycle. The table era: the admin may also update a peer's
+    configuration, disable and enable it, and add a removed peer again under its id; each is a
+    procedure that waits in the peer's queue for the peer's lock, and the region servers refresh
+    their sources (``refreshSources``). The ZooKeeper era: the admin may also update a peer's
+    config znode, each server reacting once (zk-multi refreshes its sources), and add a removed
+    peer again under its id (``model/zk_peer_life.py``)."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     syncup: bool = False
@@ -240,7 +242,6 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
     "table": (
         "spare_servers",
         "peer_toggles",
-        "peer_life",
         "sync_peers",
         "storage_faults",
         "serial_peers",
@@ -330,6 +331,26 @@ STANDARD: dict[str, Config] = {
             crashes=2,
             restarts=1,
             cleaner_runs=0,
+        ),
+        Config(
+            name="peer-life",
+            servers=2,
+            wals_per_server=2,
+            edits=1,
+            crashes=1,
+            admin_ops=1,
+            cleaner_runs=0,
+            peer_life=True,
+        ),
+        Config(
+            name="peer-readd",
+            servers=2,
+            wals_per_server=2,
+            edits=1,
+            crashes=0,
+            admin_ops=2,
+            cleaner_runs=0,
+            peer_life=True,
         ),
         Config(
             name="multiwal",

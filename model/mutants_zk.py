@@ -21,6 +21,7 @@ from .zk_claims import LockClaims, MultiClaims
 from .zk_cleaners import LockCleaner
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
+from .zk_peer_life import ZkPeerLife
 from .zk_restarts import ZkRestarts
 from .zk_source import ZkSources
 from .zk_wal import ZkWals
@@ -390,6 +391,24 @@ class RestartAdoptsQueues(ZkLock):
             return True
 
 
+class Hbase24871Zk(ZkMulti):
+    name = "zk-multi/HBASE-24871"
+    mutant_of = "zk-multi"
+    overrides = "rule_refresh_keeps_recovered_wals"
+    configs = ("peer-life",)
+    bug = (
+        "HBASE-24871: refreshSources creates the peer's recovered sources again without their "
+        "WALs (walsByIdRecoveredQueues' WALs go to the new normal source): a new recovered "
+        "source finds nothing to read, ends and deletes its queue znode, so the dead server's "
+        "edits not yet shipped are lost."
+    )
+
+    class text(ZkPeerLife):
+        def rule_refresh_keeps_recovered_wals(self) -> bool:
+            """The recovered queue's WALs are not given to the new recovered source."""
+            return False
+
+
 ZK_MUTANTS = (
     Hbase12865,
     Hbase8099,
@@ -409,4 +428,5 @@ ZK_MUTANTS = (
     NoLoopPrevention,
     ShipsLocalScope,
     RestartAdoptsQueues,
+    Hbase24871Zk,
 )

@@ -6,7 +6,9 @@ text's form (``model/step.py``), one step per peer and server (``peer_sync``):
   starts on the current WAL;
 * a peer removed that the server still replicates to (or still has a source of): every queue of
   the peer on the server, recovered ones too, is deleted and its sources stop (HBASE-17077's
-  clean-up); the server remembers the removal (``gone``) and does not react to it again.
+  clean-up); the server remembers the removal (``gone``) and does not react to it again;
+* under ``peer_life``, an update of the peer's config znode (``model/zk_peer_life.py``'s
+  ``config_sync``).
 
 The layout provides ``put_queue``, ``add_shipper``, ``drop_queue`` and ``clear_shipper`` over its
 queue znodes and shipper slots.
@@ -23,7 +25,8 @@ from .text import lookup
 
 
 def _syncs(text: Any) -> list[tuple[int, int, str]]:
-    return [(s, p, how) for s in text.S for p in text.P for how in ("add", "remove")]
+    hows = ("add", "remove", "config") if text.cfg.peer_life else ("add", "remove")
+    return [(s, p, how) for s in text.S for p in text.P for how in hows]
 
 
 class PeerSync:
@@ -41,17 +44,21 @@ class PeerSync:
     add_shipper: Any
     drop_queue: Any
     clear_shipper: Any
+    config_sync: Any
 
     @step(
         params=("server", "peer"),
         fair=True,
         each=_syncs,
-        label=lambda text, st, get, a: a[:2],
+        label=lambda text, st, get, a: a if a[2] == "config" else a[:2],
     )
     def peer_sync(self, t: Ctx, s: int, p: int, how: str) -> None:
         """a region server reacts to a peers-znode change"""
         ops = t.ops
         status = t[("peer", p)]
+        if how == "config":
+            self.config_sync(t, s, p)
+            return
         if how == "add":
             t.require(
                 Server(t, s).alive,

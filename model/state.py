@@ -115,6 +115,9 @@ class Server(NamedTuple):
     drops: tuple[tuple[int, tuple[int, ...]], ...] = ()
     """Claimed queues (peer, chain) this server found its peer gone for: it deletes each in a
     write of its own after the claim (``removeQueue(claimedId)``, HBASE-17077/HBASE-20475)."""
+    updates: int = 0
+    """Peers whose config znode changed and this server has not reacted yet (bit mask:
+    ``model/zk_peer_life.py``)."""
 
 
 class Sink(NamedTuple):
@@ -179,6 +182,9 @@ class State(NamedTuple):
     failover: int
     """Dead servers whose failover is pending (zk-multi: an unfinished SCP)."""
     budget: Budget
+    refreshed: int = 0
+    """Peers whose sources were created again, or that were added again after their removal
+    (bit mask: ``model/zk_peer_life.py``): what explains an edit applied twice there."""
 
 
 EMPTY_SINK = Sink((), (), 0)

@@ -5,7 +5,7 @@ The steps themselves (the life of an edit, WAL rolls and archiving, sources read
 and shipping, positions, sink clusters, peers and the replication state znode, clusters
 replicating onward) are the protocol text's: ``zk_wal.py``, ``zk_source.py``, ``crashes.py``,
 ``zk_peer_admin.py``, ``peer_sync.py``, ``sinks.py``, ``sink_choice.py``, ``relay_steps.py``,
-``zk_joins.py``, ``zk_restarts.py``, ``zk_zombies.py``, over the layout of
+``zk_peer_life.py``, ``zk_joins.py``, ``zk_restarts.py``, ``zk_zombies.py``, over the layout of
 ``model/zk_layout.py``. The failover (how a dead server's queues move) and the log cleaner
 differ per design: ``zk_claims.py`` and ``zk_cleaners.py``.
 """
@@ -45,6 +45,7 @@ from .step import kinds_of
 from .zk_claim_drop import ClaimDrops
 from .zk_joins import ZkJoins
 from .zk_peer_admin import ZkPeerAdmin
+from .zk_peer_life import ZkPeerLife
 from .zk_restarts import ZkRestarts
 from .zk_source import ZkSources
 from .zk_wal import ZkWals
@@ -66,6 +67,8 @@ ZK_CONFIGS: tuple[str, ...] = (
     "hyphen-hosts",
     "multiwal",
     "restarts",
+    "peer-life",
+    "peer-readd",
 )
 """The standard configurations both ZooKeeper-era designs are checked in."""
 
@@ -82,6 +85,7 @@ COMMON_KINDS: tuple[ActionKind, ...] = (
     *kinds_of(SinkChoice),
     *kinds_of(SinkServers),
     *kinds_of(ZkPeerAdmin),
+    *kinds_of(ZkPeerLife),
     *kinds_of(PeerSync),
     *kinds_of(RelaySteps),
     *kinds_of(ZkZombies),

@@ -48,6 +48,7 @@ from replcheck.model.state import (
 )
 from replcheck.model.text import ByParts, FlatError
 from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.zk_peer_life import ZkPeerLife
 
 BUDGET = ("crashes", "outages", "admin", "zk_faults", "foreign", "puts", "cleaner_runs")
 COPIES = 2
@@ -66,7 +67,7 @@ RULES = (
 ``zk-multi``'s only)."""
 
 
-class ZkLayout(CopySlots, ByParts, EditSpace):
+class ZkLayout(ZkPeerLife, CopySlots, ByParts, EditSpace):
     """The slots of a ZooKeeper-era flat state under a configuration, and the translation from
     and to the explicit state. ``ZkFlat`` (``zk_text.py``) adds the steps."""
 
@@ -195,6 +196,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
         out[("overflow",)] = "b"
         for name, top in zip(BUDGET, self._budget0(), strict=True):
             out[("b", name)] = i(0, top)
+        self.peer_life_sorts(out)
         return out
 
     def _budget0(self) -> tuple[int, ...]:
@@ -296,6 +298,12 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
             v[("cache", c.slot(key))] = True
         for name, n in zip(BUDGET, st.budget, strict=True):
             v[("b", name)] = n
+        if c.peer_life:
+            for s, srv in enumerate(st.servers):
+                for p in self.P:
+                    v[("upd", s, p)] = bool(srv.updates >> p & 1)
+            for p in self.P:
+                v[("pfresh", p)] = bool(st.refreshed >> p & 1)
         return self.normalized(v)
 
     def copy_groups(self) -> list[list[list[tuple]]]:
@@ -319,14 +327,14 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
     PARTS: ClassVar[dict[str, tuple[str, ...]]] = {
         "server": (
             "alive", "cur", "known", "gone", "snk", "unreg", "clin", "clpos", "sh", "shn",
-            "shpos", "shw", "drop", "cl", "cld", "clp", "clc",
+            "shpos", "shw", "drop", "cl", "cld", "clp", "clc", "upd",
         ),
         "wal": ("wex", "wn", "wclosed", "wplace", "wu", "wkind", "wids", "wowed"),
         "rs": ("rex", "lock", "qex", "qin", "qpos"),
         "sinks": ("app", "dup", "down"),
         "relays": ("rlen", "rship", "ru", "rkind", "rids"),
         "cleaner": ("phase", "cand", "read", "seen", "changed", "cache", "lst"),
-        "rest": ("peer", "repl", "fail", "b"),
+        "rest": ("peer", "repl", "fail", "b", "pfresh"),
     }  # fmt: skip
     """The readable state's parts and the slots (by key name) each is read from; a server's, a
     WAL's, an rs znode's and a cluster's sink are one part per index (the key's second
@@ -351,7 +359,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
 
     def assemble(self, got: dict[tuple, Any]) -> State:
         """The readable state from its parts (``decode_parts``)."""
-        peers, repl, failover, budget = got[("rest",)]
+        peers, repl, failover, budget, refreshed = got[("rest",)]
         return State(
             tuple(got[("server", s)] for s in self.S),
             tuple(got[("wal", w)] for w in self.W),
@@ -363,15 +371,18 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
             got[("cleaner",)],
             failover,
             budget,
+            refreshed,
         )
 
-    def _rest(self, v: Any) -> tuple[tuple[int, ...], bool, int, Budget]:
-        """The peers, replication's switch, the failover mask and the budgets."""
+    def _rest(self, v: Any) -> tuple[tuple[int, ...], bool, int, Budget, int]:
+        """The peers, replication's switch, the failover mask, the budgets and the peers whose
+        sources were created again (``peer_life``)."""
         return (
             tuple(v[("peer", p)] for p in self.P),
             v[("repl",)],
             sum(1 << s for s in self.S if v[("fail", s)]),
             Budget(*(v[("b", name)] for name in BUDGET)),
+            sum(1 << p for p in self.P if v[("pfresh", p)]) if self.cfg.peer_life else 0,
         )
 
     def _server(self, v: Any, s: int) -> Server:
@@ -406,6 +417,7 @@ class ZkLayout(CopySlots, ByParts, EditSpace):
             claim,
             tuple(key[w] for w in self.W if v[("unreg", s, w)]),
             tuple((p, self.chains[ci]) for p in self.P for ci in self.CH if v[("drop", s, p, ci)]),
+            sum(1 << p for p in self.P if v[("upd", s, p)]) if c.peer_life else 0,
         )
 
     def _wal(self, v: Any, w: int) -> Any:

@@ -25,6 +25,9 @@ class ZkPeerAdmin:
     ``toggle_replication`` (the layout provides ``P``)."""
 
     P: range
+    cfg: Any
+    readd_guard: Any
+    after_add: Any
 
     def set_peer(self, t: Ctx, p: int, frm: tuple[int, ...], to: int) -> None:
         """The peer's status goes from one of ``frm`` to ``to``: one admin command."""
@@ -36,7 +39,15 @@ class ZkPeerAdmin:
     @step(params=("peer",), fair=False, each=_peers)
     def add_peer(self, t: Ctx, p: int) -> None:
         """admin: add_peer"""
-        self.set_peer(t, p, (ABSENT,), ENABLED)
+        if not self.cfg.peer_life:
+            self.set_peer(t, p, (ABSENT,), ENABLED)
+            return
+        # a removed peer's id may be used again (``model/zk_peer_life.py``)
+        again = t[("peer", p)] == REMOVED
+        t.require(Budget(t, "admin").left > 0, *self.readd_guard(t, p))
+        Budget(t, "admin").left = Budget(t, "admin").left - 1
+        t[("peer", p)] = ENABLED
+        self.after_add(t, p, again)
 
     @step(params=("peer",), fair=False, each=_peers)
     def remove_peer(self, t: Ctx, p: int) -> None:

@@ -218,7 +218,7 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
 
     def duplicates_explained(ops: Any, before: Any, after: Any) -> Any:
         return duplicates_only_explained(
-            z, ops, before, after, lambda p: after(("peer", p)) != REMOVED
+            z, ops, before, after, lambda p: ops.not_(z.duplicates_explained_for(ops, after, p))
         )
 
     duplicates_explained.__doc__ = duplicates_only_explained.__doc__

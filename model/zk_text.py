@@ -185,6 +185,8 @@ class ZkFlat(
         for p in self.P:
             tx[("known", s, p)] = False
             tx[("gone", s, p)] = False
+            if self.cfg.peer_life:
+                tx[("upd", s, p)] = False
         for sk in self.sh_keys:
             self.clear_shipper(ops, tx, True, (s, *sk))
         self.clear_claim(tx, s)

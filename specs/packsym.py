@@ -38,7 +38,7 @@ _SERVER = (S_,)
 
 ZK_TYPES: dict[str, Kinds] = {
     **{f: (_SERVER, None, None) for f in ("alive", "cl", "clp", "rex", "fail", "read")},
-    **{f: ((S_, None), None, None) for f in ("cur", "known", "gone")},
+    **{f: ((S_, None), None, None) for f in ("cur", "known", "gone", "upd")},
     "snk": ((S_, None, None), None, None),
     **{f: ((S_, W_), None, None) for f in ("unreg", "clin", "clpos")},
     **{f: ((S_, None, "ch", None, None), None, None) for f in ("sh", "shn", "shpos")},
@@ -54,6 +54,7 @@ ZK_TYPES: dict[str, Kinds] = {
     "wowed": ((W_, None, None), None, None),
     **{f: ((None, "u"), None, None) for f in ("app", "dup")},
     "ru": ((None, None), "u?", None),
+    "pfresh": ((None,), None, None),
 }
 
 _ROW = (None, S_, SQ)
