@@ -36,11 +36,18 @@ def test_engines_agree_on_quick_mutants(name: str) -> None:
         assert cex.steps[0][0] is None and all(a is not None for a, _ in cex.steps[1:])
 
 
+ZK_DEEP = {"zk-lock/restart-adopts-queues": 6}
+"""ZooKeeper-era mutants whose first violation lies too deep for the unrolling in CI: the engines
+are held to agree up to this depth (``restart-adopts-queues`` breaks ``positions_monotone`` at 12,
+and unrolling its ``restarts`` configuration that far takes about half an hour)."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["zk-lock", "zk-multi", *ZK_MUTANTS])
 def test_engines_agree_on_every_zk_design_and_mutant(name: str) -> None:
-    cc = cross_check(name)
+    cc = cross_check(name, depth=ZK_DEEP.get(name))
     assert cc.agree, cc.to_dict()
+    assert cc.depth == ZK_DEEP.get(name, cc.depth)
 
 
 TABLE_CROSS_CHECKED = [
