@@ -139,10 +139,7 @@ class Claims(TableText):
             ts = ops.ite(has, seq, NO_TIMESTAMP)
             pos = ops.ite(has, pos, 0)
             bits = [self.rule_recovered_wals(ops, t.get, x, g, q, has, ts, pos) for q in self.Q]
-            first: Any = 0
-            for q in reversed(self.Q):
-                at = table_rules.start_position_rule(ops, has, ts, pos, q)
-                first = ops.ite(bits[q], at, first)
+            first = self.first_wal_start(ops, has, ts, pos, bits)
             any_wal = ops.or_(*bits)
             started.append(any_wal)
             self.add_shipper(ops, t, ops.and_(cond, any_wal), (c, p, x, g), bits, first)

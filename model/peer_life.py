@@ -246,10 +246,7 @@ class PeerLifecycle(TableText):
             has = ops.and_(t[("rex", *rk)], t[("rhas", *rk, g)])
             ts = ops.ite(has, t[("rseq", *rk, g)], table_rules.NO_TIMESTAMP)
             stored = ops.ite(has, t[("rpos", *rk, g)], 0)
-            start: Any = 0
-            for q in reversed(self.Q):
-                at = table_rules.start_position_rule(ops, has, ts, stored, q)
-                start = ops.ite(t[("shw", *sk, q)], at, start)
+            start = self.first_wal_start(ops, has, ts, stored, [t[("shw", *sk, q)] for q in self.Q])
             if src == NO_SOURCE:
                 t.when(present, ("shpos", *sk), start)
                 continue

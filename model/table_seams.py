@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from replcheck.model import table_rules
 from replcheck.model.state import DELETED, DISABLED, ENABLED, LIVE_DIR
 from replcheck.model.table_state import (
     ARQP_ADD_MISSING,
@@ -168,6 +169,15 @@ class StepBase:
             for q in self.Q:
                 tx.when(here, ("shw", *sk, q), bits[q])
         tx.when(ops.and_(cond, *taken), ("overflow",), True)
+
+    def first_wal_start(self, ops: Any, has: Any, ts: Any, pos: Any, bits: list[Any]) -> Any:
+        """``getStartOffset`` for the first WAL a new source's group holds (``bits``, one flag
+        per sequence): the group offset (``has``, its WAL's ``ts`` and ``pos``) where it names
+        that WAL, else 0."""
+        start: Any = 0
+        for q in reversed(self.Q):
+            start = ops.ite(bits[q], table_rules.start_position_rule(ops, has, ts, pos, q), start)
+        return start
 
     def head_is(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
         """The shipper slot is in use and its head WAL is sequence ``q``."""
