@@ -111,6 +111,10 @@ class Config:
     peer again under its id (``model/zk_peer_life.py``)."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
+    legacy_peer: bool = False
+    """With ``migration``: the 2.x cluster also ran the legacy ``region_replica_replication``
+    peer, still in peer storage, with a queue znode of each alive version-2 server that its
+    source writes positions to (``model/legacy_peer.py``)."""
     syncup: bool = False
     syncup_failures: int = 0
     """ReplicationSyncUp runs that die part-way (``syncup_fail``); after each the operator runs
@@ -156,6 +160,7 @@ class Config:
                 "syncup_failures and syncup_abandon need syncup",
             ),
             (self.syncup_failures >= 0, "syncup_failures must be at least 0"),
+            (self.migration or not self.legacy_peer, "legacy_peer needs migration"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
                 all(0 <= c <= self.clusters - 1 and d >= 0 and c != d for c, d in self.topology),
@@ -248,6 +253,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "bulk_load",
         "remote_wals",
         "migration",
+        "legacy_peer",
         "syncup",
         "syncup_failures",
         "syncup_abandon",
@@ -642,6 +648,41 @@ died in a cascade (server 0 holds the chained id ``peer-1-2``), and the old serv
 new WAL goes to its znode). ``t-migrate-rolling``: two alive 2.x servers and two spare slots, so
 one upgraded server of two online passes seed 004's 30% threshold while the other old server still
 runs."""
+
+LEGACY_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-migrate-legacy",
+        servers=4,
+        spare_servers=2,
+        migration=True,
+        legacy_peer=True,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        cleaner_runs=0,
+        master_restarts=1,
+    ),
+    Config(
+        name="t-migrate-legacy-idle",
+        servers=4,
+        spare_servers=2,
+        initial_peers=0,
+        migration=True,
+        legacy_peer=True,
+        wals_per_server=1,
+        edits=1,
+        crashes=0,
+        cleaner_runs=1,
+        master_restarts=1,
+    ),
+)
+"""The legacy ``region_replica_replication`` peer (``model/legacy_peer.py``): two alive 2.x
+servers, each with its legacy queue znode, and two spare slots; the master may restart.
+``t-migrate-legacy``: one peer, so MIGRATE moves past each old server's replicator znode while
+the other old server still runs. ``t-migrate-legacy-idle``: no peer but the legacy one, so
+PREPARE must wait for the upgrade (WAIT_UPGRADING) before CLEAN_UP deletes the znodes; the
+cleaner runs once."""
+MIGRATE_CONFIGS = (*MIGRATE_CONFIGS, *LEGACY_CONFIGS)
 
 
 SERIAL_CONFIGS: tuple[Config, ...] = (

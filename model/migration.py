@@ -357,7 +357,7 @@ class ZkMigration(StartedSlots):
             for p in self.P:
                 t[("migdis", p)] = t[("peer", p)] == ENABLED
             peers = ops.or_(*(self.storage(ops, t.get, p) for p in self.P))
-            nxt = ops.ite(peers, nxt, MIG_ENABLE_CLEANER)
+            nxt = ops.ite(peers, nxt, self.no_peers_next(t))
         elif stage == MIG_DISABLE_PEER:
             for p in self.P:
                 t.when(t[("migdis", p)], ("peer", p), DISABLED)
@@ -368,9 +368,24 @@ class ZkMigration(StartedSlots):
         elif stage == MIG_ENABLE_CLEANER and fences:
             self.barrier_enable(ops, t, True)
         elif stage == MIG_CLEAN_UP:
-            for zs in self.zslots:
-                self.clear(t, True, self.zk_keys(zs))
+            self.clean_up(t)
         t[("mig",)] = nxt
+
+    def no_peers_next(self, t: Ctx) -> Any:
+        """PREPARE with no peer in storage: the next state, ENABLE_CLEANER (nothing to migrate or
+        disable)."""
+        return MIG_ENABLE_CLEANER
+
+    def clean_up(self, t: Ctx) -> None:
+        """CLEAN_UP: ``oldStorage.deleteAllData()`` deletes every queue znode left."""
+        for zs in self.zslots:
+            self.clear(t, True, self.zk_keys(zs))
+
+    def delete_migrated(self, t: Ctx, s: int) -> None:
+        """MIGRATE: the iterator, moving past server ``s``, deletes its queue znodes."""
+        for zs in self.zslots:
+            if zs[0] == s:
+                self.clear(t, True, self.zk_keys(zs))
 
     @step(params=("server",), fair=True, each=_znodes)
     def migrate_server(self, t: Ctx, s: int) -> None:
@@ -390,8 +405,7 @@ class ZkMigration(StartedSlots):
                     first = q if first is None else ops.ite(here, q, first)
                 has = ops.or_(*(t[("zkw", *zs, g, q)] for q in self.Q))
                 self.set_offset(ops, t, ops.and_(on, has), (p, s, src), g, first, 0)
-        for zs in mine:
-            self.clear(t, True, self.zk_keys(zs))
+        self.delete_migrated(t, s)
         t[("migmig", s)] = True
 
     @step(params=("old", "new"), fair=False, each=_upgrades)

@@ -3,7 +3,7 @@ each brings the migration's text with one rule overridden."""
 
 from __future__ import annotations
 
-from . import migration
+from . import legacy_peer, migration
 from .table import Table
 
 
@@ -52,8 +52,41 @@ class ReplayForgetsBarrier(Table):
     text = migration.ReplayForgetsBarrier
 
 
+class DeletesLegacyQueue(Table):
+    name = "table/HBASE-29169"
+    mutant_of = "table"
+    overrides = "rule_iterator_keeps_legacy_queue"
+    bug = (
+        "HBASE-29169: MIGRATE's iterator deletes a migrated server's whole replicator znode, "
+        "its region_replica_replication queue included; the 2.x server still runs the legacy "
+        "peer's source, whose next position write fails (NoNode) and aborts the server "
+        "('Removing the legacy region_replica_replication peer will crash region servers while "
+        "rolling upgrading')"
+    )
+    configs = ("t-migrate-legacy",)
+
+    text = legacy_peer.DeletesLegacyQueue
+
+
+class IgnoresLegacyPeer(Table):
+    name = "table/HBASE-29169-no-peers"
+    mutant_of = "table"
+    overrides = "rule_prepare_reads_legacy_peer"
+    bug = (
+        "HBASE-29169: PREPARE with no replication peer cleans up at once, not asking whether "
+        "the legacy region_replica_replication peer is still stored (listPeers does not return "
+        "it); CLEAN_UP then deletes every queue znode while 2.x servers still run the legacy "
+        "peer's source, and the next position write aborts the server"
+    )
+    configs = ("t-migrate-legacy-idle",)
+
+    text = legacy_peer.IgnoresLegacyPeer
+
+
 MIGRATE_MUTANTS: tuple[type, ...] = (
     MigrationKeepsCleaner,
     ClaimDuringMigration,
     ReplayForgetsBarrier,
+    DeletesLegacyQueue,
+    IgnoresLegacyPeer,
 )

@@ -29,6 +29,7 @@ from . import render_features, rules, table_rules, table_sync
 from .action import Action
 from .config import Config
 from .design import Design
+from .legacy_peer import LEGACY_PEER
 from .logic import PY
 from .render_names import (
     PEERS_ROOT,
@@ -286,21 +287,30 @@ def render_queue_table(cfg: Config, st: TState) -> str:
         lines.extend(block)
     if not entries:
         lines.append("  (empty)")
-    if st.zk:
+    if st.zk or _legacy_znodes(st):
         lines += ["", render_zk_queues(cfg, st)]
     return "\n".join(lines)
 
 
+def _legacy_znodes(st: TState) -> list[int]:
+    """The servers whose legacy ``region_replica_replication`` queue znode exists."""
+    return bits(st.legacy.znodes) if st.legacy else []
+
+
 def render_zk_queues(cfg: Config, st: TState) -> str:
-    """The ZooKeeper queues still to migrate, drawn as seed 000 draws ``/hbase/replication/rs``."""
+    """The ZooKeeper queues still to migrate, drawn as seed 000 draws ``/hbase/replication/rs``,
+    and the legacy ``region_replica_replication`` queues the migration keeps until CLEAN_UP."""
     lines = [f"{RS_ROOT}   (ZooKeeper, not yet migrated)"]
     by_owner: dict[int, list[Queue]] = {}
     for owner, q in st.zk:
         by_owner.setdefault(owner, []).append(q)
-    for owner in sorted(by_owner):
+    legacy = _legacy_znodes(st)
+    for owner in sorted({*by_owner, *legacy}):
         mark = "" if st.servers[owner].alive else f"   [{_server_status(st, owner)}]"
         lines.append(f"  {server_label(cfg, owner)}/{mark}")
-        for q in by_owner[owner]:
+        if owner in legacy:
+            lines.append(f"    {LEGACY_PEER}/   (legacy peer's queue, not migrated)")
+        for q in by_owner.get(owner, []):
             lines.append(f"    {rules.queue_id(cfg, q.peer, q.chain)}/")
             for key, pos in q.wals:
                 lines.append(f"      {rules.wal_name(cfg, key)}  (position {pos})")
@@ -549,6 +559,9 @@ def _history(cfg: Config, st: TState) -> str:
         parts.append(f"peers removed {_peers(st.removed_done)}")
     for p, uids in st.stale:
         parts.append(f"never to replicate to {peer_label(p)}: {_applied(cfg, uids)}")
+    if st.legacy and st.legacy.aborted:
+        aborted = _servers(cfg, st.legacy.aborted)
+        parts.append(f"aborted as their {LEGACY_PEER} queue znode was removed: {aborted}")
     return "; ".join(parts)
 
 
@@ -584,6 +597,7 @@ def queue_table_changed(before: TState, after: TState) -> bool:
     return (
         before.rows != after.rows
         or before.zk != after.zk
+        or before.legacy != after.legacy
         or before.table_online != after.table_online
         or [s.alive for s in before.servers] != [s.alive for s in after.servers]
     )
@@ -611,6 +625,11 @@ def _facts(cfg: Config, st: TState) -> Facts:
         facts[key] = ("znode", None)
         for k, pos in q.wals:
             facts[f"{key}/{rules.wal_name(cfg, k)}"] = (f"position {pos}", key)
+    for s in _legacy_znodes(st):
+        facts[f"{RS_ROOT}{server_label(cfg, s)}/{LEGACY_PEER}"] = ("znode", None)
+    if st.legacy:
+        stored = "in storage" if st.legacy.stored else "deleted"
+        facts[f"peer {LEGACY_PEER}"] = (f"{stored} (legacy, not loaded by 3.x)", None)
     for p in range(len(st.peers)):
         facts[f"peer {peer_label(p)}"] = (_peer_line(cfg, st, p).split(": ", 1)[1], None)
     for what, state in remote_facts(cfg, st):
@@ -851,6 +870,8 @@ def table_state_dict(cfg: Config, st: TState) -> dict[str, object]:
         queues[rules.queue_id(cfg, q.peer, q.chain)] = {
             rules.wal_name(cfg, k): pos for k, pos in q.wals
         }
+    for s in _legacy_znodes(st):
+        zk.setdefault(server_label(cfg, s), {})[LEGACY_PEER] = {}
     return {
         "era": "table",
         "table": {

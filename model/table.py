@@ -21,6 +21,7 @@ from .config import (
     SYNCUP_CONFIGS,
 )
 from .hfile_refs import HFileRefs
+from .legacy_peer import LegacyPeerMigration
 from .migration import ZkMigration
 from .peer_life import PeerLifecycle
 from .serial import SerialReplication
@@ -66,6 +67,7 @@ class Table(SyncSteps, TableCommon):
         *(k for k in kinds_of(SyncRemote) if k.name in REMOTE_KINDS),
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
+        *(k for k in kinds_of(LegacyPeerMigration) if k.name == "legacy_position_write"),
         *kinds_of(PeerLifecycle),
         *kinds_of(SerialReplication),
         *kinds_of(HFileRefs),

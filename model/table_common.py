@@ -21,7 +21,7 @@ Abstractions (each a documented choice, not an accident):
 
 from __future__ import annotations
 
-from . import hfile_refs, migration, rules, serial, table_rules, table_storage
+from . import hfile_refs, legacy_peer, migration, rules, serial, table_rules, table_storage
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .claim import Claims
@@ -176,7 +176,8 @@ class TableCommon(Design):
                 cfg.storage_faults,
             ),
         )
-        return migration.start(cfg, st) if cfg.migration else st
+        st = migration.start(cfg, st) if cfg.migration else st
+        return legacy_peer.start(cfg, st) if cfg.legacy_peer else st
 
     def new_server(
         self, cfg: Config, s: int, started: bool, known: int, current: tuple[int, ...], version=3

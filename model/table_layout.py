@@ -91,6 +91,7 @@ CONSTANT_FIELDS = (
     "relays",
     "others",
     "remote",
+    "legacy",
 )
 """The state fields the base flat model holds constant."""
 CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
@@ -643,6 +644,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
 FEATURES: dict[str, str] = {
     "sync": "sync_layout",
     "syncup": "replcheck.model.syncup",
+    "legacy_peer": "replcheck.model.legacy_peer",
     "migration": "replcheck.model.migration",
     "bootstrap": "replcheck.model.bootstrap",
     "restarts": "replcheck.model.restarts",
@@ -667,6 +669,8 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
     flags = [
         ("sync", cfg.sync_peers, "sync replication peers"),
         ("syncup", cfg.syncup, "ReplicationSyncUp"),
+        # before the migration: its mixin extends the migration's (and so encodes it too)
+        ("legacy_peer", cfg.legacy_peer, "the legacy region_replica_replication peer"),
         ("migration", cfg.migration, "the migration from ZooKeeper"),
         ("bootstrap", cfg.bootstrap, "the bootstrap of hbase:replication"),
         ("restarts", cfg.restarts, "server restarts"),

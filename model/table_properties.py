@@ -290,6 +290,14 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         once the data is migrated, and both are safe.)"""
         return True
 
+    def no_abort_by_removed_queue(ops: Any, get: Any) -> Any:
+        """Reference section 9: "znodes of the legacy ``region_replica_replication`` queues are
+        kept until CLEAN_UP (HBASE-29169)", and HBase's iterator: "If there are
+        region_replica_replication queues then we can not delete the data right now, otherwise we
+        may crash the old region servers". No region server has aborted because its own queue
+        znode was removed under its running source (applies with ``legacy_peer``)."""
+        return ops.not_(ops.or_(*(get(("labort", s)) for s in z.legacy_servers)))
+
     def offsets_monotone(ops: Any, before: Any, after: Any) -> Any:
         """Seed 004: "When starting a recovered replication queue, we will skip all the files before
         this offset": a queue's group offset never moves backwards in timestamp order."""
@@ -406,6 +414,8 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             FlatProperty.of("invariant", f)
             for f in (acked_edits_replayed, no_remote_wals_after_removal)
         ]
+    if z.cfg.legacy_peer:
+        out.append(FlatProperty.of("invariant", no_abort_by_removed_queue))
     out.append(FlatProperty.of("step", offsets_monotone))
     out.append(FlatProperty.of("step", duplicates_explained))
     out.append(FlatProperty.of("invariant", encoding_capacity))

@@ -199,6 +199,18 @@ class Migration(NamedTuple):
     """Servers whose ZooKeeper queues were written to the table (bit mask)."""
 
 
+class LegacyReplicaPeer(NamedTuple):
+    """The 2.x ``region_replica_replication`` peer a migration meets (``model/legacy_peer.py``)."""
+
+    stored: bool
+    """The legacy peer is still in peer storage (``hasRegionReplicaReplicationPeer``)."""
+    znodes: int
+    """Servers whose ``region_replica_replication`` queue znode exists (bit mask)."""
+    aborted: int
+    """History: servers that aborted because their own queue znode was removed under their
+    running source (bit mask)."""
+
+
 class SyncUp(NamedTuple):
     """A ReplicationSyncUp run: its offline, in-memory view of the queue rows, and the WALs it
     still has to replicate as ``(peer, wal key, position)``."""
@@ -303,6 +315,9 @@ class TState(NamedTuple):
     a new source ships again what its predecessor shipped and had not persisted)."""
     remote: tuple[RemoteWals, ...] = ()
     """Per sync peer, its remote side (configurations with ``remote_wals``)."""
+    legacy: LegacyReplicaPeer | tuple[()] = ()
+    """With ``legacy_peer``: the 2.x ``region_replica_replication`` peer, its queue znodes and
+    the aborts their removal caused; ``()`` otherwise."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

@@ -63,7 +63,18 @@ _SHIPPER = (S_, None, SQ, None, None)
 TABLE_TYPES: dict[str, Kinds] = {
     **{
         f: (_SERVER, None, None)
-        for f in ("alive", "stage", "clive", "started", "v3", "migmig", "mk", "ometa")
+        for f in (
+            "alive",
+            "stage",
+            "clive",
+            "started",
+            "v3",
+            "migmig",
+            "mk",
+            "ometa",
+            "lzk",
+            "labort",
+        )
     },
     **{f: ((S_, None), None, None) for f in ("cur", "known", "scpp", "vs", "vn", "drained")},
     **{f: ((S_, None), None, None) for f in ("cl", "clp")},
@@ -228,6 +239,7 @@ _PLAIN = frozenset(
         "online",
         "mig",
         "migdis",
+        "lpeer",
         "ppt",
         "ppwe",
         "sync",
