@@ -39,6 +39,8 @@ def test_the_limit_is_named() -> None:
         Config(syncup_failures=1)
     with pytest.raises(ValueError, match="remote_wals needs sync_peers"):
         Config(remote_wals=1)
+    with pytest.raises(ValueError, match="legacy_peer needs migration"):
+        Config(legacy_peer=True)
 
 
 @pytest.mark.parametrize("era", ["zk", "table"])
@@ -53,6 +55,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
             cfg = Config(syncup=True, **{field: changed})
         elif field == "remote_wals":  # it qualifies the sync peers
             cfg = Config(sync_peers=1, remote_wals=changed)
+        elif field == "legacy_peer":  # it qualifies the migration
+            cfg = Config(migration=True, legacy_peer=changed)
         else:
             cfg = Config(**{field: changed})
         assert field in cfg.misfit(era)
