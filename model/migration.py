@@ -38,6 +38,9 @@ Abstractions (each a documented choice):
   to upgraded servers only (``rule_claim_target``).
 * Peer procedures wait for the migration, and the master's cleaner chore does not start before
   the migration's first state ran: the master schedules the migration before its chores start.
+* The legacy ``region_replica_replication`` peer (``Config.legacy_peer``,
+  ``model/legacy_peer.py``) extends three hooks of the procedure: ``no_peers_next`` (PREPARE
+  with no peer), ``delete_migrated`` (what MIGRATE's iterator deletes) and ``clean_up``.
 
 The layout's new slots: per server ``("started", s)`` and ``("v3", s)`` (major version 3 rather
 than 2); the procedure's state ``("mig",)``, the peers it disabled ``("migdis", p)``, the servers

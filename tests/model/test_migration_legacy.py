@@ -13,6 +13,8 @@ from replcheck.model.legacy_peer import (
     IgnoresLegacyPeer,
     LegacyPeerMigration,
 )
+from replcheck.model.render_names import server_label
+from replcheck.model.render_table import render_queue_table, render_table_state
 from replcheck.model.table_layout import table_flat_class, table_flat_model
 from replcheck.model.table_state import (
     MIG_CLEAN_UP,
@@ -77,6 +79,21 @@ def test_prepare_with_only_the_legacy_peer_waits_for_the_upgrade() -> None:
     _model, st = run("table", IDLE, *steps, *("migration_step()",) * 4)
     assert st.migration.stage == MIG_DONE
     assert st.legacy == LegacyReplicaPeer(False, 0, 0)
+
+
+def test_the_drawing_shows_the_legacy_queue_until_clean_up() -> None:
+    model, st = run("table", LEGACY, *PREPARED, "migrate_server(0)")
+    server0 = server_label(model.cfg, 0)
+    drawn = render_queue_table(model.cfg, st)
+    assert f"  {server0}/\n    region_replica_replication/" in drawn
+    _model, st = run("table/HBASE-29169", LEGACY, *PREPARED, "migrate_server(0)")
+    assert f"  {server0}/" not in render_queue_table(model.cfg, st)
+    _model, st = run(
+        "table/HBASE-29169", LEGACY, *PREPARED, "migrate_server(0)", "legacy_position_write(0)"
+    )
+    assert "aborted as their region_replica_replication queue znode was removed" in (
+        render_table_state(model.cfg, st)
+    )
 
 
 STATES = {("table", LEGACY): 2616, ("table", IDLE): 452, ("table-doc", LEGACY): 10092}
