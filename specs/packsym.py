@@ -247,6 +247,7 @@ _PLAIN = frozenset(
         "lsid",
         "stop",
         "sback",
+        "sfrom",
         "hf",
         "hfref",
         "rwn",
