@@ -686,7 +686,7 @@ SERIAL_LIFE_CONFIGS: tuple[Config, ...] = (
         serial_life=True,
         peer_life=True,
         wals_per_server=1,
-        edits=1,
+        edits=2,
         crashes=0,
         admin_ops=2,
         cleaner_runs=0,
@@ -696,7 +696,8 @@ SERIAL_LIFE_CONFIGS: tuple[Config, ...] = (
 peer is added while the cluster runs, with an edit and a crash before or after it, so the region
 may be in its second range when AddPeerProcedure reopens it into a new one and writes the last
 pushed sequence id from the barrier. ``t-serial-readd``: a serial peer removed and added again
-under its id (two admin commands), an edit before or after either."""
+under its id (two admin commands), edits before and after either: the re-added peer's reopen and
+last pushed sequence id replace what its predecessor pushed."""
 
 HFILE_CONFIGS: tuple[Config, ...] = (
     Config(
