@@ -307,7 +307,6 @@ class SerialReplication(TableText):
         reopen's barrier on)."""
         return 0
 
-
     def properties(self) -> list[FlatProperty]:
         """The base properties, and ``serial_order``."""
         out: list[FlatProperty] = super().properties()  # type: ignore[misc]
