@@ -23,10 +23,11 @@ Abstractions (each a documented choice):
   ("the open sequence number will be set to the old max sequence id plus one"). A server hosts at
   most one range (servers do not restart with this feature), so an edit's range is its WAL's
   server's;
-* the serial peers (the first ``serial_peers``) exist, enabled, from the start, so AddPeer's
-  serial steps (REOPEN_REGIONS, UPDATE_LAST_PUSHED_SEQ_ID) are not taken; the checker's
-  in-memory shortcuts (``canPushUnder``, ``pushed``) only save reads of the barriers and the
-  ``sid`` row, and are left out, as is the OPENING state of the last range (an open is one step);
+* the serial peers (the first ``serial_peers``) exist, enabled, from the start, unless the
+  ``serial_life`` feature adds them while the cluster runs (``model/serial_life.py``: AddPeer's
+  REOPEN_REGIONS and UPDATE_LAST_PUSHED_SEQ_ID); the checker's in-memory shortcuts
+  (``canPushUnder``, ``pushed``) only save reads of the barriers and the ``sid`` row, and are
+  left out, as is the OPENING state of the last range (an open is one step);
 * a shipper's every offset write carries its batch's last sequence id (``push_seq_ids``):
   ``persist``, ``advance`` (the end-of-file batch) and ``finish`` (a recovered source's
   ``noMoreData`` flushes its offset).
