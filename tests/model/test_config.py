@@ -53,6 +53,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
             cfg = Config(syncup=True, **{field: changed})
         elif field == "remote_wals":  # it qualifies the sync peers
             cfg = Config(sync_peers=1, remote_wals=changed)
+        elif field == "serial_life":  # it qualifies the serial peers
+            cfg = Config(serial_peers=1, serial_life=True)
         else:
             cfg = Config(**{field: changed})
         assert field in cfg.misfit(era)
