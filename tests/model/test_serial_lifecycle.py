@@ -14,6 +14,7 @@ from replcheck.model.serial_life import FEATURE, AddSkipsSeqIds, RemovalKeepsSeq
 from replcheck.model.state import DISABLED, ENABLED, REMOVED
 from replcheck.model.table_layout import table_flat_class
 from replcheck.model.table_state import AP_ENABLE, AP_REOPEN, AP_SEQ_ID, TState
+from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 
 ADD = STANDARD["t-serial-add"]
@@ -193,3 +194,12 @@ def test_engines_agree(cfg: Config) -> None:
     text = explore(Model(get_design("table"), cfg), symmetry=False)
     plain = explore(PlainModel(get_design("table"), cfg), symmetry=False)
     assert (len(text.states), text.transitions) == (len(plain.states), plain.transitions)
+
+
+@pytest.mark.parametrize(
+    ("name", "cfg", "depth"),
+    [("table", READD, 5), ("table/remove-keeps-hfile-refs", HFILE, 11)],
+)
+def test_bounded_model_checking_agrees_with_exploration(name: str, cfg: Config, depth: int) -> None:
+    cc = cross_check(name, cfg, depth)
+    assert cc.agree, cc.to_dict()
