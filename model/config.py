@@ -83,6 +83,10 @@ class Config:
     serial_peers: int = 0
     """The first ``serial_peers`` peers are serial replication peers, and every client edit is
     one region's, open on one server at a time (``model/serial.py``)."""
+    serial_life: bool = False
+    """The serial peers are added (those beyond ``initial_peers``) and removed while the cluster
+    runs: AddPeerProcedure's serial stages, RemovePeerProcedure's ``removeLastSequenceIds``
+    (``model/serial_life.py``)."""
     bulk_load: bool = False
     """A live server may bulk load one hfile: its references in the ``hfileref`` family, its
     marker in the WAL, its archive and the hfile cleaner (``model/hfile_refs.py``)."""
@@ -151,10 +155,11 @@ class Config:
             (0 <= self.sync_peers <= self.peers, "sync_peers must be within 0..peers"),
             (not self.remote_wals or self.sync_peers, "remote_wals needs sync_peers"),
             (
-                self.serial_peers <= self.initial_peers
+                (self.serial_peers <= self.initial_peers or self.serial_life)
                 and not (self.serial_peers and self.restarts),
-                "serial_peers must exist from the start, without restarts",
+                "serial_peers must exist from the start (or serial_life), without restarts",
             ),
+            (not self.serial_life or self.serial_peers, "serial_life needs serial_peers"),
             (
                 self.syncup or not (self.syncup_failures or self.syncup_abandon),
                 "syncup_failures and syncup_abandon need syncup",
@@ -239,8 +244,9 @@ class Config:
         return replace(self, **changes)
 
 
-RECORDED_FIELDS = ("death_order", "wal_entries")
-"""The bounds only a recorded run's configuration sets (trace validation's layout)."""
+RECORDED_FIELDS = ("death_order", "wal_entries", "serial_life")
+"""The bounds written only where set: a recorded run's sizing (trace validation's layout), and
+``serial_life``, so every configuration without it reads (and hashes) as before it existed."""
 
 ERA_FIELDS: dict[str, tuple[str, ...]] = {
     "zk": ("zk_faults", "hyphen_hosts"),
@@ -250,6 +256,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "sync_peers",
         "storage_faults",
         "serial_peers",
+        "serial_life",
         "bulk_load",
         "remote_wals",
         "migration",
@@ -700,6 +707,39 @@ SERIAL_CONFIGS: tuple[Config, ...] = (
 crash of its server, so its edits are in the WALs of up to three servers (three ranges), and each
 range must wait for the one before it, which a recovered queue may still be replicating."""
 
+SERIAL_LIFE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-serial-add",
+        servers=3,
+        initial_peers=0,
+        serial_peers=1,
+        serial_life=True,
+        wals_per_server=1,
+        edits=2,
+        crashes=1,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+    Config(
+        name="t-serial-readd",
+        servers=3,
+        serial_peers=1,
+        serial_life=True,
+        peer_life=True,
+        wals_per_server=1,
+        edits=2,
+        crashes=0,
+        admin_ops=2,
+        cleaner_runs=0,
+    ),
+)
+"""Serial peers across their lifecycle (``model/serial_life.py``). ``t-serial-add``: the serial
+peer is added while the cluster runs, with an edit and a crash before or after it, so the region
+may be in its second range when AddPeerProcedure reopens it into a new one and writes the last
+pushed sequence id from the barrier. ``t-serial-readd``: a serial peer removed and added again
+under its id (two admin commands), edits before and after either: the re-added peer's reopen and
+last pushed sequence id replace what its predecessor pushed."""
+
 HFILE_CONFIGS: tuple[Config, ...] = (
     Config(
         name="t-hfile",
@@ -717,7 +757,30 @@ HFILE_CONFIGS: tuple[Config, ...] = (
 a recovered queue after a crash), and the hfile compacted to the archive, where the hfile
 cleaner may delete it once no peer's reference names it."""
 
+HFILE_REMOVE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-hfile-remove",
+        servers=2,
+        bulk_load=True,
+        wals_per_server=1,
+        edits=0,
+        crashes=0,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+)
+"""A bulk load and the peer's removal: RemovePeerProcedure deletes the peer's ``hfileref`` row
+with its queues (``removePeerFromHFileRefs``), whether the marker was shipped or not."""
+
 STANDARD.update(
     (c.name, c)
-    for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
+    for c in (
+        *SYNC_CONFIGS,
+        *SYNCUP_CONFIGS,
+        *MIGRATE_CONFIGS,
+        *SERIAL_CONFIGS,
+        *SERIAL_LIFE_CONFIGS,
+        *HFILE_CONFIGS,
+        *HFILE_REMOVE_CONFIGS,
+    )
 )

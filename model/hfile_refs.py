@@ -23,8 +23,11 @@ Abstractions (each a documented choice):
   shipped marker removes the peer's reference in the same step (a crash between the two only
   leaves the reference behind), so a marker shipped again after a failover may find its hfile
   deleted, which loses nothing: the peer has it;
-* no peer is added or removed here, so ``removePeerFromHFileRefs`` and AddPeer's check that a
-  new peer has no references are not taken.
+* a peer's removal deletes its row (RemovePeerProcedure's ``removePeerFromHFileRefs``, in its
+  post stage with the queues and the ``sid`` row: ``removal_done``), and AddPeerProcedure's
+  ``checkQueuesDeleted`` fails the add of a peer whose row is left ("Undeleted queue for peer
+  ... in hfile-refs": ``add_refused``); ``no_queue_after_removal`` counts the row
+  (``peer_rows_left``).
 
 The layout's new slots: ``("hf",)`` the hfile's stage (``HF_*``); ``("hfs",)`` the server that
 bulk loaded it; ``("hfref", p)`` peer ``p``'s reference (``TState.sid``'s ``HFILE_REF`` bit);
@@ -186,6 +189,27 @@ class HFileRefs(TableText):
         marker = self._marker_in(ops, t.get, self.head_slot(sk, q), pos, end)
         t.when(marker, ("hfref", sk[1]), False)
 
+    # --- the peer's removal and its add ------------------------------------------------------
+
+    def rule_removal_deletes_hfile_refs(self) -> bool:
+        """Does RemovePeerProcedure delete the peer's ``hfileref`` row
+        (``removePeerFromHFileRefs``)? Yes, after ``removeAllQueues``."""
+        return True
+
+    def removal_done(self, t: Ctx, p: int, done: Any) -> None:
+        """``removePeerFromHFileRefs``: the peer's references go with its queues."""
+        super().removal_done(t, p, done)  # type: ignore[misc]
+        if self.rule_removal_deletes_hfile_refs():
+            t.when(done, ("hfref", p), False)
+
+    def add_refused(self, ops: Any, get: Any, p: int) -> Any:
+        """``checkQueuesDeleted``: "Undeleted queue for peer ... in hfile-refs"."""
+        return ops.or_(super().add_refused(ops, get, p), get(("hfref", p)))  # type: ignore[misc]
+
+    def peer_rows_left(self, ops: Any, get: Any, p: int) -> Any:
+        """The peer's ``hfileref`` row is one of its rows."""
+        return ops.or_(super().peer_rows_left(ops, get, p), get(("hfref", p)))  # type: ignore[misc]
+
     # --- the property -------------------------------------------------------------------------
 
     def properties(self) -> list[FlatProperty]:
@@ -222,6 +246,15 @@ class RefsAfterCommit(HFileRefs):
 
     def rule_refs_before_commit(self) -> bool:
         """The references are added after the file is committed and its marker written."""
+        return False
+
+
+class RemovalKeepsHFileRefs(HFileRefs):
+    """``table/remove-keeps-hfile-refs``: RemovePeerProcedure leaves the peer's ``hfileref``
+    row."""
+
+    def rule_removal_deletes_hfile_refs(self) -> bool:
+        """The removal deletes the queues and the ``sid`` row, not the ``hfileref`` row."""
         return False
 
 

@@ -12,6 +12,7 @@ from . import (
     peer_procs,
     scp,
     serial,
+    serial_life,
     source,
     storage_faults,
     table_rules,
@@ -396,6 +397,47 @@ class HFileRefsAfterCommit(Table):
     text = hfile_refs.RefsAfterCommit
 
 
+class RemovalKeepsHFileRefs(Table):
+    name = "table/remove-keeps-hfile-refs"
+    mutant_of = "table"
+    overrides = "rule_removal_deletes_hfile_refs"
+    bug = (
+        "RemovePeerProcedure deletes the peer's queues and sid row but not its hfileref row "
+        "(no removePeerFromHFileRefs): the removed peer's references keep its bulk-loaded "
+        "hfile from the hfile cleaner for ever, and an AddPeer under the same id fails "
+        "('Undeleted queue for peer ... in hfile-refs')"
+    )
+    configs = ("t-hfile-remove",)
+    text = hfile_refs.RemovalKeepsHFileRefs
+
+
+class SerialAddSkipsSeqIds(Table):
+    name = "table/serial-add-skips-seq-id"
+    mutant_of = "table"
+    overrides = "rule_writes_last_pushed_seq_ids"
+    bug = (
+        "a serial peer's AddPeerProcedure reopens the regions and enables the peer without "
+        "SERIAL_PEER_UPDATE_LAST_PUSHED_SEQ_ID: the peer has no last pushed sequence id for the "
+        "region, so the checker holds the new range until the ranges before it are pushed to "
+        "the peer, which are in WALs no queue of the new peer holds: its edits never go"
+    )
+    configs = ("t-serial-add",)
+    text = serial_life.AddSkipsSeqIds
+
+
+class SerialRemovalKeepsSeqIds(Table):
+    name = "table/serial-remove-keeps-sid"
+    mutant_of = "table"
+    overrides = "rule_removal_deletes_last_seq_ids"
+    bug = (
+        "RemovePeerProcedure of a serial peer deletes its queues but not its sid cells (no "
+        "removeLastSequenceIds): the removed peer's last pushed sequence ids stay in "
+        "hbase:replication after the removal"
+    )
+    configs = ("t-serial-readd",)
+    text = serial_life.RemovalKeepsSeqIds
+
+
 class UnguardedClaim(Table):
     name = "table/unguarded-claim"
     mutant_of = "table"
@@ -469,6 +511,9 @@ TABLE_MUTANTS = (
     RefreshWriteFailureIgnored,
     SeqIdsApartFromOffset,
     SerialPushesOnFailedCheck,
+    SerialAddSkipsSeqIds,
+    SerialRemovalKeepsSeqIds,
+    RemovalKeepsHFileRefs,
     UnguardedClaim,
     RecoveredListsWalDir,
     RemovePeerKeepsRecovered,

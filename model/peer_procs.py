@@ -70,12 +70,15 @@ def _refreshes(text: Any) -> list[tuple]:
 
 def _proc_label(text: Any, st: Any, get: Any, a: tuple) -> tuple:
     """A peer procedure's step is known by its peer, and a row ``removeAllQueues`` deletes by
-    the row's owner and source too: several rows may be the next to go."""
+    the row's owner and source too: several rows may be the next to go (as a serial peer's
+    reopen by the server the region goes to, ``add-reopen(s)``)."""
     p, name = a
     at = name.find(ROW_DELETE)
-    if at < 0:
-        return (p,)
-    return (p, literal_eval(name[at + len(ROW_DELETE) :]))
+    if at >= 0:
+        return (p, literal_eval(name[at + len(ROW_DELETE) :]))
+    if name.endswith(")"):
+        return (p, literal_eval(name[name.index("(") :]))
+    return (p,)
 
 
 ProcStep = tuple[int, int, Callable[[Ctx], None]]
@@ -124,6 +127,21 @@ class PeerProcedures(TableText):
 
     def after_add_storage(self, t: Ctx, p: int) -> None:
         """What else UPDATE_PEER_STORAGE stores with a new peer (sync replication's states)."""
+
+    def added_state(self, p: int) -> int:
+        """The state AddPeerProcedure's UPDATE_PEER_STORAGE stores peer ``p`` in: enabled (a
+        serial peer's is stored disabled, ``model/serial_life.py``)."""
+        return ENABLED
+
+    def add_stage_after_refresh(self, p: int) -> int:
+        """``nextStateAfterRefresh``: AddPeerProcedure's stage after REFRESH_PEER_ON_RS (POST;
+        a serial peer's serial stages, ``model/serial_life.py``)."""
+        return AP_POST
+
+    def add_refused(self, ops: Any, get: Any, p: int) -> Any:
+        """What else ``checkQueuesDeleted`` finds left of peer ``p`` that fails its AddPeer
+        (its queues are checked here; its ``hfileref`` row, ``model/hfile_refs.py``)."""
+        return False
 
     def removal_done(self, t: Ctx, p: int, done: Any) -> None:
         """What else RemovePeerProcedure deletes at its end, where ``done`` holds (sync
@@ -197,13 +215,14 @@ class PeerProcedures(TableText):
     def proc_add_pre(self, t: Ctx, p: int) -> None:
         """AddPeerProcedure PRE: the barrier disabled (``rule_fence_add``); ``preAddPeer``
         fails the procedure if the peer exists or a queue of the peer is still in storage
-        (``checkQueuesDeleted``)."""
+        (``checkQueuesDeleted``, ``add_refused``)."""
         ops = t.ops
         fence = self.rule["rule_fence_add"](ops)
         t.require(table_rules.add_peer_may_leave_pre(ops, fence, t[("bar",)]))
         fail = ops.or_(
             ops.and_(self.rule_peer_checked_under_lock(ops), self.storage(ops, t.get, p)),
             *(Row(t, p, o, src).exists for o in self.S for src in self.SRC),
+            self.add_refused(ops, t.get, p),
         )
         ok = ops.not_(fail)
         on = ops.and_(ok, fence)
@@ -214,14 +233,14 @@ class PeerProcedures(TableText):
         self.clear(t, fail, self.proc_keys(p))
 
     def proc_add_storage(self, t: Ctx, p: int) -> None:
-        """AddPeerProcedure UPDATE_PEER_STORAGE: the peer is stored, enabled."""
-        t[("peer", p)] = ENABLED
+        """AddPeerProcedure UPDATE_PEER_STORAGE: the peer is stored (``added_state``)."""
+        t[("peer", p)] = self.added_state(p)
         self.set_stage(t, p, AP_REFRESH, refresh=True)
         self.after_add_storage(t, p)
 
     def proc_add_refresh(self, t: Ctx, p: int) -> None:
         """AddPeerProcedure REFRESH_PEER_ON_RS: every refresh ended."""
-        self.set_stage(t, p, AP_POST)
+        self.set_stage(t, p, self.add_stage_after_refresh(p))
 
     def proc_add_post(self, t: Ctx, p: int) -> None:
         """AddPeerProcedure POST: the barrier enabled again; the procedure ends."""

@@ -67,9 +67,12 @@ from .state import (
 )
 from .table_common import PLACEHOLDER_GROUP
 from .table_state import (
+    AP_ENABLE,
     AP_POST,
     AP_PRE,
     AP_REFRESH,
+    AP_REOPEN,
+    AP_SEQ_ID,
     AP_STORAGE,
     ARQP_ADD_MISSING,
     ARQP_PUT_MISSING,
@@ -114,6 +117,9 @@ _ADD_STAGES = {
     AP_STORAGE: "UPDATE_PEER_STORAGE",
     AP_REFRESH: "REFRESH_PEER_ON_RS",
     AP_POST: "POST_PEER_MODIFICATION",
+    AP_REOPEN: "SERIAL_PEER_REOPEN_REGIONS",
+    AP_SEQ_ID: "SERIAL_PEER_UPDATE_LAST_PUSHED_SEQ_ID",
+    AP_ENABLE: "SERIAL_PEER_SET_PEER_ENABLED",
 }
 _REMOVE_STAGES = {
     RP_PRE: "PRE_PEER_MODIFICATION",
@@ -797,7 +803,8 @@ def describe_table_action(
     except KeyError:
         return str(action)
     if action.name == "peer_proc" and len(action.args) == 2:
-        params = (*params, "row")  # a row removeAllQueues deletes (``peer_procs._proc_label``)
+        # a row removeAllQueues deletes, or a serial peer's reopen's server (``_proc_label``)
+        params = (*params, "row" if isinstance(action.args[1], tuple) else "server")
     if len(params) != len(action.args):
         return str(action)
     named = dict(zip(params, action.args, strict=True))

@@ -23,10 +23,11 @@ Abstractions (each a documented choice):
   ("the open sequence number will be set to the old max sequence id plus one"). A server hosts at
   most one range (servers do not restart with this feature), so an edit's range is its WAL's
   server's;
-* the serial peers (the first ``serial_peers``) exist, enabled, from the start, so AddPeer's
-  serial steps (REOPEN_REGIONS, UPDATE_LAST_PUSHED_SEQ_ID) are not taken; the checker's
-  in-memory shortcuts (``canPushUnder``, ``pushed``) only save reads of the barriers and the
-  ``sid`` row, and are left out, as is the OPENING state of the last range (an open is one step);
+* the serial peers (the first ``serial_peers``) exist, enabled, from the start, unless the
+  ``serial_life`` feature adds them while the cluster runs (``model/serial_life.py``: AddPeer's
+  REOPEN_REGIONS and UPDATE_LAST_PUSHED_SEQ_ID); the checker's in-memory shortcuts
+  (``canPushUnder``, ``pushed``) only save reads of the barriers and the ``sid`` row, and are
+  left out, as is the OPENING state of the last range (an open is one step);
 * a shipper's every offset write carries its batch's last sequence id (``push_seq_ids``):
   ``persist``, ``advance`` (the end-of-file batch) and ``finish`` (a recovered source's
   ``noMoreData`` flushes its offset).
@@ -169,6 +170,10 @@ class SerialReplication(TableText):
         """Range ``i`` of the region is open (or was) on server ``s``."""
         return ops.and_(get(("rgi",)) >= i, get(("rgh", i)) == s)
 
+    def never_hosted(self, ops: Any, get: Any, s: int) -> Any:
+        """No range of the region was open on server ``s`` (a server hosts at most one)."""
+        return ops.not_(ops.or_(*(self.host_is(ops, get, i, s) for i in range(self.ranges))))
+
     def range_of(self, ops: Any, get: Any, x: int) -> Any:
         """The range whose edits server ``x``'s WALs hold (-1: it never hosted the region)."""
         out: Any = -1
@@ -206,7 +211,7 @@ class SerialReplication(TableText):
                 for x in self.S
             )
         )
-        t.require(t[("rgi",)] == i - 1, dead, t[("alive", s)])
+        t.require(t[("rgi",)] == i - 1, dead, t[("alive", s)], self.never_hosted(ops, t.get, s))
         t[("rgi",)] = i
         t[("rgh", i)] = s
         t[("rgb", i)] = t[("rgn",)]
@@ -290,12 +295,18 @@ class SerialReplication(TableText):
                 continue
             _origin, x, g, q, j = self.uids[uid]
             w = self.slot(x, g, q)
-            region = ops.and_(cond, tx[("wsq", w, j)] >= 0)
+            region = ops.and_(cond, tx[("wsq", w, j)] >= self.order_from(ops, tx.get, p))
             r, top = self.range_of(ops, tx.get, x), tx[("stop", p)]
             tx.when(ops.and_(region, r < top), ("sback", p), True)
             tx.when(ops.and_(region, r > top), ("stop", p), r)
 
     # --- the property -------------------------------------------------------------------------
+
+    def order_from(self, ops: Any, get: Any, p: int) -> Any:
+        """The first sequence id of the region that serial peer ``p`` is promised in order: 0,
+        every edit (``model/serial_life.py``: a peer added while the cluster runs, from its
+        reopen's barrier on)."""
+        return 0
 
     def properties(self) -> list[FlatProperty]:
         """The base properties, and ``serial_order``."""
@@ -309,9 +320,10 @@ class SerialReplication(TableText):
         def serial_order(ops: Any, get: Any) -> Any:
             """HBASE-9465 (serial replication): "we can make sure the order of pushing logs is
             same as the order of requests from client". At a serial peer, the edits of one region
-            are applied in the order of their sequence ids: no edit is applied before every
-            earlier edit of the region owed to the peer was, and none of an earlier range (an
-            earlier open of the region) is applied again after an edit of a later one
+            are applied in the order of their sequence ids (from ``order_from`` on): no edit is
+            applied before every earlier edit of the region owed to the peer was, and none of an
+            earlier range (an earlier open of the region) is applied again after an edit of a
+            later one
             (at-least-once delivery may repeat a suffix of one range, as a retry from the last
             persisted offset does)."""
             out = []
@@ -324,7 +336,7 @@ class SerialReplication(TableText):
                             continue
                         sa, sb = get(("wsq", *a)), get(("wsq", *b))
                         gap = ops.and_(
-                            sa >= 0,
+                            sa >= self.order_from(ops, get, p),
                             sa < sb,
                             get(("wowed", *a, p)),
                             get(("app", cl, self.uid(*b))),

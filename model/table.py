@@ -14,9 +14,11 @@ from __future__ import annotations
 from .bootstrap import NaiveRegistration
 from .config import (
     HFILE_CONFIGS,
+    HFILE_REMOVE_CONFIGS,
     MIGRATE_CONFIGS,
     PEER_LIFE_CONFIGS,
     SERIAL_CONFIGS,
+    SERIAL_LIFE_CONFIGS,
     SYNC_CONFIGS,
     SYNCUP_CONFIGS,
 )
@@ -48,7 +50,15 @@ TABLE_CONFIGS = (
     "t-storage-faults",
     *(
         c.name
-        for c in (*SYNC_CONFIGS, *SYNCUP_CONFIGS, *MIGRATE_CONFIGS, *SERIAL_CONFIGS, *HFILE_CONFIGS)
+        for c in (
+            *SYNC_CONFIGS,
+            *SYNCUP_CONFIGS,
+            *MIGRATE_CONFIGS,
+            *SERIAL_CONFIGS,
+            *SERIAL_LIFE_CONFIGS,
+            *HFILE_CONFIGS,
+            *HFILE_REMOVE_CONFIGS,
+        )
     ),
 )
 

@@ -164,6 +164,7 @@ class TableCommon(Design):
             others=(1 << (cfg.servers + 1)) - 1 if cfg.cleaner_input else 0,
             serial=serial.initial(cfg.peers) if cfg.serial_peers else (),
             hfile=hfile_refs.NO_BULK_LOAD if cfg.bulk_load else (),
+            serial_from=(0,) * cfg.peers if cfg.serial_life else (),
             budget=TBudget(
                 cfg.crashes,
                 cfg.sink_outages,

@@ -216,7 +216,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         for p in P:
             done = ops.and_(get(("rdone", p)), get(("peer", p)) == REMOVED)
             rows = ops.or_(*(get(("rex", *rk)) for rk in z.rkeys if rk[0] == p))
-            out.append(ops.not_(ops.and_(done, ops.or_(rows, get(("sid", p))))))
+            out.append(ops.not_(ops.and_(done, ops.or_(rows, z.peer_rows_left(ops, get, p)))))
         return ops.and_(*out)
 
     def sources_follow_peers(ops: Any, get: Any) -> Any:

@@ -112,6 +112,11 @@ class StepBase:
         start at the current WAL's beginning); a feature adds what else does."""
         return get(("rdone", p))
 
+    def peer_rows_left(self, ops: Any, get: Any, p: int) -> Any:
+        """Are cells of peer ``p`` left in ``hbase:replication`` other than its queues? Its
+        ``sid`` row (a feature adds the ``sid`` values and the ``hfileref`` row it holds)."""
+        return get(("sid", p))
+
     def storage(self, ops: Any, get: Any, p: int) -> Any:
         """``listPeers``: the peer is in peer storage."""
         status = get(("peer", p))

@@ -43,6 +43,9 @@ BARRIER_NAMES = ("NOT_RUNNING", "RUNNING", "DISABLED")
 RP_PRE, RP_STORAGE, RP_REFRESH, RP_POST, RP_REMOVE_ALL = range(5)
 # AddPeerProcedure's steps.
 AP_PRE, AP_STORAGE, AP_REFRESH, AP_POST = range(4)
+AP_REOPEN, AP_SEQ_ID, AP_ENABLE = 4, 5, 6
+"""A serial peer's AddPeerProcedure stages after REFRESH_PEER_ON_RS (``model/serial_life.py``):
+SERIAL_PEER_REOPEN_REGIONS, SERIAL_PEER_UPDATE_LAST_PUSHED_SEQ_ID, SERIAL_PEER_SET_PEER_ENABLED."""
 SCP_NONE = 0
 SCP_SPLIT = 1
 """Scheduled: split the dead server's WALs (archive them) and assign its regions."""
@@ -318,6 +321,10 @@ class TState(NamedTuple):
     legacy: LegacyReplicaPeer | tuple[()] = ()
     """With ``legacy_peer``: the 2.x ``region_replica_replication`` peer, its queue znodes and
     the aborts their removal caused; ``()`` otherwise."""
+    serial_from: tuple[int, ...] = ()
+    """History, per serial peer added while the cluster runs (``model/serial_life.py``): the
+    barrier of the range its AddPeerProcedure opened, from which its edits are pushed in order
+    (0 for a peer that existed from the start); ``()`` where no serial peer is added."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

@@ -827,7 +827,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for n, c in STANDARD.items():
         d = c.to_dict()
         base = Config().to_dict()
-        diff = ", ".join(f"{k}={v}" for k, v in d.items() if k != "name" and v != base[k])
+        diff = ", ".join(f"{k}={v}" for k, v in d.items() if k != "name" and v != base.get(k))
         lines.append(f"  {n}: {diff or 'defaults'}")
     lines.append("actions (per design):")
     for r in rows:

@@ -259,6 +259,7 @@ _PLAIN = frozenset(
         "lsid",
         "stop",
         "sback",
+        "sfrom",
         "hf",
         "hfref",
         "rwn",

@@ -57,6 +57,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
             cfg = Config(sync_peers=1, remote_wals=changed)
         elif field == "legacy_peer":  # it qualifies the migration
             cfg = Config(migration=True, legacy_peer=changed)
+        elif field == "serial_life":  # it qualifies the serial peers
+            cfg = Config(serial_peers=1, serial_life=True)
         else:
             cfg = Config(**{field: changed})
         assert field in cfg.misfit(era)
