@@ -415,10 +415,10 @@ class Hbase12865Chore(ZkLock):
     overrides = "chore_clean"
     configs = ("chore",)
     bug = (
-        "HBASE-12865 in the chore: the cleaner keeps no cache across runs and reads every queue "
-        "once per run (HBASE-9208's loadHLogsFromQueues), server by server, with no cversion "
-        "check, so a queue copied to its claimer after the claimer's znode was read and deleted "
-        "from the dead server's before that one was is in neither view: its WAL is deleted."
+        "HBASE-12865 in the chore: the cleaner keeps no cache and reads every queue once per run "
+        "(the later getDeletableFiles' loadHLogsFromQueues), one rs znode after another, with no "
+        "cversion check: a queue the claimer copied after its znode was read, and deleted from "
+        "the dead server's before that one was read, is in neither view; its WAL is deleted."
     )
     kinds = (
         *(k for k in ZkLock.kinds if k.name not in ("clean", "chore_clean", "master_restart")),
