@@ -15,10 +15,10 @@ from . import rules
 from .config import Config
 from .logic import PY, B, I, Ops, S, after, before, dual
 from .state import ARCHIVED, DELETED, GLOBAL, Claim, Edit, Queue, Shipper, State, Wal, WalKey
-from .step import step
+from .step import kinds_of, step
 from .text import Tx
 from .zk_claims import LockClaims, MultiClaims
-from .zk_cleaners import LockCleaner
+from .zk_cleaners import LockCleaner, MultiCleaner
 from .zk_lock import ZkLock
 from .zk_multi import ZkMulti
 from .zk_peer_life import ZkPeerLife
@@ -409,6 +409,32 @@ class Hbase24871Zk(ZkMulti):
             return False
 
 
+class Hbase12865Chore(ZkLock):
+    name = "zk-lock/HBASE-12865"
+    mutant_of = "zk-lock"
+    overrides = "chore_clean"
+    configs = ("chore",)
+    bug = (
+        "HBASE-12865 in the chore: the cleaner keeps no cache and reads every queue once per run "
+        "(the later getDeletableFiles' loadHLogsFromQueues), one rs znode after another, with no "
+        "cversion check: a queue the claimer copied after its znode was read, and deleted from "
+        "the dead server's before that one was read, is in neither view; its WAL is deleted."
+    )
+    kinds = (
+        *(k for k in ZkLock.kinds if k.name not in ("clean", "chore_clean", "master_restart")),
+        *(k for k in kinds_of(MultiCleaner) if k.name != "master_restart"),
+        *(k for k in kinds_of(MultiCleaner) if k.name == "master_restart"),
+    )
+
+    class text(MultiCleaner, LockCleaner):
+        """zk-multi's per-run snapshot in place of the cache; zk-lock's claims never move the
+        cversion it would read again on."""
+
+        chore_clean = step(params=("server", "group", "seq"), fair=True, each=lambda text: [])(
+            LockCleaner.clean.body
+        )
+
+
 ZK_MUTANTS = (
     Hbase12865,
     Hbase8099,
@@ -429,4 +455,5 @@ ZK_MUTANTS = (
     ShipsLocalScope,
     RestartAdoptsQueues,
     Hbase24871Zk,
+    Hbase12865Chore,
 )

@@ -9,7 +9,10 @@
   recorded run's) abandons a run in progress: the snapshot was in the master's memory.
 * ``zk-lock`` (seed 003): a WAL past its TTL is looked up in every queue, the found ones cached,
   and deleted if not found (``clean``; the lookup is the layout's ``clean_wal``). A master
-  restart loses the cache.
+  restart loses the cache. With ``cleaner_chore`` the lookup is the chore's pass over oldWALs
+  (``chore_clean``, fair), as HBase 0.94's ``ReplicationLogCleaner`` ran under the master's
+  ``LogCleaner``: the cache lives across the chore's runs, a cached WAL is kept without a
+  lookup, and only a miss (a WAL not in the cache) refreshes it.
 
 The layout provides the cleaner's slots (``phase``, ``changed``, ``cand``, ``seen``, ``cache``,
 ``read``, ``lst``), ``queued_anywhere`` and ``may_delete``.
@@ -33,6 +36,17 @@ def _listed(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int]:
 
 def _wal_key(text: Any, st: Any, get: Any, a: tuple) -> tuple[int, int, int]:
     return text.key[a[0]]
+
+
+def _lookups(text: Any) -> list[tuple[int]]:
+    """The WALs the unscheduled lookup (``clean``) may take: every one, unless the cleaner runs
+    as the chore (then ``chore_clean`` takes them)."""
+    return [] if text.cfg.cleaner_chore else [(w,) for w in text.W]
+
+
+def _chore_lookups(text: Any) -> list[tuple[int]]:
+    """The WALs the chore's pass takes: every one, with ``cleaner_chore``."""
+    return [(w,) for w in text.W] if text.cfg.cleaner_chore else []
 
 
 def _restarts(text: Any) -> list[tuple[()]]:
@@ -161,7 +175,14 @@ class MultiCleaner:
 
 class LockCleaner:
     """zk-lock's lookup with a cache (the layout provides ``W``, ``queued_anywhere`` and
-    ``may_delete``)."""
+    ``may_delete``).
+
+    HBase 0.94's ``ReplicationLogCleaner.isLogDeletable`` holds the cache (``hlogs``) for as
+    long as the master runs: a WAL in it is kept with no lookup ("At some point in the future
+    we will refresh the list and it will be gone"); a miss clears it and reads the queues again
+    (``refreshHLogsAndSearch``). So the cache is refreshed per miss, never per chore run; the
+    per-run read came later (``getDeletableFiles`` reading ``loadWALsFromQueues`` once per
+    run, zk-multi's cleaner)."""
 
     W: range
     queued_anywhere: Any
@@ -176,13 +197,20 @@ class LockCleaner:
     @step(
         params=("server", "group", "seq"),
         fair=False,
-        each=lambda text: [(w,) for w in text.W],
+        each=_lookups,
         label=_wal_key,
     )
     def clean(self, t: Ctx, w: int) -> None:
         """log cleaner: TTL passed, look the WAL up"""
         t.require(t[("wex", w)], t[("wplace", w)] == ARCHIVED, t.ops.not_(t[("cache", w)]))
         self.clean_wal(t.ops, t.writes(), w)
+
+    chore_clean = step(
+        params=("server", "group", "seq"), fair=True, each=_chore_lookups, label=_wal_key
+    )(clean.body)
+    """The chore's pass (``cleaner_chore``): ``clean``'s lookup, taken whenever a WAL past its
+    TTL is not in the cache, for ever (HBase's ``LogCleaner`` chore asks the delegate of every
+    file of oldWALs on each run; a cached one is kept with no lookup)."""
 
     def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
         """Seed 003: look every queue up (caching what was found); delete if not found."""

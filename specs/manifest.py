@@ -48,6 +48,12 @@ FINDINGS: dict[tuple[str, str], str] = {
     ("table", "t-syncup-abandon"): _SYNCUP_ABANDON,
     ("table-doc", "t-syncup-abandon"): _SYNCUP_ABANDON,
     ("table-doc", "t-sync-back"): _SYNC_BACK,
+    ("zk-lock", "chore"): (
+        "Seed 003's cache, kept across the chore's runs as HBase 0.94's ReplicationLogCleaner "
+        "keeps it, is refreshed only by a miss: a WAL found queued once is kept, with no lookup, "
+        "until some other file of oldWALs misses the cache, so once no new WAL is archived it "
+        "is kept for ever (unneeded_wals_deleted). See docs/findings.md."
+    ),
     ("zk-lock", "double-failure"): (
         "The seeds' lock-and-copy claim is not safe when the claimer dies mid-claim: once the lock "
         "of the dead claimer is cleaned (HBASE-16144's fix), a second survivor copies the same "

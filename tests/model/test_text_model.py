@@ -77,6 +77,7 @@ SLOW_ZK = [
     ("zk-multi", "filtering", 5254),
     ("zk-lock", "cyclic", 97),
     ("zk-lock/claim-without-chain", "race", 841),
+    ("zk-lock", "chore", 21452),
 ]
 
 

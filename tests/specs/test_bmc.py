@@ -36,10 +36,12 @@ def test_engines_agree_on_quick_mutants(name: str) -> None:
         assert cex.steps[0][0] is None and all(a is not None for a, _ in cex.steps[1:])
 
 
-ZK_DEEP = {"zk-lock/restart-adopts-queues": 6}
+ZK_DEEP = {"zk-lock/restart-adopts-queues": 6, "zk-lock/HBASE-12865": 6}
 """ZooKeeper-era mutants whose first violation lies too deep for the unrolling in CI: the engines
 are held to agree up to this depth (``restart-adopts-queues`` breaks ``positions_monotone`` at 12,
-and unrolling its ``restarts`` configuration that far takes about half an hour)."""
+and unrolling its ``restarts`` configuration that far takes about half an hour; ``HBASE-12865``
+on ``chore`` breaks ``no_wal_deleted_while_queued`` at 11: depth 6 takes 31 s, depth 8 two and a
+half minutes, and 11 did not finish in 17)."""
 
 
 @pytest.mark.slow
