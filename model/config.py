@@ -772,6 +772,24 @@ HFILE_REMOVE_CONFIGS: tuple[Config, ...] = (
 """A bulk load and the peer's removal: RemovePeerProcedure deletes the peer's ``hfileref`` row
 with its queues (``removePeerFromHFileRefs``), whether the marker was shipped or not."""
 
+HFILE_ADD_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-hfile-add",
+        servers=2,
+        peers=1,
+        initial_peers=0,
+        bulk_load=True,
+        wals_per_server=1,
+        edits=0,
+        crashes=0,
+        admin_ops=1,
+        cleaner_runs=0,
+    ),
+)
+"""A bulk load while the admin adds a peer: ``preCommitStoreFile`` adds a reference for each
+source its server has at that moment (``ReplicationSourceManager.addHFileRefs``), and the marker
+is written after. A pinned finding: see docs/findings.md."""
+
 STANDARD.update(
     (c.name, c)
     for c in (
@@ -782,5 +800,6 @@ STANDARD.update(
         *SERIAL_LIFE_CONFIGS,
         *HFILE_CONFIGS,
         *HFILE_REMOVE_CONFIGS,
+        *HFILE_ADD_CONFIGS,
     )
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .bootstrap import NaiveRegistration
 from .config import (
+    HFILE_ADD_CONFIGS,
     HFILE_CONFIGS,
     HFILE_REMOVE_CONFIGS,
     MIGRATE_CONFIGS,
@@ -58,6 +59,7 @@ TABLE_CONFIGS = (
             *SERIAL_LIFE_CONFIGS,
             *HFILE_CONFIGS,
             *HFILE_REMOVE_CONFIGS,
+            *HFILE_ADD_CONFIGS,
         )
     ),
 )

@@ -122,3 +122,38 @@ def test_engines_agree(design: str) -> None:
 def test_bounded_model_checking_agrees_with_exploration(name: str, depth: int) -> None:
     cc = cross_check(name, CFG, depth)
     assert cc.agree, cc.to_dict()
+
+
+RACE = [
+    ("add_peer", (0,)),
+    ("peer_proc", (0,)),
+    ("peer_proc", (0,)),
+    ("bulk_load", (0,)),
+    ("refresh", (0, 0)),
+    ("bulk_load_commit", (0,)),
+    ("hfile_archive", ()),
+]
+"""t-hfile-add: the peer is stored, server 0's bulk load adds its references (it has no source
+yet, so none), server 0's refresh creates the new peer's source, and the marker is written."""
+
+
+def test_a_bulk_load_racing_a_new_peer_leaves_its_marker_without_a_reference() -> None:
+    """The pinned finding on ``t-hfile-add``: the marker is owed to the new peer, no reference
+    names the hfile, and the hfile cleaner may delete it; had the source existed before the
+    bulk load's references, the cleaner would wait."""
+    model = Model(get_design("table"), STANDARD["t-hfile-add"])
+    st = _run(model, RACE)
+    marker = st.hfile.marker
+    assert st.wals[marker[0]].entries[marker[1]].owed == 1
+    assert st.sid[0] & HFILE_REF == 0
+    assert Action("hfile_clean", ()) in model.enabled(st)
+    ordered = [RACE[i] for i in (0, 1, 2, 4, 3, 5, 6)]  # the refresh before the bulk load
+    st = _run(model, ordered)
+    assert st.sid[0] & HFILE_REF and Action("hfile_clean", ()) not in model.enabled(st)
+
+
+def test_the_race_is_the_only_failure_on_t_hfile_add() -> None:
+    for design in ("table", "table-doc"):
+        r = check(Model(get_design(design), STANDARD["t-hfile-add"]))
+        assert r.stats["complete"] and r.violated == ["bulk_loaded_hfile_kept"]
+        assert r.counterexamples["bulk_loaded_hfile_kept"].length == 8
