@@ -119,6 +119,11 @@ class Config:
     """With ``migration``: the 2.x cluster also ran the legacy ``region_replica_replication``
     peer, still in peer storage, with a queue znode of each alive version-2 server that its
     source writes positions to (``model/legacy_peer.py``)."""
+    zk_hfile_refs: bool = False
+    """With ``migration`` and ``bulk_load``: a 2.x server bulk loaded the hfile before the
+    upgrade, so its references are in ZooKeeper (``/hbase/replication/hfile-refs``) and its
+    marker in the server's WAL, owed to every peer; MIGRATE copies them to the ``hfileref`` rows
+    (``model/migrate_hfile.py``)."""
     syncup: bool = False
     syncup_failures: int = 0
     """ReplicationSyncUp runs that die part-way (``syncup_fail``); after each the operator runs
@@ -166,6 +171,11 @@ class Config:
             ),
             (self.syncup_failures >= 0, "syncup_failures must be at least 0"),
             (self.migration or not self.legacy_peer, "legacy_peer needs migration"),
+            (
+                (self.migration and self.bulk_load) or not self.zk_hfile_refs,
+                "zk_hfile_refs needs migration and bulk_load",
+            ),
+            (not (self.zk_hfile_refs and self.legacy_peer), "zk_hfile_refs without legacy_peer"),
             (all(k in (GLOBAL, LOCAL, CATALOG) for k in self.edit_kinds), "unknown edit kind"),
             (
                 all(0 <= c <= self.clusters - 1 and d >= 0 and c != d for c, d in self.topology),
@@ -261,6 +271,7 @@ ERA_FIELDS: dict[str, tuple[str, ...]] = {
         "remote_wals",
         "migration",
         "legacy_peer",
+        "zk_hfile_refs",
         "syncup",
         "syncup_failures",
         "syncup_abandon",
@@ -690,6 +701,27 @@ the other old server still runs. ``t-migrate-legacy-idle``: no peer but the lega
 PREPARE must wait for the upgrade (WAIT_UPGRADING) before CLEAN_UP deletes the znodes; the
 cleaner runs once."""
 MIGRATE_CONFIGS = (*MIGRATE_CONFIGS, *LEGACY_CONFIGS)
+
+MIGRATE_HFILE_CONFIGS: tuple[Config, ...] = (
+    Config(
+        name="t-migrate-hfile",
+        servers=2,
+        spare_servers=1,
+        migration=True,
+        bulk_load=True,
+        zk_hfile_refs=True,
+        wals_per_server=1,
+        edits=0,
+        crashes=0,
+        cleaner_runs=0,
+    ),
+)
+"""The hfile references of a bulk load done in the 2.x era (``model/migrate_hfile.py``): one
+alive 2.x server (0) whose WAL holds the bulk load's marker, owed to the peer, the hfile's
+reference in the peer's ZooKeeper hfile-refs znode, and one spare slot. MIGRATE's hfile-refs
+task copies the reference to the ``hfileref`` row; the upgrade stops server 0 and its queue,
+claimed by the 3.x server once the migration is done, ships the marker."""
+MIGRATE_CONFIGS = (*MIGRATE_CONFIGS, *MIGRATE_HFILE_CONFIGS)
 
 
 SERIAL_CONFIGS: tuple[Config, ...] = (

@@ -27,7 +27,8 @@ Abstractions (each a documented choice):
   deletes the znode in one step. In HBase the iterator deletes a znode only when it moves on, so
   a master restart in between re-migrates it; the puts are idempotent, so one step loses
   nothing. The procedure leaves MIGRATE once no znode is left (it "suspends until the future
-  completes"). Last pushed sequence ids and hfile references are not modelled.
+  completes"). Last pushed sequence ids are not modelled; the hfile-refs task is
+  ``model/migrate_hfile.py``'s (``Config.zk_hfile_refs``), which extends ``migrate_left``.
 * **The rolling upgrade** (``upgrade``, an environment action): an alive version-2 server stops
   (the master expires it and schedules its SCP) and the lowest spare slot starts as a version-3
   server with a normal source per peer in storage (a new server name, so a new slot). Spare slots
@@ -347,7 +348,7 @@ class ZkMigration(StartedSlots):
         elif stage == MIG_PREPARE:
             ready = ops.not_(ops.or_(*(t[("pp", p)] for p in self.P)))
         elif stage == MIG_MIGRATE:
-            ready = ops.not_(ops.or_(*(t[("zk", *zs)] for zs in self.zslots)))
+            ready = ops.not_(ops.or_(*self.migrate_left(t)))
         elif stage == MIG_WAIT_UPGRADING:
             ready = ops.and_(*(ops.implies(Server(t, s).alive, t[("v3", s)]) for s in self.S))
         t.require(t[("mig",)] == stage, ready)
@@ -373,6 +374,10 @@ class ZkMigration(StartedSlots):
         elif stage == MIG_CLEAN_UP:
             self.clean_up(t)
         t[("mig",)] = nxt
+
+    def migrate_left(self, t: Ctx) -> list[Any]:
+        """MIGRATE's tasks not done yet: a replicator znode's queue still in ZooKeeper."""
+        return [t[("zk", *zs)] for zs in self.zslots]
 
     def no_peers_next(self, t: Ctx) -> Any:
         """PREPARE with no peer in storage: the next state, ENABLE_CLEANER (nothing to migrate or

@@ -3,7 +3,7 @@ each brings the migration's text with one rule overridden."""
 
 from __future__ import annotations
 
-from . import legacy_peer, migration
+from . import legacy_peer, migrate_hfile, migration
 from .table import Table
 
 
@@ -83,10 +83,26 @@ class IgnoresLegacyPeer(Table):
     text = legacy_peer.IgnoresLegacyPeer
 
 
+class SkipsHFileRefs(Table):
+    name = "table/migrate-skips-hfile-refs"
+    mutant_of = "table"
+    overrides = "rule_migration_copies_hfile_refs"
+    bug = (
+        "MIGRATE moves the queues but not the hfile references: it deletes each peer's "
+        "/hbase/replication/hfile-refs znode without batchUpdateHFileRefs, so a 2.x bulk load "
+        "whose marker is still owed has no hfileref cell, and the 3.x master's "
+        "ReplicationHFileCleaner, which reads only the table, deletes the archived hfile"
+    )
+    configs = ("t-migrate-hfile",)
+
+    text = migrate_hfile.SkipsHFileRefs
+
+
 MIGRATE_MUTANTS: tuple[type, ...] = (
     MigrationKeepsCleaner,
     ClaimDuringMigration,
     ReplayForgetsBarrier,
     DeletesLegacyQueue,
     IgnoresLegacyPeer,
+    SkipsHFileRefs,
 )

@@ -21,7 +21,16 @@ Abstractions (each a documented choice, not an accident):
 
 from __future__ import annotations
 
-from . import hfile_refs, legacy_peer, migration, rules, serial, table_rules, table_storage
+from . import (
+    hfile_refs,
+    legacy_peer,
+    migrate_hfile,
+    migration,
+    rules,
+    serial,
+    table_rules,
+    table_storage,
+)
 from .action import ActionKind
 from .bootstrap import Bootstrap
 from .claim import Claims
@@ -178,6 +187,7 @@ class TableCommon(Design):
             ),
         )
         st = migration.start(cfg, st) if cfg.migration else st
+        st = migrate_hfile.start(cfg, st) if cfg.zk_hfile_refs else st
         return legacy_peer.start(cfg, st) if cfg.legacy_peer else st
 
     def new_server(

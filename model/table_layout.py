@@ -92,6 +92,7 @@ CONSTANT_FIELDS = (
     "others",
     "remote",
     "legacy",
+    "zk_hfile",
 )
 """The state fields the base flat model holds constant."""
 CONSTANT_SERVER_FIELDS = ("started", "version", "sinks", "views", "drained")
@@ -644,6 +645,7 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
 FEATURES: dict[str, str] = {
     "sync": "sync_layout",
     "syncup": "replcheck.model.syncup",
+    "zk_hfile_refs": "replcheck.model.migrate_hfile",
     "legacy_peer": "replcheck.model.legacy_peer",
     "migration": "replcheck.model.migration",
     "bootstrap": "replcheck.model.bootstrap",
@@ -670,6 +672,8 @@ def config_features(cfg: Config) -> list[tuple[str, str]]:
     flags = [
         ("sync", cfg.sync_peers, "sync replication peers"),
         ("syncup", cfg.syncup, "ReplicationSyncUp"),
+        # before the migration: its mixin extends the migration's hooks
+        ("zk_hfile_refs", cfg.zk_hfile_refs, "hfile references in ZooKeeper to migrate"),
         # before the migration: its mixin extends the migration's (and so encodes it too)
         ("legacy_peer", cfg.legacy_peer, "the legacy region_replica_replication peer"),
         ("migration", cfg.migration, "the migration from ZooKeeper"),

@@ -298,6 +298,25 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         znode was removed under its running source (applies with ``legacy_peer``)."""
         return ops.not_(ops.or_(*(get(("labort", s)) for s in z.legacy_servers)))
 
+    def hfile_refs_migrated(ops: Any, get: Any) -> Any:
+        """Reference section 9: MIGRATE runs "3 parallel tasks: queues, last pushed seq ids,
+        hfile refs", and a 3.x ``ReplicationHFileCleaner`` "checks if a hfile is still scheduled
+        for replication" in the table only. While the bulk-loaded hfile's marker is owed to a
+        peer that still exists and not yet applied there, the peer's reference is in ZooKeeper
+        (not migrated yet) or in its ``hfileref`` row (applies with ``zk_hfile_refs``)."""
+        out = []
+        for p in z.zk_hfile_peers:
+            for w in z.W:
+                for j in range(z.E):
+                    owed = ops.and_(
+                        get(("wbulk", w, j)),
+                        get(("wowed", w, j, p)),
+                        ops.not_(get(("app", p + 1, z.uid(w, j)))),
+                        get(("peer", p)) != REMOVED,
+                    )
+                    out.append(ops.implies(owed, ops.or_(get(("zkhf", p)), get(("hfref", p)))))
+        return ops.and_(*out)
+
     def offsets_monotone(ops: Any, before: Any, after: Any) -> Any:
         """Seed 004: "When starting a recovered replication queue, we will skip all the files before
         this offset": a queue's group offset never moves backwards in timestamp order."""
@@ -416,6 +435,8 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         ]
     if z.cfg.legacy_peer:
         out.append(FlatProperty.of("invariant", no_abort_by_removed_queue))
+    if z.cfg.zk_hfile_refs:
+        out.append(FlatProperty.of("invariant", hfile_refs_migrated))
     out.append(FlatProperty.of("step", offsets_monotone))
     out.append(FlatProperty.of("step", duplicates_explained))
     out.append(FlatProperty.of("invariant", encoding_capacity))

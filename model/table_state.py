@@ -321,6 +321,10 @@ class TState(NamedTuple):
     legacy: LegacyReplicaPeer | tuple[()] = ()
     """With ``legacy_peer``: the 2.x ``region_replica_replication`` peer, its queue znodes and
     the aborts their removal caused; ``()`` otherwise."""
+    zk_hfile: int = 0
+    """With ``zk_hfile_refs``: the peers whose ZooKeeper hfile-refs znode
+    (``/hbase/replication/hfile-refs/<peer>``) still holds the bulk-loaded hfile's reference (bit
+    mask; MIGRATE's hfile-refs task deletes each)."""
     serial_from: tuple[int, ...] = ()
     """History, per serial peer added while the cluster runs (``model/serial_life.py``): the
     barrier of the range its AddPeerProcedure opened, from which its edits are pushed in order
