@@ -14,6 +14,7 @@ from .table_state import TState
 
 RS_ROOT = "/hbase/replication/rs/"
 PEERS_ROOT = "/hbase/replication/peers/"
+HFILE_REFS_ROOT = "/hbase/replication/hfile-refs/"
 
 
 def server_label(cfg: Config, s: int) -> str:

@@ -32,6 +32,7 @@ from .design import Design
 from .legacy_peer import LEGACY_PEER
 from .logic import PY
 from .render_names import (
+    HFILE_REFS_ROOT,
     PEERS_ROOT,
     RS_ROOT,
     applied_text,
@@ -295,6 +296,17 @@ def render_queue_table(cfg: Config, st: TState) -> str:
         lines.append("  (empty)")
     if st.zk or _legacy_znodes(st):
         lines += ["", render_zk_queues(cfg, st)]
+    if st.zk_hfile:
+        lines += ["", render_zk_hfile_refs(st)]
+    return "\n".join(lines)
+
+
+def render_zk_hfile_refs(st: TState) -> str:
+    """The 2.x hfile references still in ZooKeeper (``model/migrate_hfile.py``), drawn as
+    ``/hbase/replication/hfile-refs/<peer>/<hfile>``."""
+    lines = [f"{HFILE_REFS_ROOT}   (ZooKeeper, not yet migrated)"]
+    for p in bits(st.zk_hfile):
+        lines += [f"  {peer_label(p)}/", f"    {render_features.HFILE}"]
     return "\n".join(lines)
 
 
@@ -604,6 +616,7 @@ def queue_table_changed(before: TState, after: TState) -> bool:
         before.rows != after.rows
         or before.zk != after.zk
         or before.legacy != after.legacy
+        or before.zk_hfile != after.zk_hfile
         or before.table_online != after.table_online
         or [s.alive for s in before.servers] != [s.alive for s in after.servers]
     )
@@ -633,6 +646,8 @@ def _facts(cfg: Config, st: TState) -> Facts:
             facts[f"{key}/{rules.wal_name(cfg, k)}"] = (f"position {pos}", key)
     for s in _legacy_znodes(st):
         facts[f"{RS_ROOT}{server_label(cfg, s)}/{LEGACY_PEER}"] = ("znode", None)
+    for p in bits(st.zk_hfile):
+        facts[f"{HFILE_REFS_ROOT}{peer_label(p)}/{render_features.HFILE}"] = ("znode", None)
     if st.legacy:
         stored = "in storage" if st.legacy.stored else "deleted"
         facts[f"peer {LEGACY_PEER}"] = (f"{stored} (legacy, not loaded by 3.x)", None)

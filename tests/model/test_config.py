@@ -41,6 +41,10 @@ def test_the_limit_is_named() -> None:
         Config(remote_wals=1)
     with pytest.raises(ValueError, match="legacy_peer needs migration"):
         Config(legacy_peer=True)
+    with pytest.raises(ValueError, match="zk_hfile_refs needs migration and bulk_load"):
+        Config(servers=2, spare_servers=1, migration=True, zk_hfile_refs=True)
+    with pytest.raises(ValueError, match="zk_hfile_refs without legacy_peer"):
+        Config(migration=True, bulk_load=True, legacy_peer=True, zk_hfile_refs=True)
 
 
 @pytest.mark.parametrize("era", ["zk", "table"])
@@ -57,6 +61,8 @@ def test_a_configuration_of_the_other_era_does_not_apply(era: str) -> None:
             cfg = Config(sync_peers=1, remote_wals=changed)
         elif field == "legacy_peer":  # it qualifies the migration
             cfg = Config(migration=True, legacy_peer=changed)
+        elif field == "zk_hfile_refs":  # it qualifies the migration's bulk load
+            cfg = Config(migration=True, bulk_load=True, zk_hfile_refs=changed)
         elif field == "serial_life":  # it qualifies the serial peers
             cfg = Config(serial_peers=1, serial_life=True)
         else:
