@@ -25,6 +25,7 @@ from .config import (
 )
 from .hfile_refs import HFileRefs
 from .legacy_peer import LegacyPeerMigration
+from .migrate_hfile import ZkHFileRefs
 from .migration import ZkMigration
 from .peer_life import PeerLifecycle
 from .serial import SerialReplication
@@ -80,6 +81,7 @@ class Table(SyncSteps, TableCommon):
         *kinds_of(SyncUpTool),
         *kinds_of(ZkMigration),
         *(k for k in kinds_of(LegacyPeerMigration) if k.name == "legacy_position_write"),
+        *(k for k in kinds_of(ZkHFileRefs) if k.name == "migrate_hfile_refs"),
         *kinds_of(PeerLifecycle),
         *kinds_of(SerialReplication),
         *kinds_of(HFileRefs),

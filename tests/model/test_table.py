@@ -80,3 +80,23 @@ def test_table_designs_keep_every_property_on_small_configs(config: str) -> None
         result = check(Model(get_design(name), STANDARD[config]))
         assert result.ok, (name, config, result.violated)
         assert result.stats["complete"]
+
+
+def test_every_feature_step_is_a_kind_of_its_design() -> None:
+    """A step a configuration feature writes is an action kind of the design that runs it (its
+    fairness, the fuzzer's rules and ``replcheck list`` read the kinds): every step of the table
+    era's feature modules is a kind of ``table``, and the bootstrap's of ``table-naive``."""
+    import importlib
+    import inspect
+
+    from replcheck.model.step import kinds_of
+    from replcheck.model.table_layout import FEATURES
+
+    for feature, where in FEATURES.items():
+        module = importlib.import_module(where if "." in where else f"replcheck.model.{where}")
+        design = get_design("table-naive" if feature == "bootstrap" else "table")
+        kinds = {k.name for k in design.kinds}
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                missing = {k.name for k in kinds_of(cls)} - kinds
+                assert not missing, f"{feature}: {cls.__name__} {missing} not in {design.name}"
