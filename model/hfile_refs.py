@@ -212,6 +212,22 @@ class HFileRefs(TableText):
 
     # --- the property -------------------------------------------------------------------------
 
+    def marker_owed(self, ops: Any, get: Any, p: int) -> Any:
+        """The bulk load's marker is owed to peer ``p``, which still exists, and not yet applied
+        there: what an hfile reference has to cover."""
+        return ops.or_(
+            *(
+                ops.and_(
+                    get(("wbulk", w, j)),
+                    get(("wowed", w, j, p)),
+                    ops.not_(get(("app", p + 1, self.uid(w, j)))),
+                    get(("peer", p)) != REMOVED,
+                )
+                for w in self.W
+                for j in range(self.E)
+            )
+        )
+
     def properties(self) -> list[FlatProperty]:
         """The base properties, and ``bulk_loaded_hfile_kept``."""
         out: list[FlatProperty] = super().properties()  # type: ignore[misc]
@@ -225,18 +241,8 @@ class HFileRefs(TableText):
             replication before deleting it from hfile archive directory" (seed 004 keeps the
             scheduled hfiles in the ``hfileref`` family). A bulk load's hfile is not deleted
             while its marker is owed to a peer that still exists and not yet applied there."""
-            out = []
-            for p in self.P:
-                for w in self.W:
-                    for j in range(self.E):
-                        owed = ops.and_(
-                            get(("wbulk", w, j)),
-                            get(("wowed", w, j, p)),
-                            ops.not_(get(("app", p + 1, self.uid(w, j)))),
-                            get(("peer", p)) != REMOVED,
-                        )
-                        out.append(ops.implies(owed, get(("hf",)) != HF_DELETED))
-            return ops.and_(*out)
+            kept = get(("hf",)) != HF_DELETED
+            return ops.and_(*(ops.implies(self.marker_owed(ops, get, p), kept) for p in self.P))
 
         return bulk_loaded_hfile_kept
 

@@ -304,18 +304,14 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         for replication" in the table only. While the bulk-loaded hfile's marker is owed to a
         peer that still exists and not yet applied there, the peer's reference is in ZooKeeper
         (not migrated yet) or in its ``hfileref`` row (applies with ``zk_hfile_refs``)."""
-        out = []
-        for p in z.zk_hfile_peers:
-            for w in z.W:
-                for j in range(z.E):
-                    owed = ops.and_(
-                        get(("wbulk", w, j)),
-                        get(("wowed", w, j, p)),
-                        ops.not_(get(("app", p + 1, z.uid(w, j)))),
-                        get(("peer", p)) != REMOVED,
-                    )
-                    out.append(ops.implies(owed, ops.or_(get(("zkhf", p)), get(("hfref", p)))))
-        return ops.and_(*out)
+        return ops.and_(
+            *(
+                ops.implies(
+                    z.marker_owed(ops, get, p), ops.or_(get(("zkhf", p)), get(("hfref", p)))
+                )
+                for p in z.zk_hfile_peers
+            )
+        )
 
     def offsets_monotone(ops: Any, before: Any, after: Any) -> Any:
         """Seed 004: "When starting a recovered replication queue, we will skip all the files before

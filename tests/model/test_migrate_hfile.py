@@ -16,25 +16,16 @@ from replcheck.model.table_state import HFILE_REF, MIG_MIGRATE, TState
 from replcheck.model.text import FlatError
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import check
+from walks import PREPARED, names
+from walks import run as walk
 
 from replcheck.report import parse_actions
 
 CONFIG = "t-migrate-hfile"
-TO_MIGRATE = ("migration_step()",) * 3
-"""DISABLE_CLEANER, PREPARE, DISABLE_PEER: the migration is at MIGRATE."""
 
 
 def run(name: str, *actions: str) -> tuple[Model, TState]:
-    model = Model(get_design(name), STANDARD[CONFIG])
-    st = model.init()
-    for action in parse_actions("; ".join(actions)):
-        assert action in model.enabled(st), (action, model.enabled(st))
-        st = model.step(st, action)
-    return model, st
-
-
-def names(model: Model, st: TState) -> set[str]:
-    return {a.name for a in model.enabled(st)}
+    return walk(name, CONFIG, *actions)
 
 
 def broken(model: Model, st: TState) -> set[str]:
@@ -54,10 +45,10 @@ def test_the_bulk_load_starts_in_zookeeper_and_in_the_old_servers_wal() -> None:
 
 
 def test_migrate_copies_the_reference_then_deletes_the_znode() -> None:
-    model, st = run("table", *TO_MIGRATE, "migrate_server(0)")
+    model, st = run("table", *PREPARED, "migrate_server(0)")
     assert st.migration.stage == MIG_MIGRATE
     assert "migration_step" not in names(model, st), "MIGRATE ended with a znode left"
-    model, st = run("table", *TO_MIGRATE, "migrate_server(0)", "migrate_hfile_refs(0)")
+    model, st = run("table", *PREPARED, "migrate_server(0)", "migrate_hfile_refs(0)")
     assert st.zk_hfile == 0
     assert st.sid[0] & HFILE_REF
     assert "migration_step" in names(model, st)
@@ -69,7 +60,7 @@ def test_migrate_copies_the_reference_then_deletes_the_znode() -> None:
 def test_the_drawing_shows_the_hfile_refs_znode_until_migrated() -> None:
     model, st = run("table")
     assert "/hbase/replication/hfile-refs/" in render_queue_table(model.cfg, st)
-    model, st = run("table", *TO_MIGRATE, "migrate_hfile_refs(0)")
+    model, st = run("table", *PREPARED, "migrate_hfile_refs(0)")
     assert "/hbase/replication/hfile-refs/" not in render_queue_table(model.cfg, st)
     assert "hfileref:" in render_queue_table(model.cfg, st)
 
@@ -102,7 +93,7 @@ def test_the_mutant_is_caught_by_hfile_refs_migrated() -> None:
     assert sorted(r.violated) == ["bulk_loaded_hfile_kept", "hfile_refs_migrated"]
     actions = " ".join(map(str, r.counterexamples["hfile_refs_migrated"].actions()))
     assert actions == "migration_step() migration_step() migration_step() migrate_hfile_refs(0)"
-    model, st = run("table/migrate-skips-hfile-refs", *TO_MIGRATE, "migrate_hfile_refs(0)")
+    model, st = run("table/migrate-skips-hfile-refs", *PREPARED, "migrate_hfile_refs(0)")
     assert st.zk_hfile == 0 and not st.sid[0] & HFILE_REF
     assert broken(model, st) == {"hfile_refs_migrated"}
 

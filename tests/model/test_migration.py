@@ -23,31 +23,12 @@ from replcheck.model.table_state import (
     MIG_WAIT_UPGRADING,
     NO_SOURCE,
     Row,
-    TState,
 )
 from replcheck.model.text import FlatError
 from replcheck.model.text_model import TextModel
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
-
-from replcheck.report import parse_actions
-
-
-def run(name: str, config: str, *actions: str) -> tuple[Model, TState]:
-    model = Model(get_design(name), STANDARD[config])
-    st = model.init()
-    for action in parse_actions("; ".join(actions)):
-        assert action in model.enabled(st), (action, model.enabled(st))
-        st = model.step(st, action)
-    return model, st
-
-
-def names(model: Model, st: TState) -> set[str]:
-    return {a.name for a in model.enabled(st)}
-
-
-PREPARED = ("migration_step()",) * 3
-"""DISABLE_CLEANER, PREPARE, DISABLE_PEER: the migration is at MIGRATE."""
+from walks import PREPARED, names, run
 
 
 def test_the_migration_starts_from_zookeeper_with_old_servers() -> None:

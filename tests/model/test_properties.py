@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from replcheck.model import STANDARD, Action, Model, get_design
 from replcheck.model.state import DELETED
-
-from replcheck.report import parse_actions
-
-
-def run(name: str, config: str, *actions: str) -> tuple[Model, object]:
-    model = Model(get_design(name), STANDARD[config])
-    st = model.init()
-    for action in parse_actions("; ".join(actions)):
-        assert action in model.enabled(st), (action, model.enabled(st))
-        st = model.step(st, action)
-    return model, st
+from walks import run
 
 
 def holds(model: Model, st, name: str) -> bool:

@@ -28,6 +28,17 @@ def _take(model: Model, st: TState, name: str, *args: object) -> TState:
     return model.step(st, action)
 
 
+def _to_reopen(model: Model, st: TState) -> TState:
+    """The admin adds serial peer 0: PRE, UPDATE_PEER_STORAGE (stored disabled), the refresh on
+    the live servers 1 and 2, and the procedure at SERIAL_PEER_REOPEN_REGIONS."""
+    st = _take(model, st, "add_peer", 0)
+    st = _take(model, st, "peer_proc", 0)
+    st = _take(model, st, "peer_proc", 0)
+    for s in (1, 2):
+        st = _take(model, st, "refresh", 0, s)
+    return _take(model, st, "peer_proc", 0)
+
+
 def _until_done(model: Model, st: TState, p: int = 0) -> TState:
     """Run peer ``p``'s procedure (its stages and refreshes, the first enabled each time) to its
     end."""
@@ -88,12 +99,7 @@ def test_the_reopen_waits_for_a_closed_region() -> None:
     """The region's server died and the SCP has not assigned it: nothing to reopen yet."""
     model = Model(get_design("table"), ADD)
     st = _take(model, model.init(), "crash", 0)
-    st = _take(model, st, "add_peer", 0)
-    st = _take(model, st, "peer_proc", 0)
-    st = _take(model, st, "peer_proc", 0)
-    for s in (1, 2):
-        st = _take(model, st, "refresh", 0, s)
-    st = _take(model, st, "peer_proc", 0)
+    st = _to_reopen(model, st)
     assert st.pprocs[0].stage == AP_REOPEN
     assert not [a for a in model.enabled(st) if a.name == "peer_proc"]
     st = _take(model, st, "scp_split", 0)
@@ -110,12 +116,7 @@ def test_without_the_sequence_id_the_new_range_waits_for_ever() -> None:
     st = _take(model, st, "crash", 0)
     st = _take(model, st, "scp_split", 0)
     st = _take(model, st, "open_region", 1)
-    st = _take(model, st, "add_peer", 0)
-    st = _take(model, st, "peer_proc", 0)
-    st = _take(model, st, "peer_proc", 0)
-    for s in (1, 2):
-        st = _take(model, st, "refresh", 0, s)
-    st = _take(model, st, "peer_proc", 0)
+    st = _to_reopen(model, st)
     st = _take(model, st, "peer_proc", 0, 2)
     st = _until_done(model, st)
     assert st.serial.pushed == (-1,) and st.peers[0] == ENABLED
