@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from kazoo.client import KazooClient
-from replcheck.conformance import trace
-from replcheck.conformance.cluster import RunSpec, record_run
-from replcheck.conformance.zk import Ensemble
+from replcheck.conformance.cluster.run import RunSpec, record_run
+from replcheck.conformance.trace import events as trace
+from replcheck.conformance.zookeeper.server import Ensemble
 
 
 def setdata_rate(hosts: str, n: int) -> float:

@@ -28,9 +28,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from replcheck.conformance.conform import search
-from replcheck.conformance.plan import PROFILES
-from replcheck.conformance.steps import DESIGNS, SUPPORTED_MUTANTS
+from replcheck.conformance.hbase.names import DESIGNS, SUPPORTED_MUTANTS
+from replcheck.conformance.search.conform import search
+from replcheck.conformance.search.plan import PROFILES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def covered(dirs: list[Path]) -> dict[str, tuple[int, set[str]]]:
     """Per design (a mutant counts as its base): runs, and the branches they exercised."""
-    from replcheck.conformance.events import read_trace
-    from replcheck.conformance.mine import coverage
+    from replcheck.conformance.mine.rows import coverage
+    from replcheck.conformance.trace.reader import read_trace
 
     out: dict[str, tuple[int, set[str]]] = {}
     for d in dirs:
@@ -105,7 +105,7 @@ def covered(dirs: list[Path]) -> dict[str, tuple[int, set[str]]]:
 
 
 def compare_coverage(before: list[Path], after: list[Path]) -> str:
-    from replcheck.conformance.mine import branches
+    from replcheck.conformance.mine.rows import branches
 
     b, a = covered(before), covered(after)
     lines = [

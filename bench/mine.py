@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.mine import discover
-from replcheck.conformance.mine_cluster import StandaloneCluster
-from replcheck.conformance.mine_job import run_job, write_package
-from replcheck.conformance.validate import validate_log, validate_path
+from replcheck.conformance.mine.cluster import StandaloneCluster
+from replcheck.conformance.mine.job import run_job, write_package
+from replcheck.conformance.mine.rows import discover
+from replcheck.conformance.validate.core import validate_log, validate_path
 
 
 def replicate(paths: list[str], n: int, folder: Path) -> list[str]:

@@ -8,7 +8,7 @@ its verdict into ``traces/golden/manifest.json`` with its provenance.
 A run is written to ``traces/golden/<name>.jsonl`` (its merged trace); the manifest keeps, per
 trace, the command that recorded it, the end-state verdict, and the validator's verdict. The
 hand-made invalid traces are not files: the manifest names a valid trace and an edit from
-``replcheck.conformance.tracemut.HAND_MADE``, and the tests apply it.
+``replcheck.conformance.trace.mutate.HAND_MADE``, and the tests apply it.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def record(design: str, faults: str, seed: int, edits: int, name: str) -> dict:
 
 
 def main() -> int:
-    from replcheck.conformance.steps import SUPPORTED_MUTANTS
-    from replcheck.conformance.validate import validate_path
+    from replcheck.conformance.hbase.names import SUPPORTED_MUTANTS
+    from replcheck.conformance.validate.core import validate_path
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--designs", default="zk-multi,zk-lock,table")
@@ -125,8 +125,8 @@ EDIT_BASES = ("zk-multi-kill", "zk-lock-kill")
 
 
 def pin() -> int:
-    from replcheck.conformance import tracemut
-    from replcheck.conformance.validate import validate_events, validate_path
+    from replcheck.conformance.trace import mutate as tracemut
+    from replcheck.conformance.validate.core import validate_events, validate_path
 
     manifest = json.loads(MANIFEST.read_text())
     for name, entry in sorted(manifest["traces"].items()):
@@ -166,7 +166,7 @@ README_HEAD = """# The golden corpus
 
 Recorded traces of the reference cluster (`replcheck record`), each pinned to the verdict
 `replcheck validate` gives it, in `manifest.json` with the command that recorded it; and
-hand-made invalid traces, each an edit (`replcheck.conformance.tracemut.HAND_MADE`) of a valid
+hand-made invalid traces, each an edit (`replcheck.conformance.trace.mutate.HAND_MADE`) of a valid
 one, pinned too. `tests/conformance/test_golden.py` replays every one. `bench/record_golden.py`
 records missing traces (`--only NAME` records one again) and `--pin` validates everything again
 and rewrites the manifest and this page. How validation works:

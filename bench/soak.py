@@ -21,9 +21,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from replcheck.conformance.cluster import FAULT_KINDS, RunSpec
-from replcheck.conformance.record import parse_faults, record, summarize
-from replcheck.conformance.steps import DESIGNS, SUPPORTED_MUTANTS, DesignError, Steps
+from replcheck.conformance.cluster.record import parse_faults, record, summarize
+from replcheck.conformance.cluster.run import FAULT_KINDS, RunSpec
+from replcheck.conformance.hbase.names import DESIGNS, SUPPORTED_MUTANTS, DesignError, Steps
 
 COLUMNS = (
     "edits_written",

@@ -26,8 +26,8 @@ GOLDEN = ROOT / "traces" / "golden"
 
 
 def main() -> int:
-    from replcheck.conformance import tracemut
-    from replcheck.conformance.validate import Bounds, validate_events
+    from replcheck.conformance.trace import mutate as tracemut
+    from replcheck.conformance.validate.core import Bounds, validate_events
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-trace", type=int, default=100)

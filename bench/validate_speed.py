@@ -28,8 +28,8 @@ def traces() -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    from replcheck.conformance.events import read_trace
-    from replcheck.conformance.validate import validate_events
+    from replcheck.conformance.trace.reader import read_trace
+    from replcheck.conformance.validate.core import validate_events
 
     mode = argv[0] if argv else "report"
     if mode == "parse":
@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     if mode == "ceiling":
         # A measurement, not a mode of the validator: the replay with no invariant and no step
         # property checked, to see what the rest of it costs.
-        from replcheck.conformance import validate as validating
+        from replcheck.conformance.validate import core as validating
 
         base = validating.Validator.__init__
 
@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
     rows.append(f"| all | {tot_e:.0f} | {tot_p:.2f} | {tot_r:.2f} | {tot_e / tot_r:,.0f} | | |")
     rows += ["", "| hand-made edit | verdict | frontier states | search nodes | seconds |"]
     rows.append("|---|---|---|---|---|")
-    from replcheck.conformance import tracemut
+    from replcheck.conformance.trace import mutate as tracemut
 
     manifest = json.loads((GOLDEN / "manifest.json").read_text())
     for name, entry in sorted(manifest.get("edits", {}).items()):

@@ -32,12 +32,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance import txnread, txntrace
-from replcheck.conformance.events import read_trace
-from replcheck.conformance.inspect_values import decode_position, encode_position
-from replcheck.conformance.steps import Steps
-from replcheck.conformance.validate import Bounds, validate_events
-from replcheck.conformance.zklog import OpCode
+from replcheck.conformance.fromlog import read as txnread
+from replcheck.conformance.fromlog import zk as txntrace
+from replcheck.conformance.hbase.names import Steps
+from replcheck.conformance.hbase.values import decode_position, encode_position
+from replcheck.conformance.trace.reader import read_trace
+from replcheck.conformance.validate.core import Bounds, validate_events
+from replcheck.conformance.zookeeper.txnlog import OpCode
 from replcheck.model import get_design
 
 KINDS = ("drop", "duplicate", "swap", "position+1", "position-back")

@@ -31,7 +31,7 @@ DEFAULT_DIR = Path(tempfile.gettempdir()) / "replcheck-zklog-bench"
 
 
 def _log_in(folder: Path) -> Path | None:
-    from replcheck.conformance.zklog import ZkLogError, log_files
+    from replcheck.conformance.zookeeper.txnlog import ZkLogError, log_files
 
     try:
         return log_files(folder)[-1]
@@ -43,8 +43,8 @@ def generate(folder: Path, txns: int) -> Path:
     """A log file of at least ``txns`` transactions written by a real ZooKeeper (reused if one
     is in ``folder`` already)."""
     from kazoo.client import KazooClient
-    from replcheck.conformance.zk import Ensemble
-    from replcheck.conformance.zklog import read_log
+    from replcheck.conformance.zookeeper.server import Ensemble
+    from replcheck.conformance.zookeeper.txnlog import read_log
 
     found = _log_in(folder / "zk" / "1")
     if found is not None and sum(1 for _ in read_log(found)) >= txns:
@@ -91,7 +91,7 @@ def generate(folder: Path, txns: int) -> Path:
 
 
 def read(path: Path) -> int:
-    from replcheck.conformance.zklog import read_log
+    from replcheck.conformance.zookeeper.txnlog import read_log
 
     n = 0
     for _ in read_log(path):
@@ -100,7 +100,7 @@ def read(path: Path) -> int:
 
 
 def toolkit_cmd(path: Path) -> list[str]:
-    from replcheck.conformance.zk import classpath, jars_dir, java_executable
+    from replcheck.conformance.zookeeper.server import classpath, jars_dir, java_executable
 
     cli = [str(p) for p in jars_dir().glob("commons-cli-*.jar")]
     return [

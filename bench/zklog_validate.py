@@ -22,9 +22,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.events import read_trace
-from replcheck.conformance.mine import discover
-from replcheck.conformance.validate import validate_log, validate_path
+from replcheck.conformance.mine.rows import discover
+from replcheck.conformance.trace.reader import read_trace
+from replcheck.conformance.validate.core import validate_log, validate_path
 
 
 def judge(paths: list[str]) -> dict[str, Any]:

@@ -4,12 +4,13 @@ from replcheck.model import Model, get_design, STANDARD
 model = Model(get_design("zk-multi"), STANDARD["std"])
 """
 
-from .action import Action, ActionKind
-from .config import STANDARD, Config
-from .design import Design
-from .model import Model
-from .properties import Property
-from .registry import (
+from replcheck.model.common.state import State
+from replcheck.model.config import STANDARD, Config
+from replcheck.model.engine.action import Action, ActionKind
+from replcheck.model.engine.design import Design
+from replcheck.model.engine.model import Model
+from replcheck.model.engine.properties import Property
+from replcheck.model.registry import (
     DESIGNS,
     RegistryError,
     designs,
@@ -18,7 +19,6 @@ from .registry import (
     mutants,
     register,
 )
-from .state import State
 
 __all__ = [
     "DESIGNS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from .state import CATALOG, GLOBAL, LOCAL
+from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
 
 MAX_BOUND = 64
 """The largest value of any bound that shapes the state: beyond it no checker finishes, and some
@@ -82,18 +82,18 @@ class Config:
     """The first ``sync_peers`` peers are synchronous-replication peers (start DOWNGRADE_ACTIVE)."""
     serial_peers: int = 0
     """The first ``serial_peers`` peers are serial replication peers, and every client edit is
-    one region's, open on one server at a time (``model/serial.py``)."""
+    one region's, open on one server at a time (``model/features/serial.py``)."""
     serial_life: bool = False
     """The serial peers are added (those beyond ``initial_peers``) and removed while the cluster
     runs: AddPeerProcedure's serial stages, RemovePeerProcedure's ``removeLastSequenceIds``
-    (``model/serial_life.py``)."""
+    (``model/features/serial_life.py``)."""
     bulk_load: bool = False
     """A live server may bulk load one hfile: its references in the ``hfileref`` family, its
-    marker in the WAL, its archive and the hfile cleaner (``model/hfile_refs.py``)."""
+    marker in the WAL, its archive and the hfile cleaner (``model/features/hfile_refs.py``)."""
     remote_wals: int = 0
-    """Non-zero: the sync peers' remote side (``model/sync_remote.py``). Cluster 0 starts as the
-    STANDBY of each sync peer, whose cluster is ACTIVE and acknowledges up to this many edits,
-    each in its own ``.syncrep`` WAL in cluster 0's ``remoteWALs/<peerId>``."""
+    """Non-zero: the sync peers' remote side (``model/features/sync_remote.py``). Cluster 0 starts
+    as the STANDBY of each sync peer, whose cluster is ACTIVE and acknowledges up to this many
+    edits, each in its own ``.syncrep`` WAL in cluster 0's ``remoteWALs/<peerId>``."""
     master_restarts: int = 0
     storage_faults: int = 0
     """Writes of a region server to ``hbase:replication`` that fail (AddPeer's refresh, a
@@ -112,18 +112,18 @@ class Config:
     procedure that waits in the peer's queue for the peer's lock, and the region servers refresh
     their sources (``refreshSources``). The ZooKeeper era: the admin may also update a peer's
     config znode, each server reacting once (zk-multi refreshes its sources), and add a removed
-    peer again under its id (``model/zk_peer_life.py``)."""
+    peer again under its id (``model/zk/peer_life.py``)."""
     migration: bool = False
     """Start from ZooKeeper queues with version-2 servers: the migration and rolling upgrade."""
     legacy_peer: bool = False
     """With ``migration``: the 2.x cluster also ran the legacy ``region_replica_replication``
     peer, still in peer storage, with a queue znode of each alive version-2 server that its
-    source writes positions to (``model/legacy_peer.py``)."""
+    source writes positions to (``model/features/legacy_peer.py``)."""
     zk_hfile_refs: bool = False
     """With ``migration`` and ``bulk_load``: a 2.x server bulk loaded the hfile before the
     upgrade, so its references are in ZooKeeper (``/hbase/replication/hfile-refs``) and its
     marker in the server's WAL, owed to every peer; MIGRATE copies them to the ``hfileref`` rows
-    (``model/migrate_hfile.py``)."""
+    (``model/features/migrate_hfile.py``)."""
     syncup: bool = False
     syncup_failures: int = 0
     """ReplicationSyncUp runs that die part-way (``syncup_fail``); after each the operator runs
@@ -585,7 +585,7 @@ SYNC_REMOTE_CONFIGS: tuple[Config, ...] = (
         cleaner_runs=0,
     ),
 )
-"""The remote side of sync replication (``model/sync_remote.py``): cluster 0 starts as the
+"""The remote side of sync replication (``model/features/sync_remote.py``): cluster 0 starts as the
 STANDBY of the sync peer, whose cluster (ACTIVE) writes ``.syncrep`` WALs into cluster 0's remote
 WAL directory and may go DOWNGRADE_ACTIVE. ``t-sync-remote``: the ACTIVE acknowledges two edits
 while the one admin command promotes cluster 0 to DOWNGRADE_ACTIVE (RecoverStandbyProcedure's
@@ -694,7 +694,7 @@ LEGACY_CONFIGS: tuple[Config, ...] = (
         master_restarts=1,
     ),
 )
-"""The legacy ``region_replica_replication`` peer (``model/legacy_peer.py``): two alive 2.x
+"""The legacy ``region_replica_replication`` peer (``model/features/legacy_peer.py``): two alive 2.x
 servers, each with its legacy queue znode, and two spare slots; the master may restart.
 ``t-migrate-legacy``: one peer, so MIGRATE moves past each old server's replicator znode while
 the other old server still runs. ``t-migrate-legacy-idle``: no peer but the legacy one, so
@@ -716,8 +716,8 @@ MIGRATE_HFILE_CONFIGS: tuple[Config, ...] = (
         cleaner_runs=0,
     ),
 )
-"""The hfile references of a bulk load done in the 2.x era (``model/migrate_hfile.py``): one
-alive 2.x server (0) whose WAL holds the bulk load's marker, owed to the peer, the hfile's
+"""The hfile references of a bulk load done in the 2.x era (``model/features/migrate_hfile.py``):
+one alive 2.x server (0) whose WAL holds the bulk load's marker, owed to the peer, the hfile's
 reference in the peer's ZooKeeper hfile-refs znode, and one spare slot. MIGRATE's hfile-refs
 task copies the reference to the ``hfileref`` row; the upgrade stops server 0 and its queue,
 claimed by the 3.x server once the migration is done, ships the marker."""
@@ -765,10 +765,10 @@ SERIAL_LIFE_CONFIGS: tuple[Config, ...] = (
         cleaner_runs=0,
     ),
 )
-"""Serial peers across their lifecycle (``model/serial_life.py``). ``t-serial-add``: the serial
-peer is added while the cluster runs, with an edit and a crash before or after it, so the region
-may be in its second range when AddPeerProcedure reopens it into a new one and writes the last
-pushed sequence id from the barrier. ``t-serial-readd``: a serial peer removed and added again
+"""Serial peers across their lifecycle (``model/features/serial_life.py``). ``t-serial-add``: the
+serial peer is added while the cluster runs, with an edit and a crash before or after it, so the
+region may be in its second range when AddPeerProcedure reopens it into a new one and writes the
+last pushed sequence id from the barrier. ``t-serial-readd``: a serial peer removed and added again
 under its id (two admin commands), edits before and after either: the re-added peer's reopen and
 last pushed sequence id replace what its predecessor pushed."""
 

@@ -7,16 +7,16 @@ import inspect
 import sys
 from pathlib import Path
 
-from .design import Design
-from .mutants_migrate import MIGRATE_MUTANTS
-from .mutants_sync import SYNC_MUTANTS
-from .mutants_syncup import SYNCUP_MUTANTS
-from .mutants_table import TABLE_MUTANTS
-from .mutants_zk import ZK_MUTANTS
-from .step import Gate, Step, kinds_of
-from .table import Table, TableDoc, TableNaive
-from .zk_lock import ZkLock
-from .zk_multi import ZkMulti
+from replcheck.model.engine.design import Design
+from replcheck.model.engine.step import Gate, Step, kinds_of
+from replcheck.model.features.migration_mutants import MIGRATE_MUTANTS
+from replcheck.model.features.sync_mutants import SYNC_MUTANTS
+from replcheck.model.features.syncup_mutants import SYNCUP_MUTANTS
+from replcheck.model.table.designs import Table, TableDoc, TableNaive
+from replcheck.model.table.mutants import TABLE_MUTANTS
+from replcheck.model.zk.lock import ZkLock
+from replcheck.model.zk.multi import ZkMulti
+from replcheck.model.zk.mutants import ZK_MUTANTS
 
 DESIGNS: dict[str, type[Design]] = {}
 BUILTIN: frozenset[str] = frozenset()
@@ -47,7 +47,7 @@ def register(cls: type[Design]) -> type[Design]:
             if cls.adds:
                 raise RegistryError(
                     f"mutant {cls.name!r}: adds {', '.join(cls.adds)} without a text; define the "
-                    "added steps in its text class (model/step.py)"
+                    "added steps in its text class (model/engine/step.py)"
                 )
             if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
                 raise RegistryError(
@@ -129,9 +129,9 @@ def _existing(name: str, text: type, base: type[Design]) -> str:
             return f"{c.__name__} (its text's base)"
     if hasattr(base, name):
         return f"the design {base.name}"
-    from .config import STANDARD
-    from .zk_designs import text_class
-    from .zk_layout import FlatError
+    from replcheck.model.config import STANDARD
+    from replcheck.model.zk.designs import text_class
+    from replcheck.model.zk.layout import FlatError
 
     design = base()
     for config in base.configs or ("std",):

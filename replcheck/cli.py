@@ -23,7 +23,7 @@ read from ``hbase:replication``, or ``--distributed``; ``--tree`` draws the whol
 ZooKeeper-era design gets the 2.x tool's output read from the znodes); ``list`` names the designs,
 mutants and configurations, and with ``--steps`` every override point of each named design's
 protocol text (its steps, gates, decision rules and the helpers they call, with their
-docstrings: ``model/overrides.py``).
+docstrings: ``model/engine/overrides.py``).
 
 These subcommands, and ``prove``, take ``--design NAME`` (repeatable), ``--design-file PATH``
 (repeatable: a reviewer's Python file of designs/mutants, loaded before names are resolved; when
@@ -110,9 +110,9 @@ from replcheck.model import (
     load_design_file,
     mutants,
 )
-from replcheck.model.action import Action
-from replcheck.model.render import describe_action, render_diff, render_state, state_dict
-from replcheck.model.render_table import dump as dump_queues
+from replcheck.model.engine.action import Action
+from replcheck.model.render.draw import describe_action, render_diff, render_state, state_dict
+from replcheck.model.render.table import dump as dump_queues
 from replcheck.progress import Progress
 from replcheck.report import (
     SCHEMA,
@@ -254,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("explicit", "plain", "c", "python"),
         help="explicit: the explicit-state explorer over readable states (the protocol text's "
         "steps where it covers the configuration); plain: the same explorer on the protocol "
-        "text run on plain values, with no generated program (model/plain.py); c: the flat "
+        "text run on plain values, with no generated program (model/engine/plain.py); c: the flat "
         "text on the compiled C search (generated Python where no C compiler is); python: "
         "generated Python",
     )
@@ -506,7 +506,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     results = []
     for name, cfg in pairs:
         if args.engine == "plain":
-            from replcheck.model.plain import PlainModel
+            from replcheck.model.engine.plain import PlainModel
 
             model = PlainModel(get_design(name), cfg)
         else:
@@ -566,8 +566,8 @@ def _needs_flat_form(engine: str, pairs: list[tuple[str, Config]]) -> None:
     configuration that has none."""
     if engine == "explicit":
         return
-    from replcheck.model.zk_designs import flat_layout
-    from replcheck.model.zk_layout import FlatError
+    from replcheck.model.zk.designs import flat_layout
+    from replcheck.model.zk.layout import FlatError
 
     for name, cfg in pairs:
         try:
@@ -839,8 +839,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
     """``list --steps``: every override point of each design's protocol text
-    (``model/overrides.py``), under the configurations given or the design's own."""
-    from replcheck.model.overrides import KINDS, list_points
+    (``model/engine/overrides.py``), under the configurations given or the design's own."""
+    from replcheck.model.engine.overrides import KINDS, list_points
 
     names = _names(args, loaded if args.design_file else [], None)
     if not names:

@@ -27,7 +27,7 @@ DEFAULT_DB = ".replcheck/conform-db"
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.plan import PROFILES
+    from replcheck.conformance.search.plan import PROFILES
 
     p = sub.add_parser(
         "conform",
@@ -49,10 +49,10 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_conform(args: Any) -> int:
-    from replcheck.conformance.conform import as_pytest, describe, search
-    from replcheck.conformance.plan import PROFILES
-    from replcheck.conformance.record import OutputNotEmpty, check_out
-    from replcheck.conformance.steps import DesignError, Steps
+    from replcheck.conformance.cluster.record import OutputNotEmpty, check_out
+    from replcheck.conformance.hbase.names import DesignError, Steps
+    from replcheck.conformance.search.conform import as_pytest, describe, search
+    from replcheck.conformance.search.plan import PROFILES
 
     name = args.design if not args.mutant else f"{args.design}/{args.mutant}"
     if args.mutant and "/" in args.mutant:

@@ -34,8 +34,8 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance import trace_parquet
-    from replcheck.conformance.events import TraceFault, read_trace
+    from replcheck.conformance.trace import parquet as trace_parquet
+    from replcheck.conformance.trace.reader import TraceFault, read_trace
 
     out = Path(args.output)
     if out.suffix not in SUFFIXES:

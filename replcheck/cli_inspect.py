@@ -27,7 +27,7 @@ CONNECT_TIMEOUT = 10.0
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.inspect import LAYOUTS
+    from replcheck.conformance.inspect.view import LAYOUTS
 
     p = sub.add_parser(
         "inspect",
@@ -57,7 +57,7 @@ def add_commands(sub: Any) -> None:
 def read_view(args: argparse.Namespace) -> Any:
     """The :class:`ReplicationView` the arguments name, and (live) the session id used."""
     from replcheck.cli import UsageError
-    from replcheck.conformance.inspect import (
+    from replcheck.conformance.inspect.view import (
         InspectError,
         build_view,
         read_data_dir,
@@ -97,7 +97,7 @@ def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
     from kazoo.handlers.threading import KazooTimeoutError
 
     from replcheck.cli import UsageError
-    from replcheck.conformance.inspect import read_live
+    from replcheck.conformance.inspect.view import read_live
 
     try:
         zk = KazooClient(hosts=hosts, timeout=CONNECT_TIMEOUT, connection_retry={"max_tries": 2})
@@ -120,8 +120,8 @@ def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.conformance.inspect_checks import VIOLATION, check
-    from replcheck.conformance.inspect_render import (
+    from replcheck.conformance.inspect.checks import VIOLATION, check
+    from replcheck.conformance.inspect.render import (
         dumps,
         render_distributed,
         render_findings,

@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
 
     if args.package:
-        from replcheck.conformance.mine_job import write_package
+        from replcheck.conformance.mine.job import write_package
 
         dest = Path(args.package)
         if dest.exists() and not dest.is_dir():
@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_paths(args.paths)
     out = Path(args.out)
     _check_out(out)
-    from replcheck.conformance.mine_job import run_job
+    from replcheck.conformance.mine.job import run_job
 
     def progress(r: dict[str, Any]) -> None:
         if not args.json:
@@ -125,7 +125,7 @@ def _check_paths(paths: list[str]) -> None:
     mine in it (a run folder, a trace or a ZooKeeper data directory that cannot be read is
     mined: it is quarantined with its reason)."""
     from replcheck.cli import UsageError
-    from replcheck.conformance.mine import discover
+    from replcheck.conformance.mine.rows import discover
 
     for text in paths:
         path = Path(text)

@@ -199,8 +199,8 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
     from replcheck.matrix import check_fits, manifest_expected_failures
     from replcheck.model import STANDARD, designs, get_design
-    from replcheck.model.zk_designs import flat_class
-    from replcheck.model.zk_layout import FlatError
+    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.zk.layout import FlatError
     from replcheck.specs.crosscheck import cross_check
 
     names = names or [n for n in designs() if type(get_design(n)).era == "zk"]
@@ -303,8 +303,8 @@ def bmc_status(r: Any) -> str:
 
 
 def _has_flat_form(name: str) -> bool:
-    from replcheck.model.zk_designs import flat_class
-    from replcheck.model.zk_layout import FlatError
+    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.zk.layout import FlatError
     from replcheck.specs.crosscheck import default_config
 
     try:

@@ -6,8 +6,9 @@ traces (``replcheck.conformance``).
 
 ``--out`` must be a new or empty folder: a recording never reads, merges or overwrites an earlier
 one's files (reusing a folder is refused before anything starts). Every process a run starts is
-tethered to the command: killed with it even by SIGKILL (``replcheck.conformance.lifeline``);
-``replcheck zk stop --dir OUT`` clears whatever a dead recording left where that is not available.
+tethered to the command: killed with it even by SIGKILL
+(``replcheck.conformance.cluster.lifeline``); ``replcheck zk stop --dir OUT`` clears whatever a dead
+recording left where that is not available.
 
 Each run's trace is also replayed through the model (``replcheck validate``): its verdict is
 ``conformance`` in ``verdict.json`` and summed in ``summary.json``.
@@ -62,8 +63,8 @@ def _rate(text: str) -> float:
 
 def add_commands(sub: Any) -> None:
     """Add the ``record`` subcommand to the ``replcheck`` subparsers ``sub``."""
-    from replcheck.conformance.cluster import FAULT_KINDS
-    from replcheck.conformance.steps import DESIGNS, SUPPORTED_MUTANTS
+    from replcheck.conformance.cluster.run import FAULT_KINDS
+    from replcheck.conformance.hbase.names import DESIGNS, SUPPORTED_MUTANTS
 
     p = sub.add_parser(
         "record",
@@ -118,15 +119,15 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.cluster import RunSpec
-    from replcheck.conformance.record import (
+    from replcheck.conformance.cluster.record import (
         Terminated,
         check_design,
         check_out,
         parse_faults,
         record,
     )
-    from replcheck.conformance.steps import DesignError
+    from replcheck.conformance.cluster.run import RunSpec
+    from replcheck.conformance.hbase.names import DesignError
 
     if args.design_file:
         raise UsageError(

@@ -178,7 +178,7 @@ def counterexample(b: Any) -> Any:
 
 
 def write_itf(b: Any, path: Path) -> None:
-    from replcheck.conformance.itf import to_itf
+    from replcheck.conformance.trace.itf import to_itf
 
     path.write_text(json.dumps(to_itf(b), indent=1) + "\n", encoding="utf-8")
     sys.stderr.write(f"replay: wrote {path}\n")
@@ -196,7 +196,7 @@ def write_html(path: Path, items: list[tuple[Any, str]], title: str, at: int | N
 
 def write_results_html(path: Path, results: list[tuple[Any, Any]]) -> None:
     """``explore --html``: every counterexample of every result on one page."""
-    from replcheck.conformance.replay import ReplayError, from_actions
+    from replcheck.conformance.validate.replay import ReplayError, from_actions
     from replcheck.report import render_counterexample
 
     items = []

@@ -50,7 +50,7 @@ _seconds = _not_negative(float)
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.validate import Bounds
+    from replcheck.conformance.validate.core import Bounds
 
     d = Bounds()
     p = sub.add_parser(
@@ -126,7 +126,7 @@ def add_commands(sub: Any) -> None:
         choices=("default", "plain"),
         default="default",
         help="the model's steps: the design's default (the protocol text on plain values, "
-        "model/plain.py, for a recorded run's configuration of either era), or the text on "
+        "model/engine/plain.py, for a recorded run's configuration of either era), or the text on "
         "plain values whatever the configuration (docs/text.md)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per trace, as a list")
@@ -137,7 +137,7 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.validate import Bounds, validate_log, validate_path
+    from replcheck.conformance.validate.core import Bounds, validate_log, validate_path
     from replcheck.model import DESIGNS, load_design_file
 
     for path in args.design_file or []:
@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     engine = None
     if args.engine == "plain":
-        from replcheck.model.plain import PlainModel
+        from replcheck.model.engine.plain import PlainModel
 
         engine = PlainModel
     for text in args.paths:

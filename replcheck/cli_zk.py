@@ -1,4 +1,5 @@
-"""``replcheck zk``: start, stop and query an embedded ZooKeeper (``replcheck.conformance.zk``).
+"""``replcheck zk``: start, stop and query an embedded ZooKeeper
+(``replcheck.conformance.zookeeper.server``).
 
     replcheck zk start  [--dir DIR] [--servers N] [--base-port PORT] [--timeout SECONDS]
     replcheck zk status [--dir DIR] [--json]
@@ -110,7 +111,7 @@ def add_commands(sub: Any) -> None:
 def cmd_zk(args: argparse.Namespace) -> int:
     """Run ``replcheck zk ACTION``; returns the exit status."""
     from replcheck.cli import UsageError
-    from replcheck.conformance.zk import Ensemble, ZkError
+    from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
     if args.design_file:
         raise UsageError("--design-file does not apply to zk: it runs ZooKeeper alone, no design")
@@ -131,8 +132,8 @@ def _stop(run_dir: Path) -> int:
     ``replcheck record --out`` folder or one run's folder: its ZooKeeper, region servers, paused
     ones included, sinks and master), each by its pid."""
     from replcheck.cli import UsageError
-    from replcheck.conformance.lifeline import clear
-    from replcheck.conformance.zk import Ensemble, ZkError
+    from replcheck.conformance.cluster.lifeline import clear
+    from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
     if not run_dir.is_dir():
         raise UsageError(f"no ZooKeeper run in {run_dir}: no such folder")
@@ -157,7 +158,7 @@ def _stop(run_dir: Path) -> int:
 
 def _start(run_dir: Path, args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.zk import Ensemble, ZkError
+    from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
     with_state = (run_dir / "zk" / "ensemble.json").is_file()
     if with_state:

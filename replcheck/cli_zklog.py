@@ -89,7 +89,7 @@ def add_commands(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from replcheck.cli import UsageError
-    from replcheck.conformance.zklog import ZkLogError, read_log, read_logs
+    from replcheck.conformance.zookeeper.txnlog import ZkLogError, read_log, read_logs
 
     path = Path(args.path)
     if args.snapshot and not args.replay:
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _replay(path: Path, args: argparse.Namespace) -> int:
-    from replcheck.conformance.zkdigest import replay
+    from replcheck.conformance.zookeeper.digest import replay
 
     r = replay(path, snapshot=args.snapshot)
     counts: Counter[str] = Counter()
@@ -146,7 +146,7 @@ def _replay(path: Path, args: argparse.Namespace) -> int:
 
 
 def _snapshot(path: Path, as_json: bool) -> int:
-    from replcheck.conformance.zksnap import read_snapshot
+    from replcheck.conformance.zookeeper.snapshot import read_snapshot
 
     out = sys.stdout
     with read_snapshot(path) as snap:

@@ -132,7 +132,7 @@ def induction_reproducer(model: Model, result: Any) -> str:
         return "no reproducer: the counterexample's states are not ones the model holds"
     if not broken:
         return "no reproducer: the step breaks only strengthening lemmas, not a model property"
-    from replcheck.model.model import UNREADABLE
+    from replcheck.model.engine.model import UNREADABLE
     from replcheck.specs.bmc import step_to
 
     before, after = result.states

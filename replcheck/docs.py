@@ -30,8 +30,8 @@ def properties_page() -> str:
     lines = [
         "# Properties",
         "",
-        "Generated from the protocol text's properties (`model/zk_properties.py`,",
-        "`model/table_properties.py` and `model/edit_properties.py`, each written once and",
+        "Generated from the protocol text's properties (`model/zk/properties.py`,",
+        "`model/table/properties.py` and `model/common/edit_properties.py`, each written once and",
         "checked by every engine) by `python -m replcheck.docs`.",
         "Invariants hold in every reachable state; step properties across every transition;",
         "liveness properties on every weakly fair behaviour once the environment's budgets",
@@ -141,7 +141,8 @@ def proofs_page() -> str:
         "",
         "The rules that decide safety (shouldReplicate, the log cleaner's rules, the claim",
         "guards, AddPeer's fence, queue-id and WAL-name formats and parsers) are written once, in",
-        "dual form (`model/logic.py`): the explicit model runs them on plain values, and these",
+        "dual form (`model/engine/logic.py`): the explicit model runs them on plain values, and "
+        "these",
         "proofs build the very same rules over Z3 terms (`specs/z3ops.py`). A proof is Z3's",
         "`unsat` for the negation of the property, for all values of its inputs (integers are",
         "unbounded, names are strings of any length); a refutation comes with a concrete",
@@ -187,10 +188,11 @@ def proofs_page() -> str:
 
 def bmc_page() -> str:
     """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
-    with its named lemmas (from ``specs/bmc.py``, ``model/zk_designs.py`` and
+    with its named lemmas (from ``specs/bmc.py``, ``model/zk/designs.py`` and
     ``specs/lemmas_zk.py``, ``specs/lemmas_table.py``; numbers are in ``bench/results/bmc.md``)."""
-    from replcheck.model import table_layout, zk_designs
-    from replcheck.model.zk_layout import FlatError
+    from replcheck.model.table import layout as table_layout
+    from replcheck.model.zk import designs as zk_designs
+    from replcheck.model.zk.layout import FlatError
     from replcheck.specs import bmc, crosscheck, lemmas_table, lemmas_zk
 
     def para(doc: str | None) -> str:
@@ -199,7 +201,7 @@ def bmc_page() -> str:
     lines = [
         "# Bounded model checking and induction",
         "",
-        "Generated from `specs/bmc.py`, `model/zk_designs.py`, `model/table_layout.py`,",
+        "Generated from `specs/bmc.py`, `model/zk/designs.py`, `model/table/layout.py`,",
         "`specs/lemmas_zk.py` and `specs/lemmas_table.py` by `python -m replcheck.docs`. Run",
         "with `replcheck prove --depth N` (bounded model checking beside exploration) and",
         "`replcheck prove --induction [--design D]`; `replcheck check",

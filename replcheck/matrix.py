@@ -61,8 +61,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
+from replcheck.model.common.state import KIND_NAMES
 from replcheck.model.registry import base_design
-from replcheck.model.state import KIND_NAMES
 from replcheck.progress import Progress, quiet
 from replcheck.specs import FAIL, PASS, CheckResult, check
 
@@ -926,7 +926,7 @@ def _run_parallel(plan, rows, runners, notes, expected, progress, jobs):
     ctx = multiprocessing.get_context("fork")
     finished: list[Row] = []
     interrupted = False
-    from replcheck.conformance.lifeline import die_with_parent
+    from replcheck.conformance.cluster.lifeline import die_with_parent
 
     # Workers die with the command, even a SIGKILLed one: none goes on exploring alone.
     pool = ProcessPoolExecutor(

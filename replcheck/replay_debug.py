@@ -15,8 +15,8 @@ import cmd
 import textwrap
 from typing import IO
 
-from replcheck.conformance.replay import Behaviour, event_text
-from replcheck.model.render import render_diff, render_state
+from replcheck.conformance.validate.replay import Behaviour, event_text
+from replcheck.model.render.draw import render_diff, render_state
 
 HELP = """\
   next [N]  (n)       go N steps forward (default 1)

@@ -23,8 +23,8 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from replcheck.conformance.replay import Behaviour, event_text, from_actions, from_events
-from replcheck.conformance.shrink import Shrunk, shrink
+from replcheck.conformance.validate.replay import Behaviour, event_text, from_actions, from_events
+from replcheck.conformance.validate.shrink import Shrunk, shrink
 from replcheck.model import STANDARD
 from replcheck.specs.fuzz import minimize
 from replcheck.specs.results import Counterexample
@@ -86,7 +86,7 @@ def _trace_test(
         *_behaviour_lines(small),
         '"""',
         "",
-        "from replcheck.conformance.validate import validate_events",
+        "from replcheck.conformance.validate.core import validate_events",
         "",
         f"DESIGN = {b.design!r}",
         "",

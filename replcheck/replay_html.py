@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.replay import Behaviour, event_text
-from replcheck.model.render import render_diff, render_state
+from replcheck.conformance.validate.replay import Behaviour, event_text
+from replcheck.model.render.draw import render_diff, render_state
 
 FAULTS = frozenset(
     {"fault", "crash", "sink_down", "sink_up", "master_restart", "lose_failover_event"}

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replcheck.conformance.events import TRACE_FILE, TraceFault
-from replcheck.conformance.replay import Behaviour, ReplayError, from_actions, from_trace
+from replcheck.conformance.trace.reader import TRACE_FILE, TraceFault
+from replcheck.conformance.validate.replay import Behaviour, ReplayError, from_actions, from_trace
 from replcheck.counterexamples import SCHEMA as SAVED
 from replcheck.matrix import check_fits, design_configs, resolve_config
 from replcheck.model import Config, designs, get_design

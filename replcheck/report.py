@@ -93,8 +93,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from replcheck.model import Action, Model, State
-from replcheck.model.render import describe_action, render_diff, render_rs_tree, render_state
-from replcheck.model.render import rs_changed as _rs_changed
+from replcheck.model.render.draw import describe_action, render_diff, render_rs_tree, render_state
+from replcheck.model.render.draw import rs_changed as _rs_changed
 from replcheck.specs import FAIL, PASS, CheckResult, Counterexample
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """replcheck.specs: checkers over the model. Each returns a ``CheckResult`` value."""
 
-from .explore import Exploration, check, explore, liveness_counterexample
-from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+from replcheck.specs.explore import Exploration, check, explore, liveness_counterexample
+from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 __all__ = [
     "FAIL",

@@ -1,4 +1,4 @@
-"""Bounded model checking and induction with Z3, over a flat model (``model/text.py``).
+"""Bounded model checking and induction with Z3, over a flat model (``model/engine/text.py``).
 
 Bounded model checking unrolls the transition relation: one copy of the flat variables per step,
 an action selector per step, and for each variable the value the chosen instance gives it. At
@@ -24,11 +24,10 @@ from typing import Any
 
 import z3
 from replcheck.model import Action, Model, State
-from replcheck.model.text import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
-
-from .results import Counterexample
-from .z3ops import Z3Ops
-from .z3ops import check as z3_check
+from replcheck.model.engine.text import FPY, FlatModel, FlatProperty, Fold, Instance, Tx, is_true
+from replcheck.specs.results import Counterexample
+from replcheck.specs.z3ops import Z3Ops
+from replcheck.specs.z3ops import check as z3_check
 
 Progress = Callable[[int, float], None]
 """Called after each depth with (depth done, seconds so far)."""

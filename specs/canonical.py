@@ -24,7 +24,7 @@ from math import factorial
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from .packsym import (
+from replcheck.specs.packsym import (
     NotClosed,
     permutation_maps,
     renamer,
@@ -32,7 +32,7 @@ from .packsym import (
     slot_renaming,
     types_for,
 )
-from .terms import bounds
+from replcheck.specs.terms import bounds
 
 S = TypeVar("S")
 

@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .pygen import Emitter, renamed, write_locals
-from .terms import Graph, Program, frames, supports
+from replcheck.specs.pygen import Emitter, renamed, write_locals
+from replcheck.specs.terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
 """``-O1``: the kernels are straight-line code that ``-O2`` does not make faster here, and
@@ -194,7 +194,7 @@ class Build:
     running, so no child outlives the search."""
 
     def __init__(self, prog: Program, images: dict[int, Any] | None = None) -> None:
-        from .cvm import cache_dir, compiler
+        from replcheck.specs.cvm import cache_dir, compiler
 
         self.lib: Any = None
         self.how = ""

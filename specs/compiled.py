@@ -21,11 +21,10 @@ from math import factorial
 from typing import Any
 
 from replcheck.model import Config
-from replcheck.model.text import FPY, FlatModel, Tx
-
-from .explore import memory_mib
-from .pygen import compile_python
-from .terms import Program, trace
+from replcheck.model.engine.text import FPY, FlatModel, Tx
+from replcheck.specs.explore import memory_mib
+from replcheck.specs.pygen import compile_python
+from replcheck.specs.terms import Program, trace
 
 Progress = Callable[[int, int, int], None]
 """(distinct states, frontier, depth)."""
@@ -151,7 +150,7 @@ class CompiledExploration:
 
 
 def _program(name: str, cfg: Config) -> tuple[Any, FlatModel, Program]:
-    from replcheck.model.zk_designs import flat_layout
+    from replcheck.model.zk.designs import flat_layout
 
     layout = flat_layout(name, cfg)
     fm = layout.model()
@@ -187,7 +186,7 @@ def explore_compiled(
     symmetry = symmetry and not ordered
     ren = None
     if symmetry and cfg.servers > 1:
-        from .canonical import Renamings
+        from replcheck.specs.canonical import Renamings
 
         ren = Renamings(layout, type(get_design(name)).era, prog)
         if not ren.complete:
@@ -199,7 +198,7 @@ def explore_compiled(
     lib = None
     how = "generated Python, as asked"
     if backend in ("auto", "c"):
-        from .cvm import library
+        from replcheck.specs.cvm import library
 
         lib, how = library()
         if lib is None:
@@ -235,9 +234,9 @@ def _run_c(
     progress: Any,
     kernels: str,
 ) -> None:
-    from .canonical import CLOSED_FROM_ALL
-    from .ckern import Build
-    from .cvm import MAX_SERVERS, Search, lower
+    from replcheck.specs.canonical import CLOSED_FROM_ALL
+    from replcheck.specs.ckern import Build
+    from replcheck.specs.cvm import MAX_SERVERS, Search, lower
 
     max_states, max_memory = limits
     search = Search(lib, lower(res.program, ren), record_edges=liveness)
@@ -348,8 +347,8 @@ def _run_python(
     image's fingerprint computed without building the image, by a function generated for that
     renaming the first time it is asked for. Where the layout is closed under only some
     renamings, the class is named by the fingerprint of its least image under them."""
-    from .canonical import least_renaming
-    from .pygen import compile_renamings, compile_search
+    from replcheck.specs.canonical import least_renaming
+    from replcheck.specs.pygen import compile_renamings, compile_search
 
     max_states, max_memory = limits
     code = compile_python(res.program)

@@ -17,11 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model import Config, Model, get_design
-
-from .bmc import replay
-from .compiled import CompiledExploration, explore_compiled
-from .explore import cycle, fair_lasso
-from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+from replcheck.specs.bmc import replay
+from replcheck.specs.compiled import CompiledExploration, explore_compiled
+from replcheck.specs.explore import cycle, fair_lasso
+from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 
 class ReplayError(AssertionError):

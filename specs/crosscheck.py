@@ -17,10 +17,9 @@ from typing import Any
 
 from replcheck.model import Model, get_design
 from replcheck.model.config import STANDARD, Config
-from replcheck.model.zk_designs import flat_model
-
-from .bmc import BmcResult, bmc
-from .explore import explore
+from replcheck.model.zk.designs import flat_model
+from replcheck.specs.bmc import BmcResult, bmc
+from replcheck.specs.explore import explore
 
 
 def explored_depths(model: Model) -> tuple[dict[str, int], int, float]:
@@ -163,7 +162,7 @@ def cross_check_from_path(
     start state."""
     from dataclasses import replace
 
-    from .bmc import normalize
+    from replcheck.specs.bmc import normalize
 
     cfg = cfg or default_config(name)
     model = Model(get_design(name), cfg)
@@ -209,9 +208,8 @@ def bmc_check(model: Model) -> Any:
     Every property it finds broken is a ``FAIL(b)`` cell; the column ``bmc_agrees`` says whether
     both engines found the same properties first broken at the same depths. Designs without a
     flat model (the table era) get no verdicts and a note."""
-    from replcheck.model.zk_layout import FlatError
-
-    from .results import FAIL, PASS, CheckResult
+    from replcheck.model.zk.layout import FlatError
+    from replcheck.specs.results import FAIL, PASS, CheckResult
 
     name = type(model.design).name
     result = CheckResult("bmc", name, model.cfg.name)

@@ -20,10 +20,10 @@ from math import factorial
 from pathlib import Path
 from typing import Any
 
-from .canonical import CLOSED_FROM_ALL
-from .ckern import NAMES, addresses
-from .packsym import sources
-from .terms import OPCODE, Program, frames
+from replcheck.specs.canonical import CLOSED_FROM_ALL
+from replcheck.specs.ckern import NAMES, addresses
+from replcheck.specs.packsym import sources
+from replcheck.specs.terms import OPCODE, Program, frames
 
 SOURCE = Path(__file__).with_name("cvm.c")
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 from replcheck.model import Action, Model, Property, State
-
-from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 
 def memory_mib() -> int:

@@ -64,8 +64,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from replcheck.model import DESIGNS, STANDARD, Action, ActionKind, Model, Property, State
-
-from .results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
+from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 if TYPE_CHECKING:
     from hypothesis.stateful import Rule

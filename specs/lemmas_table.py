@@ -1,4 +1,4 @@
-"""Strengthening lemmas for induction over the table-era flat model (``model/table_layout.py``,
+"""Strengthening lemmas for induction over the table-era flat model (``model/table/layout.py``,
 ``specs/bmc.py`` ``induct``), for ``table`` and ``table-doc`` under the standard configuration
 ``t-std`` (two servers, one peer enabled from the start, WALs rolled once, one edit, one crash, one
 run of the log cleaner; no admin commands, no sink outage, no master restart).
@@ -24,11 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from replcheck.model import rules, table_rules
-from replcheck.model.state import ABSENT, DELETED, ENABLED, LIVE_DIR, REMOVED
-from replcheck.model.table_layout import CLAIMS, TableFlat, config_features
-from replcheck.model.table_rules import NO_TIMESTAMP
-from replcheck.model.table_state import (
+from replcheck.model.common import rules
+from replcheck.model.common.state import ABSENT, DELETED, ENABLED, LIVE_DIR, REMOVED
+from replcheck.model.engine.text import FlatProperty, count
+from replcheck.model.table import rules as table_rules
+from replcheck.model.table.layout import CLAIMS, TableFlat, config_features
+from replcheck.model.table.rules import NO_TIMESTAMP
+from replcheck.model.table.state import (
     ARQP_CLAIM,
     ARQP_PUT_MISSING,
     ARQP_REMOVE,
@@ -44,7 +46,6 @@ from replcheck.model.table_state import (
     SCP_NONE,
     SCP_SPLIT,
 )
-from replcheck.model.text import FlatProperty, count
 
 INDUCTION_DESIGNS = ("table", "table-doc")
 INDUCTION_CONFIG = "t-std"
@@ -540,9 +541,8 @@ def run_induction(
     with every lemma above as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
-    from replcheck.model.table_layout import table_flat_class
-
-    from .bmc import induct_invariants
+    from replcheck.model.table.layout import table_flat_class
+    from replcheck.specs.bmc import induct_invariants
 
     cfg = STANDARD[INDUCTION_CONFIG]
     z = table_flat_class(design, cfg)(get_design(design), cfg)

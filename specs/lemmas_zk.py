@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from replcheck.model.state import (
+from replcheck.model.common.state import (
     ARCHIVED,
     DELETED,
     DELETING,
@@ -23,9 +23,9 @@ from replcheck.model.state import (
     READING,
     REMOVED,
 )
-from replcheck.model.text import FlatProperty, count
-from replcheck.model.zk_layout import COPIES
-from replcheck.model.zk_text import ZkFlat
+from replcheck.model.engine.text import FlatProperty, count
+from replcheck.model.zk.layout import COPIES
+from replcheck.model.zk.text import ZkFlat
 
 INDUCTION_DESIGNS = ("zk-multi", "zk-lock")
 INDUCTION_CONFIG = "std"
@@ -452,9 +452,8 @@ def run_induction(
     every lemma above that applies to the design as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
-    from replcheck.model.zk_designs import flat_class
-
-    from .bmc import induct_invariants
+    from replcheck.model.zk.designs import flat_class
+    from replcheck.specs.bmc import induct_invariants
 
     z = flat_class(design)(get_design(design), STANDARD[INDUCTION_CONFIG])
     fm = z.model()

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from replcheck.model import DESIGNS, STANDARD, Model, get_design
 from replcheck.model.registry import BUILTIN
-
-from .explore import check
+from replcheck.specs.explore import check
 
 PATH = Path(__file__).with_name("manifest.json")
 

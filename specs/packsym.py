@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .terms import Program
+from replcheck.specs.terms import Program
 
 Kinds = tuple[tuple[str | None, ...], str | None, str | None]
 """(the key positions after the family name, the value, the presence family)."""

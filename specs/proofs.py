@@ -1,7 +1,7 @@
 """Proofs for all values about the model's own decision rules, with Z3.
 
-Each proof takes the dual-form rules (``model/logic.py``) a design or mutant actually uses, builds
-them over Z3 terms (``specs/z3ops.py``) and asks Z3 whether the negation of the property is
+Each proof takes the dual-form rules (``model/engine/logic.py``) a design or mutant actually uses,
+builds them over Z3 terms (``specs/z3ops.py``) and asks Z3 whether the negation of the property is
 satisfiable: ``unsat`` is a proof for every value of the symbolic inputs (timestamps, offsets,
 positions, peer sets, server liveness, names); ``sat`` comes with a model, the concrete
 counterexample; a timeout or an undecided query is ``unknown``. Nothing is hard-coded: a verdict
@@ -32,15 +32,16 @@ from functools import partial
 from typing import Any, NamedTuple
 
 import z3
-from replcheck.model import DESIGNS, rules, table_rules
-from replcheck.model.design import Design
-from replcheck.model.logic import PY, Ops, generic_of
-from replcheck.model.state import GLOBAL
-from replcheck.model.table_rules import NO_TIMESTAMP, QueueView
-from replcheck.model.table_state import BARRIER_DISABLED, NOT_RUNNING, RUNNING
-
-from .z3ops import Z3Ops, ZStr, fresh_context, zstr_ok, zstr_read, zstr_var
-from .z3ops import check as z3_check
+from replcheck.model import DESIGNS
+from replcheck.model.common import rules
+from replcheck.model.common.state import GLOBAL
+from replcheck.model.engine.design import Design
+from replcheck.model.engine.logic import PY, Ops, generic_of
+from replcheck.model.table import rules as table_rules
+from replcheck.model.table.rules import NO_TIMESTAMP, QueueView
+from replcheck.model.table.state import BARRIER_DISABLED, NOT_RUNNING, RUNNING
+from replcheck.specs.z3ops import Z3Ops, ZStr, fresh_context, zstr_ok, zstr_read, zstr_var
+from replcheck.specs.z3ops import check as z3_check
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
@@ -1120,7 +1121,8 @@ _REASONS = {
     "state",
     "rule_write_failure_aborts": "chooses the server's reaction to a failed write: its harm "
     "shows only in what the server then never ships (exploration, BMC)",
-    "rule_previous_range_pushed": "is a rule of the serial feature's text (model/serial.py), "
+    "rule_previous_range_pushed": "is a rule of the serial feature's text "
+    "(model/features/serial.py), "
     "not a dual-form rule of the design: its harm shows in the order a serial peer applies a "
     "region's edits (exploration, BMC)",
     "rule_refs_before_commit": "chooses whether a bulk load's hfile references come before its "

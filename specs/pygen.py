@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .packsym import sources
-from .terms import Graph, Program, frames
+from replcheck.specs.packsym import sources
+from replcheck.specs.terms import Graph, Program, frames
 
 _BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
 
@@ -253,7 +253,7 @@ def _compiled(src: str, name: str) -> Any:
     """``compile(src)``, its code object cached by the source's content hash (and the Python
     version's bytecode magic) in ``cache_dir()``: a cache hit skips the compiler, which takes
     seconds on a large configuration's program."""
-    from .cvm import cache_dir
+    from replcheck.specs.cvm import cache_dir
 
     digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + src.encode()).hexdigest()[:32]
     path = cache_dir() / f"py-{digest}.marshal"

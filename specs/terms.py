@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from replcheck.model.text import FlatModel, Fold, Tx
+from replcheck.model.engine.text import FlatModel, Fold, Tx
 
 OPS = (
     "const",  # (value,)

@@ -1,5 +1,5 @@
-"""``replcheck.model.logic.Ops`` over Z3: Booleans, integers (timestamps, offsets, positions) and
-strings (names). A dual-form rule of the model called with a ``Z3Ops`` instead of ``PY`` builds
+"""``replcheck.model.engine.logic.Ops`` over Z3: Booleans, integers (timestamps, offsets, positions)
+and strings (names). A dual-form rule of the model called with a ``Z3Ops`` instead of ``PY`` builds
 the Z3 term of the very same rule: no second copy of a rule lives here.
 
 Strings are encoded as a length and an array of character codes (``ZStr``), not with Z3's
@@ -7,7 +7,7 @@ sequence theory: the round-trip proofs about names need facts like "the first ``
 ``peer + '-' + rest`` is at ``len(peer)`` when ``peer`` has none", which Z3's string solver does
 not settle (it times out on that very lemma), while the same fact over arrays with a quantified
 "first occurrence" is immediate. Every operation keeps SMT-LIB's total semantics (the plain
-backend's, see ``model/logic.py``); operations that search (``index_of``, ``last_index_of``,
+backend's, see ``model/engine/logic.py``); operations that search (``index_of``, ``last_index_of``,
 ``contains``) return a fresh integer defined by side constraints, which ``side`` collects and the
 caller must assert with its query (a definitional extension: it constrains nothing else).
 Searched-for strings must be literals, as they are in every rule.
@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import z3
-from replcheck.model.logic import charset
+from replcheck.model.engine.logic import charset
 
 _MAX_CODE = 0x10FFFF
 

@@ -24,12 +24,12 @@ in Python. ``label`` gives the action the arguments traces know it by, the new o
 
 from typing import Any
 
-from replcheck.model.state import ARCHIVED, DELETED
-from replcheck.model.step import Ctx, step
-from replcheck.model.zk_claims import MultiClaims
-from replcheck.model.zk_cleaners import LockCleaner
-from replcheck.model.zk_lock import ZkLock
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.common.state import ARCHIVED, DELETED
+from replcheck.model.engine.step import Ctx, step
+from replcheck.model.zk.claims import MultiClaims
+from replcheck.model.zk.cleaners import LockCleaner
+from replcheck.model.zk.lock import ZkLock
+from replcheck.model.zk.multi import ZkMulti
 
 
 class RepairTool(MultiClaims):

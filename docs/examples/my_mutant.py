@@ -14,9 +14,9 @@ counterexample. The ZooKeeper era's steps are the protocol text's, which reads a
 dual form: a rule overridden by a plain Python method is refused there, in one line.
 """
 
-from replcheck.model.logic import PY, Ops, dual
-from replcheck.model.state import Shipper, Wal
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.common.state import Shipper, Wal
+from replcheck.model.engine.logic import PY, Ops, dual
+from replcheck.model.zk.multi import ZkMulti
 
 
 def drop_unread_rule(ops: Ops, newer_queued, closed, pos, length):

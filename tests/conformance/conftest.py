@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.zk import Ensemble
+from replcheck.conformance.zookeeper.server import Ensemble
 
 START_TIMEOUT = 90.0
 """Generous: on a two-core machine a test run may be busy with other workers."""

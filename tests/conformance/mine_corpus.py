@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from replcheck.conformance import trace_parquet
-from replcheck.conformance.events import read_trace
+from replcheck.conformance.trace import parquet as trace_parquet
+from replcheck.conformance.trace.reader import read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 VALIDATE = ROOT / "test_data" / "validate"

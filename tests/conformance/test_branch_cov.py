@@ -11,10 +11,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import branch_cov
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.mine import branch_cov
+from replcheck.conformance.validate.core import validate_path
 from replcheck.model import STANDARD, Action, get_design
-from replcheck.model.plain import PlainModel
+from replcheck.model.engine.plain import PlainModel
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
@@ -47,14 +47,14 @@ def test_every_point_is_an_if_statement_or_a_decision_of_a_step(design: str) -> 
                 assert call.endswith(")"), (action, p, call)  # the whole call, to the column
     # both eras' recorded runs go through the text: its helpers, never the explicit steps
     files = {Path(p.file).name for found in points.values() for p in found}
-    assert ("zk_text.py" in files) == design.startswith("zk-")
-    assert ("table_seams.py" in files) == (design == "table")
-    assert "table_common.py" not in files
+    assert ("zk/text.py" in files) == design.startswith("zk-")
+    assert ("table/seams.py" in files) == (design == "table")
+    assert "table/common.py" not in files
 
 
 def test_the_claim_commit_step_reaches_the_claim_check_through_its_helpers() -> None:
     names = branch_cov.names("zk-multi")
-    assert any(n.startswith("claim_commit[zk_text.py:") and CLAIM_CHECK in n for n in names)
+    assert any(n.startswith("claim_commit[zk/text.py:") and CLAIM_CHECK in n for n in names)
     # found through ``self.start_recovered`` -> ``self.add_shipper``, a helper two calls down
     assert any(n.startswith("claim_commit[") and "ops.and_(cond, *taken)" in n for n in names)
     # the interpreter's own modules state no protocol: not followed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.common import (
+from replcheck.conformance.cluster.common import (
     TABLE,
     TxnFailed,
     ZkProcess,

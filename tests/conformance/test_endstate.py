@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import endstate, schema
-from replcheck.model.state import CATALOG, GLOBAL, LOCAL
+from replcheck.conformance.trace import schema
+from replcheck.conformance.validate import endstate
+from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
 
 
 def put(uid: str, kind: int = GLOBAL, owed: list[int] | None = None) -> dict:

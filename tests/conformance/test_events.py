@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from replcheck.conformance.events import TraceFault, read_trace
-from replcheck.conformance.validate import Bounds, validate_path
+from replcheck.conformance.trace.reader import TraceFault, read_trace
+from replcheck.conformance.validate.core import Bounds, validate_path
 
 
 def event(seq: int, name: str = "add_peer", zxid: int | None = None, **kw: object) -> dict:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replcheck.conformance import tracemut
-from replcheck.conformance.trace import lane
-from replcheck.conformance.validate import validate_events, validate_path
+from replcheck.conformance.trace import mutate as tracemut
+from replcheck.conformance.trace.events import lane
+from replcheck.conformance.validate.core import validate_events, validate_path
 
 GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
 MANIFEST = json.loads((GOLDEN / "manifest.json").read_text(encoding="utf-8"))

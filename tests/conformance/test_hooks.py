@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.hooks import Arms
+from replcheck.conformance.cluster.hooks import Arms
 
 VISITOR = """
 import sys, time
 from pathlib import Path
-from replcheck.conformance.hooks import Hooks
+from replcheck.conformance.cluster.hooks import Hooks
 h = Hooks(Path(sys.argv[1]), "rs-x")
 t0 = time.monotonic()
 held = h.point("cleaner_read", i=int(sys.argv[2]))
@@ -82,7 +82,7 @@ def test_unknown_point_is_refused(tmp_path: Path) -> None:
 
 def test_a_callable_detail_is_asked_only_when_the_point_is_armed(tmp_path: Path) -> None:
     """zk-multi's cleaner tells ``rest_dead`` by reading ZooKeeper: not on every visit."""
-    from replcheck.conformance.hooks import Hooks
+    from replcheck.conformance.cluster.hooks import Hooks
 
     asked: list[int] = []
 

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance.inspect import (
+from replcheck.conformance.inspect.checks import VIOLATION, check
+from replcheck.conformance.inspect.render import (
+    dumps,
+    render_distributed,
+    render_tree,
+    render_znodes,
+)
+from replcheck.conformance.inspect.view import (
     InspectError,
     Nodes,
     ZNode,
@@ -26,16 +33,9 @@ from replcheck.conformance.inspect import (
     read_snapshot_logs,
     strip_metadata,
 )
-from replcheck.conformance.inspect_checks import VIOLATION, check
-from replcheck.conformance.inspect_render import (
-    dumps,
-    render_distributed,
-    render_tree,
-    render_znodes,
-)
-from replcheck.conformance.zk import Ensemble
-from replcheck.conformance.zklog import OpCode, read_logs
-from replcheck.conformance.zksnap import valid_snapshot_files
+from replcheck.conformance.zookeeper.server import Ensemble
+from replcheck.conformance.zookeeper.snapshot import valid_snapshot_files
+from replcheck.conformance.zookeeper.txnlog import OpCode, read_logs
 
 from replcheck import cli
 
@@ -525,7 +525,7 @@ def test_live_reference_cluster_inspected_during_a_run(
     """A recorded run of the reference cluster, inspected while it runs (once it is up, after a
     region server is killed, and while it drains), through its connect string as an operator
     would: its queues are drawn and no check finds a violation."""
-    from replcheck.conformance.cluster import RunSpec, record_run
+    from replcheck.conformance.cluster.run import RunSpec, record_run
 
     seen: list[tuple[str, str, list]] = []
 

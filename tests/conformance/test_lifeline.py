@@ -1,5 +1,5 @@
 """Tethered children: they die with the driver (even a SIGKILLed one), and not with the thread
-of the driver that started them (``conformance/lifeline.py``)."""
+of the driver that started them (``conformance/cluster/lifeline.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from typing import IO, cast
 
 import pytest
-from replcheck.conformance import lifeline
+from replcheck.conformance.cluster import lifeline
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
 

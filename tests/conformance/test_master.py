@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.common import (
+from replcheck.conformance.cluster.common import (
     ADMIN,
     BARRIER,
     ENABLED,
@@ -19,8 +19,8 @@ from replcheck.conformance.common import (
     SERVERS,
     old_wal_dir,
 )
-from replcheck.conformance.master import Master
-from replcheck.conformance.steps import Steps, peer_id, server_name
+from replcheck.conformance.cluster.master import Master
+from replcheck.conformance.hbase.names import Steps, peer_id, server_name
 
 
 @pytest.fixture

@@ -11,17 +11,10 @@ from pathlib import Path
 
 import pytest
 from mine_corpus import CORRUPT_AT, VALIDATE, make_corpus
-from replcheck.conformance.mine import (
-    branches,
-    coverage,
-    discover,
-    latencies,
-    mine_run,
-    races,
-)
-from replcheck.conformance.mine_html import render_html
-from replcheck.conformance.mine_job import build_tables, package_zip, summarize
-from replcheck.conformance.validate import validate_log, validate_path
+from replcheck.conformance.mine.html import render_html
+from replcheck.conformance.mine.job import build_tables, package_zip, summarize
+from replcheck.conformance.mine.rows import branches, coverage, discover, latencies, mine_run, races
+from replcheck.conformance.validate.core import validate_log, validate_path
 
 
 def test_discover_finds_runs_traces_and_zookeeper_folders(tmp_path: Path) -> None:
@@ -206,7 +199,7 @@ def test_the_shipped_zip_holds_the_packages_and_the_schema(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("n", [1, 3])
 def test_partitions_never_exceed_the_runs(n: int) -> None:
-    from replcheck.conformance.mine_job import partitions_for, waves
+    from replcheck.conformance.mine.job import partitions_for, waves
 
     assert partitions_for(n, 8) == n
     assert partitions_for(1000, 2) == 8

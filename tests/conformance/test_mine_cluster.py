@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from mine_corpus import make_corpus
-from replcheck.conformance.mine_cluster import StandaloneCluster, isolated_python
-from replcheck.conformance.mine_job import write_package
+from replcheck.conformance.mine.cluster import StandaloneCluster, isolated_python
+from replcheck.conformance.mine.job import write_package
 
 from replcheck.cli import main
 

@@ -8,8 +8,8 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from replcheck.conformance.conform import DISABLE_LANDS, as_pytest, plans, windows, writes
-from replcheck.conformance.plan import (
+from replcheck.conformance.search.conform import DISABLE_LANDS, as_pytest, plans, windows, writes
+from replcheck.conformance.search.plan import (
     HELD,
     PROFILES,
     REST_DEAD,
@@ -151,7 +151,7 @@ def test_windows_arm_a_point_then_open_it_with_a_death(
 
 
 def test_the_structural_shrink_keeps_a_cut_only_while_the_plan_still_fails() -> None:
-    from replcheck.conformance.plan_shrink import shrink
+    from replcheck.conformance.search.shrink import shrink
 
     def fails(plan: Plan) -> bool:  # the bug: a LOCAL write shipped
         return any(w.kind == "local" for ws in plan.writes for w in ws)
@@ -163,7 +163,7 @@ def test_the_structural_shrink_keeps_a_cut_only_while_the_plan_still_fails() -> 
 
 
 def test_the_structural_shrink_stops_at_its_budget() -> None:
-    from replcheck.conformance.plan_shrink import shrink
+    from replcheck.conformance.search.shrink import shrink
 
     plan, runs, out_of_runs = shrink(PLAN, lambda p: True, runs=3)
     assert (runs, out_of_runs) == (3, True)

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.conform import check_plan, judge
-from replcheck.conformance.plan import REST_DEAD, Plan, Step, Write
+from replcheck.conformance.search.conform import check_plan, judge
+from replcheck.conformance.search.plan import REST_DEAD, Plan, Step, Write
 
 pytestmark = [pytest.mark.slow, pytest.mark.zookeeper]
 

@@ -14,8 +14,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import schema, trace
-from replcheck.conformance.cluster import RunSpec, record_run
+from replcheck.conformance.cluster.run import RunSpec, record_run
+from replcheck.conformance.trace import events as trace
+from replcheck.conformance.trace import schema
 
 pytestmark = pytest.mark.zookeeper
 
@@ -72,8 +73,8 @@ def assert_values_encoded(run_dir: Path, *, hbase: bool) -> None:
     """zk-multi writes every peer, peer state and position as HBase 2.x does (the metadata
     prefix, then ``PBUF`` and the protobuf message); zk-lock writes them as text (a peer as
     JSON)."""
-    from replcheck.conformance import txnread
-    from replcheck.conformance.inspect_values import PB_MAGIC, strip_metadata
+    from replcheck.conformance.fromlog import read as txnread
+    from replcheck.conformance.hbase.values import PB_MAGIC, strip_metadata
 
     values = [
         (path, data)

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import trace
-from replcheck.conformance.lifeline import leftovers
+from replcheck.conformance.cluster.lifeline import leftovers
+from replcheck.conformance.trace import events as trace
 
 from replcheck.cli import main
 
@@ -68,7 +68,7 @@ def test_a_used_output_folder_is_refused_before_anything_starts(
     def started(*_args: object, **_kw: object) -> None:
         raise AssertionError("a recording started")
 
-    monkeypatch.setattr("replcheck.conformance.record.record", started)
+    monkeypatch.setattr("replcheck.conformance.cluster.record.record", started)
     assert main(["record", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "is not empty" in err and len(err.strip().splitlines()) == 1
@@ -96,9 +96,9 @@ def test_a_torn_last_line_is_said_not_dropped_silently(tmp_path) -> None:
 
 
 def test_a_torn_trace_is_no_clean_run() -> None:
-    from replcheck.conformance.cluster import RunResult, RunSpec
-    from replcheck.conformance.endstate import Verdict
-    from replcheck.conformance.record import summarize
+    from replcheck.conformance.cluster.record import summarize
+    from replcheck.conformance.cluster.run import RunResult, RunSpec
+    from replcheck.conformance.validate.endstate import Verdict
 
     result = RunResult(Path("run-000-seed0"), Verdict(), torn_lines=["rs.jsonl:9: torn"])
     summary = summarize(RunSpec(), [result])
@@ -112,13 +112,19 @@ def test_zk_stop_clears_the_leftovers_of_a_dead_run(tmp_path, capsys) -> None:
     code = "import time; time.sleep(120)"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", code, "replcheck.conformance.regionserver", str(run)],
+            [sys.executable, "-c", code, "replcheck.conformance.cluster.regionserver", str(run)],
             start_new_session=True,
         )
         for _ in range(2)
     ]
     bystander = subprocess.Popen(
-        [sys.executable, "-c", code, "replcheck.conformance.regionserver", str(tmp_path / "x")],
+        [
+            sys.executable,
+            "-c",
+            code,
+            "replcheck.conformance.cluster.regionserver",
+            str(tmp_path / "x"),
+        ],
         start_new_session=True,
     )
     try:

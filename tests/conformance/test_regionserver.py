@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replcheck.conformance import wire
-from replcheck.conformance.regionserver import RegionServer
+from replcheck.conformance.cluster import wire
+from replcheck.conformance.cluster.regionserver import RegionServer
 
 EDIT = {
     "uid": "1.0",

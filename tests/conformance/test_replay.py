@@ -9,9 +9,10 @@ from typing import Any
 
 import itf_py
 import pytest
-from replcheck.conformance import tracemut
-from replcheck.conformance.itf import to_itf, value
-from replcheck.conformance.replay import (
+from replcheck.conformance.trace import mutate as tracemut
+from replcheck.conformance.trace.itf import to_itf, value
+from replcheck.conformance.validate.core import validate_events, validate_path
+from replcheck.conformance.validate.replay import (
     HIDDEN_LANE,
     Behaviour,
     ReplayError,
@@ -19,8 +20,7 @@ from replcheck.conformance.replay import (
     from_events,
     from_trace,
 )
-from replcheck.conformance.shrink import NotFailing, shrink
-from replcheck.conformance.validate import validate_events, validate_path
+from replcheck.conformance.validate.shrink import NotFailing, shrink
 from replcheck.model import STANDARD, Action
 
 GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"

@@ -1,6 +1,6 @@
-"""The event schema's two validators (``conformance/schema.py``): the compiled one lets an event
-through only where ``jsonschema`` finds nothing wrong with it, and the schema uses only keywords
-both drafts read alike."""
+"""The event schema's two validators (``conformance/trace/schema.py``): the compiled one lets an
+event through only where ``jsonschema`` finds nothing wrong with it, and the schema uses only
+keywords both drafts read alike."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from replcheck.conformance import schema
+from replcheck.conformance.trace import schema
 
 GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
 

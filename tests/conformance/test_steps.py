@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from replcheck.conformance.steps import SUPPORTED_MUTANTS, DesignError, Steps, kind_of
-from replcheck.model.state import CATALOG, GLOBAL, LOCAL
-from replcheck.model.table_state import BEGIN, NO_SOURCE, Row
+from replcheck.conformance.hbase.names import SUPPORTED_MUTANTS, DesignError, Steps, kind_of
+from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
+from replcheck.model.table.state import BEGIN, NO_SOURCE, Row
 
 
 def test_names_round_trip() -> None:

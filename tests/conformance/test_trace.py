@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import schema, trace
+from replcheck.conformance.trace import events as trace
+from replcheck.conformance.trace import schema
 
 
 def ev(proc: str, seq: int, t: float, zxid: int | None, name: str = "persist") -> dict:

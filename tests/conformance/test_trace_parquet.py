@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import trace_parquet
-from replcheck.conformance.events import TraceFault, read_trace
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.trace import parquet as trace_parquet
+from replcheck.conformance.trace.reader import TraceFault, read_trace
+from replcheck.conformance.validate.core import validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.events import read_trace
-from replcheck.conformance.txnagree import agreement
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.fromlog.agree import agreement
+from replcheck.conformance.trace.reader import read_trace
+from replcheck.conformance.validate.core import validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 RUNS = sorted(p.parent for p in DATA.glob("*/zk-txnlog"))

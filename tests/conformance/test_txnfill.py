@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import txnfill
-from replcheck.conformance.events import read_trace
-from replcheck.conformance.validate import validate_events, validate_path
-from replcheck.conformance.zklog import read_logs
+from replcheck.conformance.fromlog import fill as txnfill
+from replcheck.conformance.trace.reader import read_trace
+from replcheck.conformance.validate.core import validate_events, validate_path
+from replcheck.conformance.zookeeper.txnlog import read_logs
 
 RUN = Path(__file__).resolve().parents[2] / "test_data" / "validate" / "zk-lock-lost-persist"
 

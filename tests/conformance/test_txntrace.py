@@ -9,20 +9,21 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance import txnprocs, txntrace
-from replcheck.conformance.common import LIVE, MASTER, PEERS, QUEUES
-from replcheck.conformance.inspect_values import encode_peer_state, encode_position, hbase_value
-from replcheck.conformance.steps import Steps, server_name
-from replcheck.conformance.txntrace import HFILE_REFS, REGIONS
-from replcheck.conformance.validate import (
+from replcheck.conformance.cluster.common import LIVE, MASTER, PEERS, QUEUES
+from replcheck.conformance.fromlog import procs as txnprocs
+from replcheck.conformance.fromlog import zk as txntrace
+from replcheck.conformance.fromlog.zk import HFILE_REFS, REGIONS
+from replcheck.conformance.hbase.names import Steps, server_name
+from replcheck.conformance.hbase.values import encode_peer_state, encode_position, hbase_value
+from replcheck.conformance.validate.core import (
     Validator,
     validate_events,
     validate_log,
     validate_path,
 )
-from replcheck.conformance.zk import Ensemble
+from replcheck.conformance.zookeeper.server import Ensemble
 from replcheck.model import get_design
-from replcheck.model.table_state import NOT_RUNNING
+from replcheck.model.table.state import NOT_RUNNING
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 

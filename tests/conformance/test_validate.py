@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.validate import Bounds, validate_events, validate_log, validate_path
+from replcheck.conformance.validate.core import Bounds, validate_events, validate_log, validate_path
 
 DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
 
@@ -126,7 +126,7 @@ def test_an_edit_written_to_two_wals_says_nothing_of_either_wals_order() -> None
 def test_the_master_log_cleaner_is_a_lane_of_its_own() -> None:
     """The cleaner chore runs beside the master's procedures: the order of a cleaner event and a
     procedure event in the master's file says nothing (only zxids and read windows order them)."""
-    from replcheck.conformance.trace import lane
+    from replcheck.conformance.trace.events import lane
 
     def ev(name: str, proc: str = "master") -> dict:
         return {"name": name, "proc": proc, "args": {}, "pid": 1}
@@ -383,12 +383,12 @@ def test_a_step_that_does_not_fit_the_runs_layout_makes_a_rejection_undecided() 
     trace, which no behaviour then consumes, is undecided (never rejected) and says why."""
     import dataclasses
 
-    from replcheck.conformance.events import read_trace
-    from replcheck.conformance.mapping import promote
-    from replcheck.conformance.steps import Steps
-    from replcheck.conformance.validate import derive_config
+    from replcheck.conformance.hbase.names import Steps
+    from replcheck.conformance.trace.reader import read_trace
+    from replcheck.conformance.validate.core import derive_config
+    from replcheck.conformance.validate.mapping import promote
     from replcheck.model import get_design
-    from replcheck.model.plain import PlainModel
+    from replcheck.model.engine.plain import PlainModel
 
     trace = read_trace(Path("traces/golden/zk-lock-master-restart.jsonl"), None)
     design = get_design(trace.design)

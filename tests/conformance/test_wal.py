@@ -6,7 +6,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import wal
+from replcheck.conformance.hbase import wal
 
 
 def write(path: Path, n: int) -> list[int]:

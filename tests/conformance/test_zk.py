@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from replcheck.conformance import zk as zkmod
-from replcheck.conformance.zk import Ensemble, ZkError, classpath, zookeeper_version
+from replcheck.conformance.zookeeper import server as zkmod
+from replcheck.conformance.zookeeper.server import Ensemble, ZkError, classpath, zookeeper_version
 
 CONNECT_TIMEOUT = 30.0
 
@@ -376,7 +376,7 @@ def test_the_drivers_calls_end_when_zookeeper_is_gone(tmp_path: Path) -> None:
     """A run's driver must not wait for ever on an ensemble that lost its quorum: each of its
     calls answers or fails within ``CALL_TIMEOUT`` (kazoo's own wait has no end)."""
     from kazoo.handlers.threading import KazooTimeoutError
-    from replcheck.conformance.cluster import CALL_TIMEOUT, DriverClient
+    from replcheck.conformance.cluster.run import CALL_TIMEOUT, DriverClient
 
     ensemble = Ensemble(tmp_path, servers=1)
     ensemble.start(timeout=90)

@@ -31,9 +31,10 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NodeExistsError, NoNodeError
 from kazoo.protocol.serialization import Create2, long_struct
 from kazoo.security import OPEN_ACL_UNSAFE, make_acl, make_digest_acl
-from replcheck.conformance.zk import Ensemble, classpath, jars_dir, java_executable
-from replcheck.conformance.zkdigest import DataTree, replay
-from replcheck.conformance.zklog import (
+from replcheck.conformance.zookeeper.digest import DataTree, replay
+from replcheck.conformance.zookeeper.server import Ensemble, classpath, jars_dir, java_executable
+from replcheck.conformance.zookeeper.snapshot import read_snapshot, snapshot_files
+from replcheck.conformance.zookeeper.txnlog import (
     OpCode,
     SetDataTxn,
     Txn,
@@ -43,7 +44,6 @@ from replcheck.conformance.zklog import (
     read_log,
     read_logs,
 )
-from replcheck.conformance.zksnap import read_snapshot, snapshot_files
 
 from replcheck.cli import main
 
@@ -775,7 +775,7 @@ def test_an_error_op_carrying_the_bytes_of_its_prepared_record_is_read() -> None
     first four bytes and ignores the rest."""
     import struct
 
-    from replcheck.conformance.zklog import decode_record
+    from replcheck.conformance.zookeeper.txnlog import decode_record
 
     path = b"/hbase/rs/1.1.1.4,60020,123456810"
     set_data = (

@@ -1,5 +1,5 @@
 """The one check every flat-model test makes: a design's flat model (the text over
-``model/zk_layout.py`` or ``model/table_layout.py``) against its ``Model`` (``reference``: the
+``model/zk/layout.py`` or ``model/table/layout.py``) against its ``Model`` (``reference``: the
 text's generated program, or the plain interpreter), state by state, on plain values. On each
 state: the flat form is within its declared ranges and round-trips; the flat steps lead to
 exactly the model's successors; every invariant and liveness goal of the text, evaluated on plain
@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from replcheck.model import STANDARD, Model, State, get_design
 from replcheck.model.config import Config
-from replcheck.model.text import FPY, is_true
-from replcheck.model.zk_designs import flat_model
+from replcheck.model.engine.text import FPY, is_true
+from replcheck.model.zk.designs import flat_model
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
 

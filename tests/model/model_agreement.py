@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.plain import PlainModel
-from replcheck.model.text_model import TextModel
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.engine.text_model import TextModel
 from replcheck.specs.bmc import normalize
 
 

@@ -1,12 +1,12 @@
-"""The bootstrap of ``hbase:replication`` (``model/bootstrap.py``), the first component written
-only in the protocol text: its steps through ``Model`` and the design that deadlocks."""
+"""The bootstrap of ``hbase:replication`` (``model/features/bootstrap.py``), the first component
+written only in the protocol text: its steps through ``Model`` and the design that deadlocks."""
 
 from __future__ import annotations
 
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.action import Action
-from replcheck.model.bootstrap import dependency_cycle
-from replcheck.model.text_model import TextModel
+from replcheck.model.engine.action import Action
+from replcheck.model.engine.text_model import TextModel
+from replcheck.model.features.bootstrap import dependency_cycle
 from replcheck.specs.explore import check
 
 CFG = STANDARD["t-bootstrap"]

@@ -1,6 +1,6 @@
 """The cleaner's purpose, ``unneeded_wals_deleted`` (written once in
-``model/edit_properties.py``), in both eras: asked only where the cleaner runs for ever, and able
-to fail in each."""
+``model/common/edit_properties.py``), in both eras: asked only where the cleaner runs for ever, and
+able to fail in each."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 from replcheck.model import STANDARD, Model, get_design
 
 KEEPS_ALL = '''
-from replcheck.model.zk_multi import ZkMulti
-from replcheck.model.zk_text import ZkFlat
+from replcheck.model.zk.multi import ZkMulti
+from replcheck.model.zk.text import ZkFlat
 
 
 class KeepsAll(ZkFlat):

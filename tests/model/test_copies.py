@@ -1,5 +1,5 @@
-"""The copy slots' normal form (``model/copies.py``): every packed state a step reaches is the
-one packed form of its readable state, so an engine that compares packed states counts what the
+"""The copy slots' normal form (``model/engine/copies.py``): every packed state a step reaches is
+the one packed form of its readable state, so an engine that compares packed states counts what the
 readable engines count."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from replcheck.model import STANDARD
-from replcheck.model.copies import CopySlots, sort_copies, sort_plain
-from replcheck.model.text import FPY, Tx
-from replcheck.model.zk_designs import flat_layout
+from replcheck.model.engine.copies import CopySlots, sort_copies, sort_plain
+from replcheck.model.engine.text import FPY, Tx
+from replcheck.model.zk.designs import flat_layout
 
 CASES = [
     # a mutant whose claims leave two or three recovered sources for one queue in copy slots:

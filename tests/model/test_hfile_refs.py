@@ -1,21 +1,21 @@
-"""Bulk loads and the ``hfileref`` family (``model/hfile_refs.py``): the references a bulk load
-adds per peer, their removal when the marker is shipped, the hfile cleaner that waits for them,
+"""Bulk loads and the ``hfileref`` family (``model/features/hfile_refs.py``): the references a bulk
+load adds per peer, their removal when the marker is shipped, the hfile cleaner that waits for them,
 ``bulk_loaded_hfile_kept``, the mutant, and the engines against each other."""
 
 from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.hfile_refs import (
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.features.hfile_refs import (
     FEATURE,
     HF_ARCHIVED,
     HF_DELETED,
     HF_STORE,
     RefsAfterCommit,
 )
-from replcheck.model.plain import PlainModel
-from replcheck.model.table_layout import table_flat_class
-from replcheck.model.table_state import HFILE_REF
+from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.state import HFILE_REF
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

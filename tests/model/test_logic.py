@@ -1,4 +1,4 @@
-"""The dual-form rules (``model/logic.py``): the plain operations follow SMT-LIB's total
+"""The dual-form rules (``model/engine/logic.py``): the plain operations follow SMT-LIB's total
 semantics, and the plain wrappers the model calls give what the rules did before they were
 written in dual form."""
 
@@ -8,10 +8,12 @@ import itertools
 from urllib.parse import quote
 
 import pytest
-from replcheck.model import STANDARD, get_design, rules, table_rules
-from replcheck.model.logic import PY, generic_of
-from replcheck.model.table_rules import NO_TIMESTAMP
-from replcheck.model.table_state import BEGIN, FULL
+from replcheck.model import STANDARD, get_design
+from replcheck.model.common import rules
+from replcheck.model.engine.logic import PY, generic_of
+from replcheck.model.table import rules as table_rules
+from replcheck.model.table.rules import NO_TIMESTAMP
+from replcheck.model.table.state import BEGIN, FULL
 
 
 def test_plain_string_operations_are_total() -> None:
@@ -118,7 +120,7 @@ def test_queue_id_formats_are_the_seeds() -> None:
 
 
 def test_claim_guard_and_fence_rules() -> None:
-    from replcheck.model.table_state import BARRIER_DISABLED, NOT_RUNNING, RUNNING, Row
+    from replcheck.model.table.state import BARRIER_DISABLED, NOT_RUNNING, RUNNING, Row
 
     row = Row(0, 1, -1, ((0, 2, 5),))
     assert table_rules.claim_guard_holds(row, ((0, 2, 5),))

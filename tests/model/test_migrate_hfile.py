@@ -1,19 +1,19 @@
-"""The hfile references of a 2.x bulk load through the migration (``model/migrate_hfile.py``):
-the starting point, MIGRATE's hfile-refs task and what it waits for, the drawing, the pinned
-finding (the 3.x hfile cleaner before MIGRATE), the mutant caught by ``hfile_refs_migrated``, and
-the engines' agreement."""
+"""The hfile references of a 2.x bulk load through the migration
+(``model/features/migrate_hfile.py``): the starting point, MIGRATE's hfile-refs task and what it
+waits for, the drawing, the pinned finding (the 3.x hfile cleaner before MIGRATE), the mutant caught
+by ``hfile_refs_migrated``, and the engines' agreement."""
 
 from __future__ import annotations
 
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.hfile_refs import HF_DELETED, HF_STORE, BulkLoad
-from replcheck.model.migrate_hfile import SkipsHFileRefs, ZkHFileRefs
-from replcheck.model.render_table import render_queue_table
-from replcheck.model.table_layout import table_flat_class, table_flat_model
-from replcheck.model.table_state import HFILE_REF, MIG_MIGRATE, TState
-from replcheck.model.text import FlatError
+from replcheck.model.engine.text import FlatError
+from replcheck.model.features.hfile_refs import HF_DELETED, HF_STORE, BulkLoad
+from replcheck.model.features.migrate_hfile import SkipsHFileRefs, ZkHFileRefs
+from replcheck.model.render.table import render_queue_table
+from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.state import HFILE_REF, MIG_MIGRATE, TState
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import check
 from walks import PREPARED, names

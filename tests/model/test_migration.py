@@ -1,21 +1,24 @@
-"""The ZooKeeper-to-table migration and rolling upgrade (``model/migration.py``), written only in
-the protocol text: the starting state, the conversion of ZooKeeper queues to rows, the verdicts of
-``table`` and ``table-doc`` on the migration configs (state counts pinned), the migration mutants,
-the counts of the explicit steps it replaced, and bounded model checking from the same text."""
+"""The ZooKeeper-to-table migration and rolling upgrade (``model/features/migration.py``), written
+only in the protocol text: the starting state, the conversion of ZooKeeper queues to rows, the
+verdicts of ``table`` and ``table-doc`` on the migration configs (state counts pinned), the
+migration mutants, the counts of the explicit steps it replaced, and bounded model checking from the
+same text."""
 
 from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.migration import (
+from replcheck.model.common.state import ARCHIVED, DISABLED, ENABLED, Queue
+from replcheck.model.engine.text import FlatError
+from replcheck.model.engine.text_model import TextModel
+from replcheck.model.features.migration import (
     ClaimDuringMigration,
     KeepsCleaner,
     ReplayForgetsBarrier,
     ZkMigration,
 )
-from replcheck.model.state import ARCHIVED, DISABLED, ENABLED, Queue
-from replcheck.model.table_layout import table_flat_class, table_flat_model
-from replcheck.model.table_state import (
+from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.state import (
     BARRIER_DISABLED,
     MIG_DISABLE_CLEANER,
     MIG_DONE,
@@ -24,8 +27,6 @@ from replcheck.model.table_state import (
     NO_SOURCE,
     Row,
 )
-from replcheck.model.text import FlatError
-from replcheck.model.text_model import TextModel
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 from walks import PREPARED, names, run

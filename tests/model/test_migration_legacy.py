@@ -1,29 +1,30 @@
-"""The legacy ``region_replica_replication`` peer during the migration (``model/legacy_peer.py``):
-its queue znodes at the start, PREPARE's branch on the peer, MIGRATE keeping the znodes and
-CLEAN_UP deleting them, the base's verdicts and counts, the two HBASE-29169 mutants caught by
-``no_abort_by_removed_queue``, where an abort comes from, and the engines' agreement."""
+"""The legacy ``region_replica_replication`` peer during the migration
+(``model/features/legacy_peer.py``): its queue znodes at the start, PREPARE's branch on the peer,
+MIGRATE keeping the znodes and CLEAN_UP deleting them, the base's verdicts and counts, the two
+HBASE-29169 mutants caught by ``no_abort_by_removed_queue``, where an abort comes from, and the
+engines' agreement."""
 
 from __future__ import annotations
 
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.legacy_peer import (
+from replcheck.model.engine.text import FlatError
+from replcheck.model.features.legacy_peer import (
     DeletesLegacyQueue,
     IgnoresLegacyPeer,
     LegacyPeerMigration,
 )
-from replcheck.model.render_names import server_label
-from replcheck.model.render_table import render_queue_table, render_table_state
-from replcheck.model.table_layout import table_flat_class, table_flat_model
-from replcheck.model.table_state import (
+from replcheck.model.render.names import server_label
+from replcheck.model.render.table import render_queue_table, render_table_state
+from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.state import (
     MIG_CLEAN_UP,
     MIG_DONE,
     MIG_MIGRATE,
     MIG_WAIT_UPGRADING,
     LegacyReplicaPeer,
 )
-from replcheck.model.text import FlatError
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check

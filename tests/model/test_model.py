@@ -4,7 +4,7 @@ import random
 
 import pytest
 from replcheck.model import STANDARD, Model, designs, get_design
-from replcheck.model.text_model import NotCovered
+from replcheck.model.engine.text_model import NotCovered
 
 
 def random_states(model: Model, walks: int = 30, length: int = 25, seed: int = 7):

@@ -1,4 +1,4 @@
-"""The override points of a design (``model/overrides.py``, ``replcheck list --steps``)."""
+"""The override points of a design (``model/engine/overrides.py``, ``replcheck list --steps``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from replcheck.model import DESIGNS, STANDARD, get_design
-from replcheck.model.overrides import list_points, text_points
-from replcheck.model.step import Ctx, step
-from replcheck.model.zk_wal import ZkWals
+from replcheck.model.engine.overrides import list_points, text_points
+from replcheck.model.engine.step import Ctx, step
+from replcheck.model.zk.wal import ZkWals
 
 
 def _listing(name: str, configs: tuple[str, ...] = ()) -> Any:
@@ -84,4 +84,4 @@ def test_steps_gates_and_rules_of_both_eras() -> None:
 def test_a_mutants_listing_names_its_own_override() -> None:
     points = {p.name: p for p in _listing("zk-lock/HBASE-3515").points}
     assert points["roll_fails"].owner == "Hbase3515.text"
-    assert points["roll_fails"].module == "model/mutants_zk.py"
+    assert points["roll_fails"].module == "model/zk/mutants.py"

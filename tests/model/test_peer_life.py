@@ -1,16 +1,18 @@
-"""The peer's whole lifecycle in the table era (``model/peer_life.py``): what ``refreshSources``
-does to a server's sources, a procedure waiting in the peer's queue, and a peer added again
-under its id. Each test walks the model from its initial state to the situation it asks about
-(a breadth-first search over the model's own steps), then takes one step and reads the result."""
+"""The peer's whole lifecycle in the table era (``model/features/peer_life.py``): what
+``refreshSources`` does to a server's sources, a procedure waiting in the peer's queue, and a peer
+added again under its id. Each test walks the model from its initial state to the situation it asks
+about (a breadth-first search over the model's own steps), then takes one step and reads the
+result."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
 
-from replcheck.model import STANDARD, Action, Model, get_design, table_rules
-from replcheck.model.state import ABSENT, DISABLED, ENABLED, REMOVED
-from replcheck.model.table_state import DISABLE, NO_SOURCE, REMOVE, TState
+from replcheck.model import STANDARD, Action, Model, get_design
+from replcheck.model.common.state import ABSENT, DISABLED, ENABLED, REMOVED
+from replcheck.model.table import rules as table_rules
+from replcheck.model.table.state import DISABLE, NO_SOURCE, REMOVE, TState
 
 
 def _find(

@@ -1,17 +1,17 @@
-"""``PlainModel`` (``model/plain.py``), the text on plain values, against the generated program
-(``TextModel``) on whole state spaces: from every reachable state, the same actions leading to
-the same states."""
+"""``PlainModel`` (``model/engine/plain.py``), the text on plain values, against the generated
+program (``TextModel``) on whole state spaces: from every reachable state, the same actions leading
+to the same states."""
 
 from __future__ import annotations
 
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.plain import PlainModel
-from replcheck.model.plain_index import Index, probe
-from replcheck.model.step import steps_of
-from replcheck.model.table_state import ARQP_PUT_MISSING
-from replcheck.model.text_model import TEXT_SLOTS, NotCovered, TextModel
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.engine.plain_index import Index, probe
+from replcheck.model.engine.step import steps_of
+from replcheck.model.engine.text_model import TEXT_SLOTS, NotCovered, TextModel
+from replcheck.model.table.state import ARQP_PUT_MISSING
 
 from replcheck.matrix import resolve_config
 

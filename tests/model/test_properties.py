@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.state import DELETED
+from replcheck.model.common.state import DELETED
 from walks import run
 
 

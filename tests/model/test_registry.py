@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 from replcheck.model import DESIGNS, RegistryError, get_design, load_design_file, mutants
+from replcheck.model.engine.step import Gate, Step
 from replcheck.model.registry import register
-from replcheck.model.step import Gate, Step
-from replcheck.model.zk_lock import ZkLock
+from replcheck.model.zk.lock import ZkLock
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "my_mutant.py"
 
@@ -133,7 +133,7 @@ def test_a_choice_added_to_a_step_is_a_new_param_of_its_kind() -> None:
 
 
 def _tool(text: type, adds: object = ("tool_drop_queue",), overrides: str | None = None) -> type:
-    from replcheck.model.zk_multi import ZkMulti
+    from replcheck.model.zk.multi import ZkMulti
 
     return type(
         "Tool",
@@ -150,13 +150,13 @@ def _tool(text: type, adds: object = ("tool_drop_queue",), overrides: str | None
 
 
 def _claims_with(**members: object) -> type:
-    from replcheck.model.zk_claims import MultiClaims
+    from replcheck.model.zk.claims import MultiClaims
 
     return type("Text", (MultiClaims,), members)
 
 
 def _a_step() -> Step:
-    from replcheck.model.step import step
+    from replcheck.model.engine.step import step
 
     def body(self: object, t: Any, d: int) -> None:
         """a test step"""
@@ -191,7 +191,7 @@ def test_a_bad_added_action_is_refused_in_one_line(
 
 
 def test_an_added_action_needs_a_text() -> None:
-    from replcheck.model.zk_multi import ZkMulti
+    from replcheck.model.zk.multi import ZkMulti
 
     class NoText(ZkMulti):
         name = "zk-multi/test-no-text"

@@ -1,4 +1,4 @@
-"""Drawing states as seed 000 draws znode layouts (``replcheck.model.render``)."""
+"""Drawing states as seed 000 draws znode layouts (``replcheck.model.render.draw``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.render import (
+from replcheck.model.render.draw import (
     describe_action,
     render_diff,
     render_rs_tree,

@@ -1,5 +1,5 @@
-"""Drawing table-era states and DumpReplicationQueues' output (``replcheck.model.render_table``,
-reached through ``replcheck.model.render`` for a ``TState``)."""
+"""Drawing table-era states and DumpReplicationQueues' output (``replcheck.model.render.table``,
+reached through ``replcheck.model.render.draw`` for a ``TState``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections import deque
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.render import (
+from replcheck.model.common.state import Queue
+from replcheck.model.render.draw import (
     describe_action,
     render_diff,
     render_rs_tree,
@@ -17,9 +18,8 @@ from replcheck.model.render import (
     rs_changed,
     state_dict,
 )
-from replcheck.model.render_table import dump, render_table_state, table_state_dict
-from replcheck.model.state import Queue
-from replcheck.model.table_state import MIG_MIGRATE, Migration, SyncUp
+from replcheck.model.render.table import dump, render_table_state, table_state_dict
+from replcheck.model.table.state import MIG_MIGRATE, Migration, SyncUp
 from replcheck.specs import Counterexample
 
 from replcheck.report import render_counterexample

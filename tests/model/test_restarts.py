@@ -1,14 +1,14 @@
-"""Server restarts (``model/restarts.py``), written only in the protocol text: the counts of the
-explicit steps they replaced, and a restart step by step."""
+"""Server restarts (``model/features/restarts.py``), written only in the protocol text: the counts
+of the explicit steps they replaced, and a restart step by step."""
 
 from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.action import Action
-from replcheck.model.state import DISABLED, ENABLED
-from replcheck.model.table_state import SCP_DONE
-from replcheck.model.text_model import TextModel
+from replcheck.model.common.state import DISABLED, ENABLED
+from replcheck.model.engine.action import Action
+from replcheck.model.engine.text_model import TextModel
+from replcheck.model.table.state import SCP_DONE
 from replcheck.specs.explore import explore
 
 CFG = STANDARD["t-remove-starve"]

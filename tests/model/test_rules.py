@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import itertools
 
-from replcheck.model import STANDARD, get_design, rules
+from replcheck.model import STANDARD, get_design
+from replcheck.model.common import rules
 
 
 def test_seed_000_names() -> None:
@@ -32,7 +33,7 @@ def test_hbase_8207_parser_gets_hyphenated_hosts_wrong() -> None:
 
 
 def test_replicable_filter() -> None:
-    from replcheck.model.state import CATALOG, GLOBAL, LOCAL
+    from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
 
     assert rules.replicable(GLOBAL, (0,), 1)
     assert not rules.replicable(LOCAL, (0,), 1)

@@ -1,15 +1,15 @@
-"""Serial replication and the ``sid`` family's values (``model/serial.py``): the checker's wait
-for the previous range, the last pushed sequence ids an offset write carries, the sink's order
+"""Serial replication and the ``sid`` family's values (``model/features/serial.py``): the checker's
+wait for the previous range, the last pushed sequence ids an offset write carries, the sink's order
 (``serial_order``), the two mutants, and the engines against each other."""
 
 from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Action, Config, Model, get_design
-from replcheck.model.plain import PlainModel
-from replcheck.model.serial import FEATURE, PushesOnFailedCheck, SeqIdsApart, SerialRegion
-from replcheck.model.table_layout import table_flat_class
-from replcheck.model.text_model import TextModel
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.engine.text_model import TextModel
+from replcheck.model.features.serial import FEATURE, PushesOnFailedCheck, SeqIdsApart, SerialRegion
+from replcheck.model.table.layout import table_flat_class
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

@@ -1,5 +1,5 @@
-"""A serial peer across its lifecycle (``model/serial_life.py``): AddPeerProcedure's serial stages
-(the peer stored disabled, the region reopened into a new range, the last pushed sequence id
+"""A serial peer across its lifecycle (``model/features/serial_life.py``): AddPeerProcedure's serial
+stages (the peer stored disabled, the region reopened into a new range, the last pushed sequence id
 written from its barrier, the peer enabled), RemovePeerProcedure's ``removeLastSequenceIds`` and
 ``removePeerFromHFileRefs``, AddPeer's check of the ``hfileref`` row, the mutants, and the
 engines against each other."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Action, Config, Model, get_design
-from replcheck.model.hfile_refs import RemovalKeepsHFileRefs
-from replcheck.model.plain import PlainModel
-from replcheck.model.serial_life import FEATURE, AddSkipsSeqIds, RemovalKeepsSeqIds
-from replcheck.model.state import DISABLED, ENABLED, REMOVED
-from replcheck.model.table_layout import table_flat_class
-from replcheck.model.table_state import AP_ENABLE, AP_REOPEN, AP_SEQ_ID, TState
+from replcheck.model.common.state import DISABLED, ENABLED, REMOVED
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.features.hfile_refs import RemovalKeepsHFileRefs
+from replcheck.model.features.serial_life import FEATURE, AddSkipsSeqIds, RemovalKeepsSeqIds
+from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.state import AP_ENABLE, AP_REOPEN, AP_SEQ_ID, TState
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

@@ -1,4 +1,4 @@
-"""The protocol text's form (``model/step.py``): ``@step``, ``require``, ``@gate`` and views,
+"""The protocol text's form (``model/engine/step.py``): ``@step``, ``require``, ``@gate`` and views,
 read on plain values, on folded plain values and as terms."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from replcheck.model.logic import PY
-from replcheck.model.step import (
+from replcheck.model.engine.logic import PY
+from replcheck.model.engine.step import (
     Ctx,
     TextError,
     View,
@@ -17,7 +17,7 @@ from replcheck.model.step import (
     slot,
     step,
 )
-from replcheck.model.text import FPY, Instance, Tx
+from replcheck.model.engine.text import FPY, Instance, Tx
 
 
 class Counter(View):

@@ -1,5 +1,5 @@
-"""A region server's failed write to ``hbase:replication`` (``model/storage_faults.py``): the
-server aborts (a crash, then its SCP); one that carries on after AddPeer's refresh failed
+"""A region server's failed write to ``hbase:replication`` (``model/features/storage_faults.py``):
+the server aborts (a crash, then its SCP); one that carries on after AddPeer's refresh failed
 (``table/refresh-write-failure-ignored``) never replicates to the new peer."""
 
 from __future__ import annotations

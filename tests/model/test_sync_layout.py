@@ -1,5 +1,5 @@
-"""Sync replication in the flat table model (``model/sync_layout.py``) against the explicit
-model (``model/table_sync.py``), on plain values: on every state checked, the flat form
+"""Sync replication in the flat table model (``model/features/sync_layout.py``) against the explicit
+model (``model/features/sync_procedure.py``), on plain values: on every state checked, the flat form
 round-trips, the flat steps lead to exactly the explicit successors, every flat invariant gives the
 explicit verdict, and the flat step property gives the explicit verdict on every transition. The
 fast case checks a breadth-first prefix; the slow ones also check states spread over the whole
@@ -15,8 +15,8 @@ from itertools import pairwise
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.sync_layout import MUTANTS, SyncFlat
-from replcheck.model.table_layout import table_flat_class, table_flat_model
+from replcheck.model.features.sync_layout import MUTANTS, SyncFlat
+from replcheck.model.table.layout import table_flat_class, table_flat_model
 from replcheck.specs.explore import explore
 
 SYNC_DESIGNS = ("table", "table-doc", *MUTANTS)

@@ -1,5 +1,5 @@
-"""Sync replication's remote side (``replcheck.model.sync_remote``): cluster 0 starts as the
-STANDBY; the ACTIVE's remote WALs, their replay when cluster 0 becomes DOWNGRADE_ACTIVE (the
+"""Sync replication's remote side (``replcheck.model.features.sync_remote``): cluster 0 starts as
+the STANDBY; the ACTIVE's remote WALs, their replay when cluster 0 becomes DOWNGRADE_ACTIVE (the
 rename that fences the ACTIVE, one replay per WAL, the snapshot), RemovePeer's clean-up, and the
 mutants' counterexamples. The flat form is held against the model on the whole state space."""
 
@@ -8,10 +8,16 @@ from __future__ import annotations
 import pytest
 from layout_agreement import check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.sync_remote import SyncRemote
-from replcheck.model.table_layout import table_flat_class
-from replcheck.model.table_state import DOWNGRADE_ACTIVE, NONE, STANDBY, RemoteWals
-from replcheck.model.table_sync import IN_DIR, IN_REPLAY, IN_SNAPSHOT, NO_FILE, RS_RENAME
+from replcheck.model.features.sync_procedure import (
+    IN_DIR,
+    IN_REPLAY,
+    IN_SNAPSHOT,
+    NO_FILE,
+    RS_RENAME,
+)
+from replcheck.model.features.sync_remote import SyncRemote
+from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.state import DOWNGRADE_ACTIVE, NONE, STANDBY, RemoteWals
 from replcheck.specs.explore import explore
 from test_table_sync import act, broken, run
 

@@ -1,16 +1,21 @@
-"""ReplicationSyncUp and the master's clean-up (``model/syncup.py``), written only in the protocol
-text: the counts of the explicit steps it replaced, verdicts of the correct designs and of the
-syncup mutants, the tool step by step, the one finding about the tool's promise, and bounded model
-checking (Z3, from the same text) against exploration."""
+"""ReplicationSyncUp and the master's clean-up (``model/features/syncup.py``), written only in the
+protocol text: the counts of the explicit steps it replaced, verdicts of the correct designs and of
+the syncup mutants, the tool step by step, the one finding about the tool's promise, and bounded
+model checking (Z3, from the same text) against exploration."""
 
 from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.properties import Property
-from replcheck.model.syncup import FEATURE, NoAddMissing, SkipsOldWals, syncup_replicated_all
-from replcheck.model.table_layout import table_flat_class
-from replcheck.model.text_model import TextModel
+from replcheck.model.engine.properties import Property
+from replcheck.model.engine.text_model import TextModel
+from replcheck.model.features.syncup import (
+    FEATURE,
+    NoAddMissing,
+    SkipsOldWals,
+    syncup_replicated_all,
+)
+from replcheck.model.table.layout import table_flat_class
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

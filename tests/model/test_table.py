@@ -4,9 +4,11 @@ small configurations (every configuration's state counts are pinned in the manif
 from __future__ import annotations
 
 import pytest
-from replcheck.model import STANDARD, Model, get_design, table_rules, table_storage
-from replcheck.model.bootstrap import dependency_cycle
-from replcheck.model.table_state import BEGIN, FULL, NO_SOURCE, Row
+from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.features.bootstrap import dependency_cycle
+from replcheck.model.table import rules as table_rules
+from replcheck.model.table import storage as table_storage
+from replcheck.model.table.state import BEGIN, FULL, NO_SOURCE, Row
 from replcheck.specs.explore import check
 
 
@@ -89,11 +91,11 @@ def test_every_feature_step_is_a_kind_of_its_design() -> None:
     import importlib
     import inspect
 
-    from replcheck.model.step import kinds_of
-    from replcheck.model.table_layout import FEATURES
+    from replcheck.model.engine.step import kinds_of
+    from replcheck.model.table.layout import FEATURES
 
     for feature, where in FEATURES.items():
-        module = importlib.import_module(where if "." in where else f"replcheck.model.{where}")
+        module = importlib.import_module(f"replcheck.model.features.{where}")
         design = get_design("table-naive" if feature == "bootstrap" else "table")
         kinds = {k.name for k in design.kinds}
         for _, cls in inspect.getmembers(module, inspect.isclass):

@@ -1,5 +1,5 @@
-"""The flat model of the table era (``model/table_layout.py``, ``table_text.py``,
-``table_properties.py``) against the model (the text's generated program), on plain values: on
+"""The flat model of the table era (``model/table/layout.py``, ``table/text.py``,
+``table/properties.py``) against the model (the text's generated program), on plain values: on
 every state of a breadth-first prefix of the state space, the flat form round-trips, the flat
 steps lead to exactly the model's successors, every invariant evaluated on plain values gives
 the model's engine's verdict, and so does the step property on every transition."""
@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from layout_agreement import agree
 from replcheck.model import STANDARD, get_design, mutants
-from replcheck.model.table_layout import table_flat_class, table_flat_model
-from replcheck.model.zk_layout import FlatError
+from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.zk.layout import FlatError
 
 CONFIGS = (
     "t-std",

@@ -1,4 +1,4 @@
-"""The flat table model's mutant ``table/add-missing-rerun`` (its text, ``model/scp.py``)
+"""The flat table model's mutant ``table/add-missing-rerun`` (its text, ``model/table/scp.py``)
 against the model (the text's generated program), on plain values, as ``test_table_layout.py``
 does for the base: on every state of a breadth-first prefix, the flat form round-trips, the flat
 steps lead to exactly the model's successors, and every flat invariant and the step property
@@ -12,8 +12,8 @@ from collections import deque
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.table_layout import table_flat_model
-from replcheck.model.zk_layout import FlatError
+from replcheck.model.table.layout import table_flat_model
+from replcheck.model.zk.layout import FlatError
 from replcheck.specs.bmc import normalize
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import explore

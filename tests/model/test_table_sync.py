@@ -1,5 +1,5 @@
-"""Sync replication in the table era (``replcheck.model.table_sync``): the correct designs on
-``t-sync``, the mutants' counterexamples, and the DA→S→DA finding on ``t-sync-back``."""
+"""Sync replication in the table era (``replcheck.model.features.sync_procedure``): the correct
+designs on ``t-sync``, the mutants' counterexamples, and the DA→S→DA finding on ``t-sync-back``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import ast
 import pytest
 from replcheck.model import STANDARD, Action, Model, get_design
 from replcheck.model.config import SYNC_FINDING_CONFIGS
-from replcheck.model.table_state import DOWNGRADE_ACTIVE, NONE, STANDBY
+from replcheck.model.table.state import DOWNGRADE_ACTIVE, NONE, STANDBY
 from replcheck.specs.explore import check
 
 BACK = SYNC_FINDING_CONFIGS[0]

@@ -1,5 +1,5 @@
-"""``TextModel``'s generated program (``model/text_model.py``) against the plain interpreter
-(``model/plain.py``), both eras, on whole state spaces: from every reachable state, the same
+"""``TextModel``'s generated program (``model/engine/text_model.py``) against the plain interpreter
+(``model/engine/plain.py``), both eras, on whole state spaces: from every reachable state, the same
 actions, by the same names, leading to the same states. The state counts pinned here are the
 ones the table era's explicit steps gave, while they existed, against the same program. The
 largest spaces (minutes each) are ``bench/agreement.py``'s."""
@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.plain import PlainModel
-from replcheck.model.text_model import TEXT_SLOTS, TextModel
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.engine.text_model import TEXT_SLOTS, TextModel
 
 
 def _agree(name: str, config: str | Config, **kw: object) -> int:
@@ -32,7 +32,7 @@ def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() 
         assert type(Model(get_design(name), STANDARD["std"])) is TextModel, name
     traced = dataclasses.replace(STANDARD["std"], name="std+zombies", zombies=True)
     assert type(Model(get_design("zk-multi"), traced)) is PlainModel
-    from replcheck.model.zk_multi import ZkMulti
+    from replcheck.model.zk.multi import ZkMulti
 
     class Own(ZkMulti):
         """Not the registry's zk-multi, though it bears its name."""
@@ -41,7 +41,7 @@ def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() 
     assert type(Model(Own(), STANDARD["std"])) is TextModel
     big = resolve_config("std:servers=8")
     assert type(Model(get_design("zk-multi"), big)) is PlainModel
-    from replcheck.model.zk_designs import flat_class
+    from replcheck.model.zk.designs import flat_class
 
     z = flat_class("zk-multi", big)(get_design("zk-multi"), big)
     assert len(z.sorts()) > TEXT_SLOTS
@@ -51,9 +51,9 @@ def test_every_table_era_design_runs_on_the_text() -> None:
     """The table era's steps are only in the text: every built-in table-era design and mutant
     runs there under each of its configurations; a design object the registry does not know is
     refused in one line (its text is composed from the registered design of its name)."""
+    from replcheck.model.engine.text_model import NotCovered
     from replcheck.model.registry import DESIGNS
-    from replcheck.model.table import Table
-    from replcheck.model.text_model import NotCovered
+    from replcheck.model.table.designs import Table
 
     for name, cls in DESIGNS.items():
         if cls.era == "table":
@@ -124,8 +124,8 @@ ZK_TRACED = [
 def test_the_zookeeper_eras_recorded_run_steps_agree(
     name: str, cfg: Config, depth: int, states: int, steps: tuple[str, ...]
 ) -> None:
-    """The steps only a recorded run's configuration has (``model/zk_joins.py``,
-    ``model/zk_zombies.py``, ``relay_apply``), generated and on plain values, every state within
+    """The steps only a recorded run's configuration has (``model/zk/joins.py``,
+    ``model/zk/zombies.py``, ``relay_apply``), generated and on plain values, every state within
     ``depth`` steps (a zombie's relayed edit can be applied again and again, for ever; the
     layout holds a few)."""
     taken: Counter = Counter()
@@ -165,8 +165,8 @@ def test_every_step_agrees(name: str, config: str, states: int) -> None:
 
 @pytest.mark.slow
 def test_peer_toggles_agree() -> None:
-    """The admin's disable_peer and enable_peer (``model/peers.py``), with an admin budget that
-    lets a peer be disabled and enabled again (both are taken: 514 times each)."""
+    """The admin's disable_peer and enable_peer (``model/table/peers.py``), with an admin budget
+    that lets a peer be disabled and enabled again (both are taken: 514 times each)."""
     cfg = dataclasses.replace(
         STANDARD["t-remove-peer"], name="t-remove-peer+toggles", peer_toggles=True, admin_ops=2
     )
@@ -174,14 +174,14 @@ def test_peer_toggles_agree() -> None:
 
 
 def test_a_joining_server_agrees() -> None:
-    """``join`` (``model/joins.py``): a third server slot of ``t-race`` that joins the running
-    cluster (456 of the transitions are its join)."""
+    """``join`` (``model/features/joins.py``): a third server slot of ``t-race`` that joins the
+    running cluster (456 of the transitions are its join)."""
     cfg = dataclasses.replace(STANDARD["t-race"], name="t-race+join", servers=3, joins=1)
     assert _agree("table", cfg) == 1856
 
 
 def test_a_zombie_agrees() -> None:
-    """What a dead server does before its split (``model/zombie_steps.py``), with the last
+    """What a dead server does before its split (``model/features/zombies.py``), with the last
     server allowed to die (``crash``): ``t-race`` on two servers with ``zombies``. A zombie's
     ``zombie_persist`` can write back a row a claim already moved, and the next claim round moves
     it again, for ever, so the space has no end: every state within 20 steps."""
@@ -235,9 +235,9 @@ def test_the_table_eras_relay_clusters_agree(
     cfg: Config, depth: int, states: int, steps: tuple[str, ...]
 ) -> None:
     """The other clusters of a master-master and a cyclic topology in the table era's text
-    (``model/table_relays.py``, both eras' ``model/relay_steps.py``): the generated program
-    against the plain interpreter, every state within ``depth`` steps (a zombie's relayed edit
-    can be applied again and again: the layout holds eight entries per WAL)."""
+    (``model/features/relays.py``, both eras' ``model/common/relay_steps.py``): the generated
+    program against the plain interpreter, every state within ``depth`` steps (a zombie's relayed
+    edit can be applied again and again: the layout holds eight entries per WAL)."""
     taken: Counter = Counter()
     got = agree("table", cfg, depth, taken)
     assert got == states

@@ -1,4 +1,4 @@
-"""zk-lock's log cleaner as the master's chore (``model/zk_cleaners.py``, ``cleaner_chore``): the
+"""zk-lock's log cleaner as the master's chore (``model/zk/cleaners.py``, ``cleaner_chore``): the
 cache lives across the chore's runs and only a miss refreshes it, so a WAL found queued once is
 kept for ever once no other file misses (the finding pinned for ``zk-lock@chore``); a chore that
 reads every queue once per run instead, with no cversion check (``zk-lock/HBASE-12865``), deletes
@@ -7,8 +7,8 @@ a WAL whose queue a claim moved between two of its reads."""
 from __future__ import annotations
 
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.action import Action
-from replcheck.model.state import ARCHIVED, DELETED
+from replcheck.model.common.state import ARCHIVED, DELETED
+from replcheck.model.engine.action import Action
 
 CHORE = STANDARD["chore"]
 

@@ -1,4 +1,4 @@
-"""The flat models (``model/zk_layout.py``, ``zk_designs.py``, ``zk_properties.py``) on plain
+"""The flat models (``model/zk/layout.py``, ``zk/designs.py``, ``zk/properties.py``) on plain
 values against the design's ``Model`` (the text's generated program): on every state of a
 breadth-first prefix of the state space, the flat form round-trips, the flat steps lead to
 exactly the program's successors, and every property of the text, evaluated on plain values,
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design, mutants
-from replcheck.model.zk_common import ZK_CONFIGS
-from replcheck.model.zk_designs import flat_model
-from replcheck.model.zk_layout import FlatError
+from replcheck.model.zk.common import ZK_CONFIGS
+from replcheck.model.zk.designs import flat_model
+from replcheck.model.zk.layout import FlatError
 from replcheck.specs.explore import explore
 
 ZK_MUTANTS = [m for m in mutants() if type(get_design(m)).era == "zk"]

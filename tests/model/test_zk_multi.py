@@ -1,11 +1,11 @@
-"""zk-multi's claimer and log cleaner (``model/zk_multi.py``, ``model/zk_common.py``) step by
+"""zk-multi's claimer and log cleaner (``model/zk/multi.py``, ``model/zk/common.py``) step by
 step: the writes and reads HBase makes apart are steps apart."""
 
 from __future__ import annotations
 
 from replcheck.model import Model, get_design
-from replcheck.model.action import Action
-from replcheck.model.state import READING
+from replcheck.model.common.state import READING
+from replcheck.model.engine.action import Action
 
 from replcheck.matrix import resolve_config
 from replcheck.report import parse_actions

@@ -1,5 +1,5 @@
 """The peer's configuration update and a peer added again in the ZooKeeper era
-(``model/zk_peer_life.py``): zk-multi refreshes its sources from the positions in ZooKeeper,
+(``model/zk/peer_life.py``): zk-multi refreshes its sources from the positions in ZooKeeper,
 zk-lock leaves them be, a re-added peer is owed nothing its predecessor was, and a refreshed
 recovered source without its WALs (``zk-multi/HBASE-24871``) loses the dead server's edits."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.action import Action
-from replcheck.model.state import ENABLED, REMOVED
+from replcheck.model.common.state import ENABLED, REMOVED
+from replcheck.model.engine.action import Action
 from replcheck.specs.explore import check, explore
 
 pytestmark = pytest.mark.slow  # whole spaces of peer-life and peer-readd, about a minute

@@ -1,4 +1,4 @@
-"""A ZooKeeper-era region server's restart (``model/zk_restarts.py``): it waits for its old
+"""A ZooKeeper-era region server's restart (``model/zk/restarts.py``): it waits for its old
 name's failover, writes to a new WAL after its old ones, and a server that takes its old znode
 for its own (``zk-lock/restart-adopts-queues``) leaves the old WALs unread."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.action import Action
+from replcheck.model.engine.action import Action
 from replcheck.specs.explore import check, explore
 
 CFG = STANDARD["restarts"]

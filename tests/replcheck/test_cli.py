@@ -181,8 +181,8 @@ MINE = (
 def test_design_file(capsys, tmp_path) -> None:
     path = tmp_path / "my_mutant.py"
     path.write_text(
-        "from replcheck.model.logic import PY, dual\n"
-        "from replcheck.model.zk_lock import ZkLock\n\n"
+        "from replcheck.model.engine.logic import PY, dual\n"
+        "from replcheck.model.zk.lock import ZkLock\n\n"
         "def ships_all(ops, kind, cluster_ids, target):\n"
         "    return True\n\n" + MINE + "    @dual(ships_all)\n"
         "    def rule_ships(self, edit, target):\n"
@@ -198,7 +198,7 @@ def test_a_rule_the_text_cannot_read_is_refused(capsys, tmp_path) -> None:
     plain method, would be silently ignored; it is refused in one line instead."""
     path = tmp_path / "my_mutant.py"
     path.write_text(
-        "from replcheck.model.zk_lock import ZkLock\n\n"
+        "from replcheck.model.zk.lock import ZkLock\n\n"
         + MINE
         + "    def rule_ships(self, edit, target):\n"
         "        return True\n"
@@ -289,8 +289,8 @@ def test_a_reviewers_mutant_file_runs_on_the_compiled_engine(capsys) -> None:
 
 
 TEXT_MUTANT = '''
-from replcheck.model.bootstrap import NaiveRegistration
-from replcheck.model.table import TableNaive
+from replcheck.model.features.bootstrap import NaiveRegistration
+from replcheck.model.table.designs import TableNaive
 
 
 class WritesUnregistered(NaiveRegistration):
@@ -315,7 +315,7 @@ def test_a_reviewers_override_of_a_text_rule_reaches_every_engine(
 ) -> None:
     """``table-naive`` deadlocks; overriding its text rule in a file of one's own removes the
     deadlock on every engine, with the same counts (the base design's: 7 states)."""
-    path = tmp_path / "mine.py"
+    path = tmp_path / "mine/rows.py"
     path.write_text(TEXT_MUTANT)
     code, out, _err = run(
         capsys, "explore", "--design-file", str(path), "--json", "--engine", engine
@@ -330,7 +330,7 @@ def test_a_reviewers_override_of_a_text_rule_reaches_every_engine(
 
 
 def test_a_text_override_must_be_the_one_it_names(capsys, tmp_path) -> None:
-    path = tmp_path / "mine.py"
+    path = tmp_path / "mine/rows.py"
     path.write_text(TEXT_MUTANT.replace('overrides = "rule_wal_ready"', 'overrides = "open_table"'))
     code, _out, err = run(capsys, "explore", "--design-file", str(path))
     assert code == 2 and "must override exactly 'open_table'" in err

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from replcheck.conformance.plan import Plan
-from replcheck.conformance.steps import DESIGNS
+from replcheck.conformance.hbase.names import DESIGNS
+from replcheck.conformance.search.plan import Plan
 
 
 def conform(*args: str, cwd: Path, timeout: float = 1500) -> subprocess.CompletedProcess:
@@ -112,7 +112,7 @@ def test_an_interrupted_search_reports_what_it_ran_and_says_so(tmp_path: Path) -
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["interrupted"] and report["runs"] >= 1
     assert "Traceback" not in err
-    from replcheck.conformance.lifeline import leftovers
+    from replcheck.conformance.cluster.lifeline import leftovers
 
     until = time.monotonic() + 30  # no process of the cluster outlives the search
     while leftovers(tmp_path / "out", include_live=True) and time.monotonic() < until:

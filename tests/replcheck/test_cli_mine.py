@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from headless import Browser, open_browser
-from replcheck.conformance.mine import discover, mine_run
-from replcheck.conformance.mine_html import render_html
-from replcheck.conformance.mine_job import build_tables, summarize
+from replcheck.conformance.mine.html import render_html
+from replcheck.conformance.mine.job import build_tables, summarize
+from replcheck.conformance.mine.rows import discover, mine_run
 
 from replcheck.cli import main
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import itf_py
 import pytest
-from replcheck.conformance import tracemut
-from replcheck.conformance.validate import validate_path
+from replcheck.conformance.trace import mutate as tracemut
+from replcheck.conformance.validate.core import validate_path
 
 from replcheck.cli import main
 from replcheck.cli_validate import render_text

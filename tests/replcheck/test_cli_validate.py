@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from replcheck.conformance import tracemut
+from replcheck.conformance.trace import mutate as tracemut
 
 from replcheck.cli import main
 
@@ -93,7 +93,7 @@ def test_an_unknown_design_and_an_unwritable_junit_are_usage_errors(tmp_path: Pa
 def test_an_event_the_mapping_cannot_read_is_undecided_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from replcheck.conformance import mapping
+    from replcheck.conformance.validate import mapping
 
     def unreadable(*_args: object) -> list[int]:
         raise KeyError("row")
@@ -109,7 +109,7 @@ def test_an_event_the_mapping_cannot_read_is_undecided_not_a_traceback(
 def test_a_dropped_claim_recorded_without_its_row_is_any_child_whose_target_died() -> None:
     """An older recording's ``claim_lost`` names no row: the dropped child is one whose target
     is dead in the model (test_data/validate/README.md)."""
-    from replcheck.conformance.validate import validate_path
+    from replcheck.conformance.validate.core import validate_path
 
     trace = (
         Path(__file__).resolve().parents[2]
@@ -124,7 +124,7 @@ def test_a_dropped_claim_recorded_without_its_row_is_any_child_whose_target_died
 def test_the_masters_archives_after_the_run_end_are_teardown() -> None:
     """test_data/validate/README.md: the archives of stopped servers' WALs after ``run_end``
     are matched by no step (the model has no clean stop); before the end they would not fit."""
-    from replcheck.conformance.validate import validate_events, validate_path
+    from replcheck.conformance.validate.core import validate_events, validate_path
 
     trace = (
         Path(__file__).resolve().parents[2] / "test_data/validate/zk-lock-teardown-archive.jsonl"
@@ -165,8 +165,8 @@ def test_a_mutants_run_read_as_its_base_design_is_rejected(
 
 
 NEVER_DONE = """
-from replcheck.model.logic import PY, Ops, dual
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.engine.logic import PY, Ops, dual
+from replcheck.model.zk.multi import ZkMulti
 
 
 def never_done_rule(ops: Ops, newer_queued, closed, pos, length):

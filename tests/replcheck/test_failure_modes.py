@@ -32,8 +32,8 @@ sys.exit(0)
 """
 
 RAISES_EXIT = """\
-from replcheck.model.logic import dual
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.engine.logic import dual
+from replcheck.model.zk.multi import ZkMulti
 
 
 def quit_rule(ops, kind, cluster_ids, target):
@@ -53,7 +53,7 @@ class Quitter(ZkMulti):
 """
 
 COLLIDES = """\
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.zk.multi import ZkMulti
 
 
 class Fake12865(ZkMulti):
@@ -68,7 +68,7 @@ class Fake12865(ZkMulti):
 """
 
 COLLIDES_DESIGN = """\
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.zk.multi import ZkMulti
 
 
 class NotZkLock(ZkMulti):
@@ -76,7 +76,7 @@ class NotZkLock(ZkMulti):
 """
 
 SHIPS_ALL = """\
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.zk.multi import ZkMulti
 
 
 class ShipsAll(ZkMulti):
@@ -300,7 +300,7 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_failure_mode(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     case = CASES[name]
-    path = tmp_path / "design.py"
+    path = tmp_path / "engine/design.py"
     if case.design_file:
         path.write_text(case.design_file)
     argv = [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(path)) for a in case.argv]
@@ -397,9 +397,9 @@ def test_explore_json_reports_why_it_stopped(capsys) -> None:
 def test_scripts_run_resolves_relative_paths_in_the_callers_folder(tmp_path) -> None:
     """``scripts/run`` must not change folder before the command: a relative --design-file is
     the caller's."""
-    (tmp_path / "mine.py").write_text(EXAMPLE.read_text())
+    (tmp_path / "mine/rows.py").write_text(EXAMPLE.read_text())
     proc = subprocess.run(
-        [str(ROOT / "scripts" / "run"), "list", "--design-file", "mine.py"],
+        [str(ROOT / "scripts" / "run"), "list", "--design-file", "mine/rows.py"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -36,7 +36,7 @@ def test_list_steps_is_grouped_by_class_wrapped_and_ends_with_a_summary(capsys) 
     assert got is not None, lines[-1]
     total, designs, *kinds = map(int, got.groups())
     assert designs == 2 and total == sum(kinds) and all(kinds[k] > 0 for k in (0, 2, 3))
-    assert "  ZkWals  model/zk_wal.py  (protocol text)" in lines
+    assert "  ZkWals  model/zk/wal.py  (protocol text)" in lines
     i = lines.index("    helper roll_fails")
     assert lines[i + 1].startswith("           ") and "abort" in lines[i + 1]
     assert any(line.startswith("    gate   region_open") for line in lines)
@@ -50,7 +50,7 @@ def test_list_steps_json(capsys) -> None:
     points = {p["name"]: p for p in listing["points"]}
     assert points["claim_bump"]["kind"] == "helper"
     assert points["claim_bump"]["class"] == "MultiClaims"
-    assert points["claim_bump"]["module"] == "model/zk_claims.py"
+    assert points["claim_bump"]["module"] == "model/zk/claims.py"
     assert points["claim_read"]["params"] == ["server", "dead", "queue"]
     assert points["claim_applies"]["dual"] is True
     assert all(p["doc"] for p in listing["points"])
@@ -84,9 +84,9 @@ def test_a_design_files_added_step_and_choice_are_listed(capsys) -> None:
 
 
 BAD = '''
-from replcheck.model.step import step
-from replcheck.model.zk_claims import MultiClaims
-from replcheck.model.zk_multi import ZkMulti
+from replcheck.model.engine.step import step
+from replcheck.model.zk.claims import MultiClaims
+from replcheck.model.zk.multi import ZkMulti
 
 
 class Text(MultiClaims):
@@ -120,7 +120,7 @@ class Mine(ZkMulti):
 def test_a_bad_added_action_is_refused_by_every_command(
     capsys, tmp_path: Path, change: str, needle: str
 ) -> None:
-    path = tmp_path / "mine.py"
+    path = tmp_path / "mine/rows.py"
     path.write_text(BAD.replace(*change.split("|")) if change else BAD)
     for command in ("explore", "list", "check"):
         code, out, err = run(capsys, command, "--design-file", str(path))

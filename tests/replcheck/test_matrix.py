@@ -20,8 +20,8 @@ DERIVED = "filtering:wals_per_server=1"
 """A configuration no built-in design lists."""
 
 SHIPS_ALL = (
-    "from replcheck.model.logic import PY, dual\n"
-    "from replcheck.model.zk_lock import ZkLock\n\n"
+    "from replcheck.model.engine.logic import PY, dual\n"
+    "from replcheck.model.zk.lock import ZkLock\n\n"
     "def ships_all(ops, kind, cluster_ids, target):\n"
     "    return True\n\n"
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from headless import Browser, open_browser
-from replcheck.conformance import tracemut
+from replcheck.conformance.trace import mutate as tracemut
 
 from replcheck.cli import main
 

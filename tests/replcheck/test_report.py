@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from replcheck.model import DESIGNS, STANDARD, Action, Model, get_design
-from replcheck.model.logic import PY, dual
-from replcheck.model.mutants_zk import replicable_ignoring_scope
-from replcheck.model.state import GLOBAL, LOCAL
-from replcheck.model.zk_lock import ZkLock
+from replcheck.model.common.state import GLOBAL, LOCAL
+from replcheck.model.engine.logic import PY, dual
+from replcheck.model.zk.lock import ZkLock
+from replcheck.model.zk.mutants import replicable_ignoring_scope
 from replcheck.specs import FAIL, Counterexample, check
 
 from replcheck.matrix import Matrix, resolve_config, run_matrix

@@ -29,7 +29,7 @@ WHOLE = [
     ("zk-lock/HBASE-3515", "zk-faults"),
     ("table/HBASE-27213", "t-remove-peer"),
     ("table/syncup-no-add-missing", "t-syncup"),
-    # two and three recovered sources of one queue in copy slots (``model/copies.py``)
+    # two and three recovered sources of one queue in copy slots (``model/engine/copies.py``)
     ("table/unguarded-claim", "t-race"),
     ("table/add-missing-rerun", "t-race"),
 ]
@@ -92,7 +92,7 @@ def test_a_count_over_many_conditions_compiles() -> None:
     """``single_source`` on three servers and two crashes counts hundreds of shippers: the
     generated Python writes the count as one ``sum`` rather than additions nested as deep as the
     count is long, which the compiler refused ("too many nested parentheses")."""
-    from replcheck.model.zk_designs import flat_model
+    from replcheck.model.zk.designs import flat_model
     from replcheck.specs.pygen import compile_python
 
     from replcheck.matrix import resolve_config
@@ -163,7 +163,7 @@ def test_symmetry_in_generated_python_matches_c() -> None:
 
 
 def test_a_flat_text_that_branches_on_the_state_is_refused() -> None:
-    from replcheck.model.text import FlatModel, Instance
+    from replcheck.model.engine.text import FlatModel, Instance
 
     def guard(ops, get):
         return 1 if get(("x",)) else 0  # Python control flow on a state-dependent value

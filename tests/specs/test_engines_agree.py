@@ -12,7 +12,7 @@ from collections import deque
 import pytest
 import z3
 from replcheck.model import STANDARD
-from replcheck.model.zk_designs import flat_model
+from replcheck.model.zk.designs import flat_model
 from replcheck.specs.bmc import Unrolling, _term
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.pygen import compile_python

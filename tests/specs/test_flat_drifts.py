@@ -12,7 +12,7 @@ reached them):
 from __future__ import annotations
 
 from replcheck.model import STANDARD, Action, Model, get_design
-from replcheck.model.table_state import ARQP_CLAIM, BARRIER_DISABLED
+from replcheck.model.table.state import ARQP_CLAIM, BARRIER_DISABLED
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import explore
 

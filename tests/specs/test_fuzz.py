@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from replcheck.model import STANDARD, Action, Config, Model, get_design
-from replcheck.model.plain import PlainModel
-from replcheck.model.zk_lock import ZkLock
-from replcheck.model.zk_wal import ZkWals
+from replcheck.model.engine.plain import PlainModel
+from replcheck.model.zk.lock import ZkLock
+from replcheck.model.zk.wal import ZkWals
 from replcheck.specs.fuzz import PROFILES, counterexample_program, fuzz, machine_for, replay
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult
 

@@ -8,7 +8,7 @@ from itertools import permutations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.zk_designs import flat_layout
+from replcheck.model.zk.designs import flat_layout
 from replcheck.specs import packsym
 from replcheck.specs.canonical import Renamings
 from replcheck.specs.explore import explore

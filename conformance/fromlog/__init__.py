@@ -1,0 +1,1 @@
+"""Runs read back from ZooKeeper transaction logs: steps, procedures, names, and agreement."""

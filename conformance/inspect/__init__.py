@@ -1,0 +1,1 @@
+"""Read-only inspection of a cluster's replication znodes: read, decode, judge, draw."""

@@ -1,0 +1,1 @@
+"""Trace validation: a recorded run replayed through the model, event by event."""
