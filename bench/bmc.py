@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from replcheck.model import Model, designs, get_design, mutants
-from replcheck.model.zk.designs import flat_model
+from replcheck.model.engine.catalogue import flat_model
 from replcheck.specs.bmc import bmc
 from replcheck.specs.crosscheck import default_config, explored_depths
 from replcheck.specs.explore import explore

@@ -8,10 +8,10 @@ tests).
 For each standard configuration measured, each engine explores the same state space in this
 process, one after the other: the C search (``specs/cvm.c``) running the model's generated kernels
 (``specs/ckern.py``, already in the cache) and interpreting its step table, generated Python
-(``specs/pygen.py``) and the explicit explorer (``specs/explore.py``), with symmetry on and off.
-Distinct states per CPU second (``time.process_time``): "search" is the C search alone; "whole",
-generated Python and the explicit explorer include tracing the flat text, lowering it and loading
-the kernels. Memory per state is what the C search's tables held at the end over the states
+(``model/engine/pygen.py``) and the explicit explorer (``specs/explore.py``), with symmetry on and
+off. Distinct states per CPU second (``time.process_time``): "search" is the C search alone;
+"whole", generated Python and the explicit explorer include tracing the flat text, lowering it and
+loading the kernels. Memory per state is what the C search's tables held at the end over the states
 stored (fingerprint table, parent and instance per state, the frontier). Compile time is the C
 library's and each configuration's kernels' build into an empty cache, then a cache hit.
 """

@@ -6,6 +6,7 @@ model = Model(get_design("zk-multi"), STANDARD["std"])
 
 from replcheck.model.common.state import State
 from replcheck.model.config import STANDARD, Config
+from replcheck.model.engine import choice as _choice  # noqa: F401 - installs Model's engines
 from replcheck.model.engine.action import Action, ActionKind
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.model import Model

@@ -7,24 +7,33 @@ import inspect
 import sys
 from pathlib import Path
 
+from replcheck.model.config import STANDARD
+from replcheck.model.engine.catalogue import (
+    DESIGNS,
+    TEXTS,
+    RegistryError,
+    base_design,
+    designs,
+    get_design,
+    mutants,
+    text_class,
+)
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.step import Gate, Step, kinds_of
+from replcheck.model.engine.text import FlatError
 from replcheck.model.features.migration_mutants import MIGRATE_MUTANTS
 from replcheck.model.features.sync_mutants import SYNC_MUTANTS
 from replcheck.model.features.syncup_mutants import SYNCUP_MUTANTS
+from replcheck.model.table.compose import TABLE_TEXTS
 from replcheck.model.table.designs import Table, TableDoc, TableNaive
 from replcheck.model.table.mutants import TABLE_MUTANTS
+from replcheck.model.zk.designs import ZK_TEXTS
 from replcheck.model.zk.lock import ZkLock
 from replcheck.model.zk.multi import ZkMulti
 from replcheck.model.zk.mutants import ZK_MUTANTS
 
-DESIGNS: dict[str, type[Design]] = {}
 BUILTIN: frozenset[str] = frozenset()
 """The designs and mutants that ship with replcheck (a design file adds others); set below."""
-
-
-class RegistryError(ValueError):
-    """A design that cannot be registered or found; the message is one line for the user."""
 
 
 def register(cls: type[Design]) -> type[Design]:
@@ -129,10 +138,6 @@ def _existing(name: str, text: type, base: type[Design]) -> str:
             return f"{c.__name__} (its text's base)"
     if hasattr(base, name):
         return f"the design {base.name}"
-    from replcheck.model.config import STANDARD
-    from replcheck.model.zk.designs import text_class
-    from replcheck.model.zk.layout import FlatError
-
     design = base()
     for config in base.configs or ("std",):
         try:
@@ -186,36 +191,19 @@ for _cls in (
     register(_cls)
 
 BUILTIN = frozenset(DESIGNS)
+TEXTS.update(zk=ZK_TEXTS, table=TABLE_TEXTS)
 
-
-def get_design(name: str) -> Design:
-    try:
-        return DESIGNS[name]()
-    except KeyError:
-        known = ", ".join(sorted(DESIGNS))
-        raise RegistryError(f"unknown design {name!r}; known: {known}") from None
-
-
-def base_design(name: str) -> str:
-    """The correct design ``name`` is a mutant of, through every ``mutant_of`` (``name`` itself
-    for a correct design or a name the registry does not know)."""
-    seen = set()
-    while name in DESIGNS and name not in seen:
-        seen.add(name)
-        base = DESIGNS[name].mutant_of
-        if not base:
-            break
-        name = base
-    return name
-
-
-def designs() -> list[str]:
-    """Correct designs, in registration order."""
-    return [n for n, c in DESIGNS.items() if not c.is_mutant()]
-
-
-def mutants() -> list[str]:
-    return [n for n, c in DESIGNS.items() if c.is_mutant()]
+__all__ = [
+    "BUILTIN",
+    "DESIGNS",
+    "RegistryError",
+    "base_design",
+    "designs",
+    "get_design",
+    "load_design_file",
+    "mutants",
+    "register",
+]
 
 
 def load_design_file(path: str | Path) -> list[str]:

@@ -566,7 +566,7 @@ def _needs_flat_form(engine: str, pairs: list[tuple[str, Config]]) -> None:
     configuration that has none."""
     if engine == "explicit":
         return
-    from replcheck.model.zk.designs import flat_layout
+    from replcheck.model.engine.catalogue import flat_layout
     from replcheck.model.zk.layout import FlatError
 
     for name, cfg in pairs:

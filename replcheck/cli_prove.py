@@ -199,7 +199,7 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     from replcheck.cli import UsageError
     from replcheck.matrix import check_fits, manifest_expected_failures
     from replcheck.model import STANDARD, designs, get_design
-    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.engine.catalogue import flat_class
     from replcheck.model.zk.layout import FlatError
     from replcheck.specs.crosscheck import cross_check
 
@@ -303,7 +303,7 @@ def bmc_status(r: Any) -> str:
 
 
 def _has_flat_form(name: str) -> bool:
-    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.engine.catalogue import flat_class
     from replcheck.model.zk.layout import FlatError
     from replcheck.specs.crosscheck import default_config
 

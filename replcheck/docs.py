@@ -190,6 +190,8 @@ def bmc_page() -> str:
     """``docs/bmc.md``: bounded model checking, the cross-check with exploration, and induction
     with its named lemmas (from ``specs/bmc.py``, ``model/zk/designs.py`` and
     ``specs/lemmas_zk.py``, ``specs/lemmas_table.py``; numbers are in ``bench/results/bmc.md``)."""
+    from replcheck.model.engine import catalogue
+    from replcheck.model.table import compose as table_compose
     from replcheck.model.table import layout as table_layout
     from replcheck.model.zk import designs as zk_designs
     from replcheck.model.zk.layout import FlatError
@@ -221,12 +223,12 @@ def bmc_page() -> str:
         "| design or mutant | flat form | small configuration |",
         "|---|---|---|",
     ]
-    own_classes = {**zk_designs.FLAT_CLASSES, **table_layout.TABLE_FLAT_CLASSES}
+    own_classes = {**zk_designs.FLAT_CLASSES, **table_compose.TABLE_FLAT_CLASSES}
     for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
         cfg = crosscheck.default_config(name)
         try:
-            cls = zk_designs.flat_class(name, cfg)
-            zk_designs.flat_model(name, cfg)
+            cls = catalogue.flat_class(name, cfg)
+            catalogue.flat_model(name, cfg)
         except FlatError as exc:
             why = str(exc).split(": ", 1)[-1]
             lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
@@ -257,7 +259,7 @@ def bmc_page() -> str:
     ]
     found: dict[str, tuple[list[str], str]] = {}
     for design in lemmas_zk.INDUCTION_DESIGNS:
-        z = zk_designs.flat_class(design)(get_design(design), STANDARD["std"])
+        z = catalogue.flat_class(design)(get_design(design), STANDARD["std"])
         for name, lemma in lemmas_zk.zk_lemmas(z).items():
             found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
     for name, (users, why) in found.items():
@@ -274,7 +276,7 @@ def bmc_page() -> str:
     found = {}
     for design in lemmas_table.INDUCTION_DESIGNS:
         cfg = STANDARD[lemmas_table.INDUCTION_CONFIG]
-        z = table_layout.table_flat_class(design, cfg)(get_design(design), cfg)
+        z = table_compose.table_flat_class(design, cfg)(get_design(design), cfg)
         for name, lemma in lemmas_table.table_lemmas(z).items():
             found.setdefault(name, ([], para(lemma.check.__doc__)))[0].append(design)
     for name, (users, why) in found.items():

@@ -1,5 +1,5 @@
-"""Generated C kernels: a traced flat model (``specs/terms.py``) as straight-line C functions that
-the fixed search of ``specs/cvm.c`` calls instead of interpreting the step table.
+"""Generated C kernels: a traced flat model (``model/engine/terms.py``) as straight-line C functions
+that the fixed search of ``specs/cvm.c`` calls instead of interpreting the step table.
 
 The search, its visited set, symmetry and counterexample bookkeeping stay in ``cvm.c``; only the
 evaluation of the model moves here. Per program, one C file with
@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -36,8 +37,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from replcheck.specs.pygen import Emitter, renamed, write_locals
-from replcheck.specs.terms import Graph, Program, frames, supports
+from replcheck.model.engine.cache import cache_dir
+from replcheck.model.engine.pygen import Emitter, renamed, write_locals
+from replcheck.model.engine.terms import Graph, Program, frames, supports
 
 FLAGS = ["-O1", "-shared", "-fPIC"]
 """``-O1``: the kernels are straight-line code that ``-O2`` does not make faster here, and
@@ -194,8 +196,6 @@ class Build:
     running, so no child outlives the search."""
 
     def __init__(self, prog: Program, images: dict[int, Any] | None = None) -> None:
-        from replcheck.specs.cvm import cache_dir, compiler
-
         self.lib: Any = None
         self.how = ""
         self.proc: subprocess.Popen[str] | None = None
@@ -275,3 +275,10 @@ class Build:
 def addresses(lib: Any) -> list[int]:
     """The kernels' addresses, in ``NAMES`` order."""
     return [ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0 for name in NAMES]
+
+
+def compiler() -> tuple[str | None, str]:
+    """The C compiler (``$CC``, else ``gcc`` or ``cc``), or None and why not."""
+    wanted = os.environ.get("CC") or "gcc"
+    cc = shutil.which(wanted) or (None if os.environ.get("CC") else shutil.which("cc"))
+    return cc, "" if cc else f"no C compiler found ({wanted})"

@@ -1,5 +1,6 @@
-"""Exploration over the compiled back ends: the flat text traced (``specs/terms.py``), then searched
-by the fixed C program (``specs/cvm.c``) or by generated Python (``specs/pygen.py``).
+"""Exploration over the compiled back ends: the flat text traced (``model/engine/terms.py``), then
+searched by the fixed C program (``specs/cvm.c``) or by generated Python
+(``model/engine/pygen.py``).
 
     result = explore_compiled("zk-multi", STANDARD["std"])          # C where a compiler is
     result = explore_compiled("table", STANDARD["t-std"], backend="python")
@@ -21,10 +22,10 @@ from math import factorial
 from typing import Any
 
 from replcheck.model import Config
+from replcheck.model.engine.pygen import compile_python
+from replcheck.model.engine.terms import Program, trace
 from replcheck.model.engine.text import FPY, FlatModel, Tx
 from replcheck.specs.explore import memory_mib
-from replcheck.specs.pygen import compile_python
-from replcheck.specs.terms import Program, trace
 
 Progress = Callable[[int, int, int], None]
 """(distinct states, frontier, depth)."""
@@ -150,7 +151,7 @@ class CompiledExploration:
 
 
 def _program(name: str, cfg: Config) -> tuple[Any, FlatModel, Program]:
-    from replcheck.model.zk.designs import flat_layout
+    from replcheck.model.engine.catalogue import flat_layout
 
     layout = flat_layout(name, cfg)
     fm = layout.model()
@@ -172,11 +173,12 @@ def explore_compiled(
 ) -> CompiledExploration:
     """Breadth-first search of design ``name`` under ``cfg``, on the C back end (``backend="c"``,
     or ``auto`` where a compiler is) or generated Python; with ``symmetry``, one state per class
-    of renamings of region servers (``specs/packsym.py``); with ``liveness``, every transition and
-    every state's goals are kept for ``liveness_counterexample``. The C search evaluates the
-    model by interpreting its step table, or through its generated kernels (``specs/ckern.py``):
-    ``kernels="auto"`` builds them beside a search that has run ``KERNELS_AFTER`` seconds and
-    switches to them once they are loaded, ``always`` before it starts, ``never`` not at all."""
+    of renamings of region servers (``model/engine/packsym.py``); with ``liveness``, every
+    transition and every state's goals are kept for ``liveness_counterexample``. The C search
+    evaluates the model by interpreting its step table, or through its generated kernels
+    (``specs/ckern.py``): ``kernels="auto"`` builds them beside a search that has run
+    ``KERNELS_AFTER`` seconds and switches to them once they are loaded, ``always`` before it
+    starts, ``never`` not at all."""
     layout, fm, prog = _program(name, cfg)
     from replcheck.model import get_design
 
@@ -186,7 +188,7 @@ def explore_compiled(
     symmetry = symmetry and not ordered
     ren = None
     if symmetry and cfg.servers > 1:
-        from replcheck.specs.canonical import Renamings
+        from replcheck.model.engine.canonical import Renamings
 
         ren = Renamings(layout, type(get_design(name)).era, prog)
         if not ren.complete:
@@ -234,7 +236,7 @@ def _run_c(
     progress: Any,
     kernels: str,
 ) -> None:
-    from replcheck.specs.canonical import CLOSED_FROM_ALL
+    from replcheck.model.engine.canonical import CLOSED_FROM_ALL
     from replcheck.specs.ckern import Build
     from replcheck.specs.cvm import MAX_SERVERS, Search, lower
 
@@ -347,8 +349,8 @@ def _run_python(
     image's fingerprint computed without building the image, by a function generated for that
     renaming the first time it is asked for. Where the layout is closed under only some
     renamings, the class is named by the fingerprint of its least image under them."""
-    from replcheck.specs.canonical import least_renaming
-    from replcheck.specs.pygen import compile_renamings, compile_search
+    from replcheck.model.engine.canonical import least_renaming
+    from replcheck.model.engine.pygen import compile_renamings, compile_search
 
     max_states, max_memory = limits
     code = compile_python(res.program)

@@ -17,7 +17,7 @@ from typing import Any
 
 from replcheck.model import Model, get_design
 from replcheck.model.config import STANDARD, Config
-from replcheck.model.zk.designs import flat_model
+from replcheck.model.engine.catalogue import flat_model
 from replcheck.specs.bmc import BmcResult, bmc
 from replcheck.specs.explore import explore
 

@@ -1,6 +1,6 @@
 /* The compiled back end: one fixed C program that explores any traced flat model.
 
-   The model arrives as data, a step table (specs/terms.py, lowered by specs/cvm.py): the nodes
+   The model arrives as data, a step table (model/engine/terms.py, lowered by specs/cvm.py): the nodes
    of one expression graph, per action instance its guard's conjuncts and its writes, and the
    invariants and step properties. This file never changes with the model, so it is compiled
    once per machine and cached; a new design or configuration costs no compilation.
@@ -249,7 +249,7 @@ static int fixes(const Prog *p, const int8_t *s, const int32_t *newname, int8_t 
 
 /* Can the tied servers order[a..e) be put in any order without changing s? They can when
    swapping the first two and rotating them all leave it as it is: those two generate every
-   order (specs/canonical.py's least_renaming asks the same). */
+   order (model/engine/canonical.py's least_renaming asks the same). */
 static int interchangeable(const Prog *p, const int8_t *s, const int32_t *order, int32_t a,
                            int32_t e, int8_t *o) {
     int32_t newname[8];

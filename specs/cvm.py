@@ -1,10 +1,10 @@
-"""The compiled back end's Python side: lower a traced flat model (``specs/terms.py``) to the step
-table ``specs/cvm.c`` reads, build that C file once per machine, and drive its search.
+"""The compiled back end's Python side: lower a traced flat model (``model/engine/terms.py``) to the
+step table ``specs/cvm.c`` reads, build that C file once per machine, and drive its search.
 
 The C file does not depend on the model, so it is compiled once (``gcc -O2``) into the user's
 cache directory under a name made from its content's hash; a cache hit costs nothing. Where no C
 compiler is present, ``library()`` returns None with the reason, and the caller falls back to
-generated Python (``specs/pygen.py``).
+generated Python (``model/engine/pygen.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -20,10 +19,11 @@ from math import factorial
 from pathlib import Path
 from typing import Any
 
-from replcheck.specs.canonical import CLOSED_FROM_ALL
-from replcheck.specs.ckern import NAMES, addresses
-from replcheck.specs.packsym import sources
-from replcheck.specs.terms import OPCODE, Program, frames
+from replcheck.model.engine.cache import cache_dir
+from replcheck.model.engine.canonical import CLOSED_FROM_ALL
+from replcheck.model.engine.packsym import sources
+from replcheck.model.engine.terms import OPCODE, Program, frames
+from replcheck.specs.ckern import NAMES, addresses, compiler
 
 SOURCE = Path(__file__).with_name("cvm.c")
 
@@ -75,28 +75,7 @@ class CProg(ctypes.Structure):
     ]
 
 
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/replcheck`` (default ``~/.cache/replcheck``), or a folder of this user's
-    under the temporary directory when that one cannot be written."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    out = Path(base) / "replcheck"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        if os.access(out, os.W_OK):
-            return out
-    except OSError:
-        pass
-    return Path(tempfile.gettempdir()) / f"replcheck-{os.getuid()}"
-
-
 _LIB: dict[str, Any] = {}
-
-
-def compiler() -> tuple[str | None, str]:
-    """The C compiler (``$CC``, else ``gcc`` or ``cc``), or None and why not."""
-    wanted = os.environ.get("CC") or "gcc"
-    cc = shutil.which(wanted) or (None if os.environ.get("CC") else shutil.which("cc"))
-    return cc, "" if cc else f"no C compiler found ({wanted})"
 
 
 def library() -> tuple[Any, str]:

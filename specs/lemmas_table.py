@@ -541,7 +541,7 @@ def run_induction(
     with every lemma above as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
-    from replcheck.model.table.layout import table_flat_class
+    from replcheck.model.table.compose import table_flat_class
     from replcheck.specs.bmc import induct_invariants
 
     cfg = STANDARD[INDUCTION_CONFIG]

@@ -452,7 +452,7 @@ def run_induction(
     every lemma above that applies to the design as its strengthening."""
     from replcheck.model import get_design
     from replcheck.model.config import STANDARD
-    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.engine.catalogue import flat_class
     from replcheck.specs.bmc import induct_invariants
 
     z = flat_class(design)(get_design(design), STANDARD[INDUCTION_CONFIG])

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from replcheck.model.common.state import State
 from replcheck.model.config import Config
@@ -23,14 +23,12 @@ from replcheck.model.engine.properties import Property
 class Model:
     """The interface every checker, drawing and validator takes. A design's steps are the
     protocol text's; ``Model(design, cfg)`` is the engine that runs them under ``cfg``
-    (``model/engine/text_model.py``'s ``text_engine``: ``TextModel``'s generated program, or
+    (``model/engine/choice.py``'s ``text_engine``: ``TextModel``'s generated program, or
     ``PlainModel``, the plain interpreter)."""
 
     def __new__(cls, design: Design, cfg: Config) -> Model:
         if cls is Model:
-            from replcheck.model.engine.text_model import text_engine
-
-            got = text_engine(cfg, design)
+            got = _ENGINES[0](cfg, design) if _ENGINES else None
             if got is None:
                 raise ValueError(f"{design.name}: no protocol text for this design")
             cls = got
@@ -79,9 +77,18 @@ class Model:
     def canonical(self, st: State) -> State:
         """The representative of the state's class under renaming of region servers (they are
         interchangeable), which symmetry reduction stores: the engine's, by the packed
-        renamings every engine shares (``specs/canonical.py``)."""
+        renamings every engine shares (``model/engine/canonical.py``)."""
         raise NotImplementedError
 
 
 UNREADABLE = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 """What reading a state no run reaches (an induction's) can raise."""
+
+
+_ENGINES: list[Callable[[Config, Design], type[Model] | None]] = []
+"""The function that picks the engine of a design's text (``model/engine/choice.py``)."""
+
+
+def use_engines(choose: Callable[[Config, Design], type[Model] | None]) -> None:
+    """Make ``choose`` the function ``Model(design, cfg)`` asks for the engine of a design."""
+    _ENGINES[:] = [choose]

@@ -1,7 +1,7 @@
 """The override points of a design: what a mutant or a reviewer's design may redefine.
 
 A design's steps are its protocol text's (``model/engine/step.py``): the text class that
-``Model(design, cfg)`` composes for a configuration (``zk_designs.text_class``: the design's
+``Model(design, cfg)`` composes for a configuration (``catalogue.text_class``: the design's
 components, each feature's mixin the configuration uses, a mutant's own ``text`` first). Its
 override points are
 
@@ -259,8 +259,7 @@ class Listing:
 def list_points(design: Any, cfgs: Iterable[Config]) -> Listing:
     """Every override point of ``design`` (a registered design object) in the text each of
     ``cfgs`` composes; one entry per (name, defining class), with the configurations it is in."""
-    from replcheck.model.registry import RegistryError
-    from replcheck.model.zk.designs import text_class
+    from replcheck.model.engine.catalogue import RegistryError, text_class
 
     seen: dict[tuple[str, str, str], Point] = {}
     names: list[str] = []

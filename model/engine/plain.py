@@ -332,7 +332,7 @@ class PlainModel(TextModel):
 
     def _shape(self) -> Any:
         """The slots the renamings map: the layout's, with no program generated."""
-        from replcheck.specs.canonical import Shape
+        from replcheck.model.engine.canonical import Shape
 
         return Shape(self.text.sorts())
 

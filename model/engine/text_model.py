@@ -4,7 +4,7 @@
 Its interface is ``Model``'s: states are the readable ``TState`` values every property, drawing
 and checker reads, and actions carry the arguments traces and drawings know them by. Underneath,
 each state is laid out in the text's slots (``encode``) and packed, the text's steps run as
-generated straight-line Python on plain values (``specs/pygen.py``: guards short-circuit, and
+generated straight-line Python on plain values (``model/engine/pygen.py``: guards short-circuit, and
 instances that begin with the same conjunct are tested under one test of it), and the successor
 is read back (``decode``). The program is traced and generated once per design and
 configuration in a process. An instance's own arguments are structural (which shipper slot,
@@ -38,45 +38,6 @@ class NotCovered(ValueError):
     is asked to run under; the message is one line for the user."""
 
 
-TEXT_SLOTS = 2000
-"""The largest layout (in slots) run as generated Python: its program compiles in
-a few seconds (``std:servers=3,crashes=2`` has 1,186 slots; eight servers, 5,997 slots, take a
-minute). A larger configuration runs on the plain interpreter (``model/engine/plain.py``)."""
-
-
-def text_engine(cfg: Config, design: Any) -> type[Model] | None:
-    """The ``Model`` that runs ``design``'s text under ``cfg`` (None: a design of no era):
-    ``TextModel``'s generated program within ``TEXT_SLOTS``, the plain interpreter
-    (``model/engine/plain.py``) beyond, where generating would take longer than the run."""
-    era = getattr(design, "era", "")
-    if era not in ("zk", "table"):
-        return None
-    from replcheck.model.engine.plain import PlainModel
-
-    if era == "zk" and (cfg.joins or cfg.zombies):
-        return PlainModel  # a recorded run's steps, on plain values over a layout sized from it
-    layout = _layout(design, cfg)
-    if layout is None:
-        return TextModel  # which says, in one line, what the text does not cover
-    if era == "table" and layout.relay_clusters:
-        # every recorded run has relay clusters: generating its program (zombies, joins and
-        # relays, properties and all) takes longer than replaying it
-        return PlainModel
-    return TextModel if len(layout.sorts()) <= TEXT_SLOTS else PlainModel
-
-
-def _layout(design: Any, cfg: Config) -> Any:
-    """The text's layout of ``design`` under ``cfg``, or None where the text has no form of it."""
-    from replcheck.model.registry import RegistryError
-    from replcheck.model.zk.designs import text_class
-    from replcheck.model.zk.layout import FlatError
-
-    try:
-        return text_class(design, cfg)(design, cfg)
-    except (FlatError, RegistryError):
-        return None
-
-
 def recorded_in_text(design: Any) -> type | None:
     """The text class a recorded run of ``design`` is replayed through (servers joining,
     zombies and the relay clusters, on plain values: ``model/engine/plain.py``), or None for a
@@ -84,9 +45,8 @@ def recorded_in_text(design: Any) -> type | None:
     era = getattr(design, "era", "")
     if era not in ("zk", "table"):
         return None
-    from replcheck.model.registry import RegistryError
-    from replcheck.model.zk.designs import text_class
-    from replcheck.model.zk.layout import FlatError
+    from replcheck.model.engine.catalogue import RegistryError, text_class
+    from replcheck.model.engine.text import FlatError
 
     try:
         return text_class(design, RECORDED if era == "table" else None)
@@ -145,9 +105,8 @@ def _decodes_by_parts(cls: type) -> bool:
 class TextModel(Model):
     def __init__(self, design: Design, cfg: Config) -> None:
         super().__init__(design, cfg)
-        from replcheck.model.registry import RegistryError
-        from replcheck.model.zk.designs import text_class
-        from replcheck.model.zk.layout import FlatError
+        from replcheck.model.engine.catalogue import RegistryError, text_class
+        from replcheck.model.engine.text import FlatError
 
         try:
             cls = text_class(design, cfg)
@@ -237,8 +196,8 @@ class TextModel(Model):
         if got is not None:
             return got
         if self._key not in _PROGRAMS:
-            from replcheck.specs.pygen import compile_python
-            from replcheck.specs.terms import trace
+            from replcheck.model.engine.pygen import compile_python
+            from replcheck.model.engine.terms import trace
 
             flat = self.text.model()
             program = trace(flat)
@@ -373,9 +332,9 @@ class TextModel(Model):
 
     def canonical(self, st: Any) -> Any:
         """The representative of the state's class under renaming of region servers, by the
-        packed renamings (``specs/canonical.py``): each image is the state's slots renamed
+        packed renamings (``model/engine/canonical.py``): each image is the state's slots renamed
         and read back (``rename``)."""
-        from replcheck.specs.canonical import canonical
+        from replcheck.model.engine.canonical import canonical
 
         ren = self._renamings()
         if ren is None or self.design.names_ordered:
@@ -383,13 +342,13 @@ class TextModel(Model):
         return canonical(st, ren, self._signature(st), lambda perm: self.rename(st, perm))
 
     def _renamings(self) -> Any:
-        """The layout's renamings (``specs/canonical.py``) over ``_shape()``, built at first
+        """The layout's renamings (``model/engine/canonical.py``) over ``_shape()``, built at first
         use; None with one server."""
         got = self.__dict__.get("_ren", _NONE)
         if got is _NONE:
             got = None
             if self.cfg.servers > 1:
-                from replcheck.specs.canonical import Renamings
+                from replcheck.model.engine.canonical import Renamings
 
                 got = Renamings(self.text, self.design.era, self._shape())
             self._ren = got
@@ -418,7 +377,7 @@ class TextModel(Model):
         """The readable state of ``packed`` with server ``s`` called ``perm[s]``."""
         image = self._images.get(perm)
         if image is None:
-            from replcheck.specs.pygen import compile_images
+            from replcheck.model.engine.pygen import compile_images
 
             maps = self._ren.maps(perm)
             assert maps is not None, perm

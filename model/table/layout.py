@@ -34,11 +34,9 @@ The steps are in ``table/text.py``, the properties in ``table/properties.py``;
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 from typing import Any, ClassVar
 
-from replcheck.model import STANDARD, get_design
 from replcheck.model.common.edit_space import EditSpace
 from replcheck.model.common.state import Edit, Shipper, Sink
 from replcheck.model.config import Config
@@ -47,7 +45,6 @@ from replcheck.model.engine.design import Design
 from replcheck.model.engine.logic import generic_of
 from replcheck.model.engine.step import instances_of, variables_of
 from replcheck.model.engine.text import ByParts, FlatModel, FlatProperty
-from replcheck.model.table.designs import Table
 from replcheck.model.table.state import (
     ADD,
     NO_SOURCE,
@@ -641,31 +638,6 @@ class TableFlat(CopySlots, ByParts, EditSpace, TableSteps):
         )
 
 
-FEATURES: dict[str, str] = {
-    "sync": "sync_layout",
-    "syncup": "syncup",
-    "zk_hfile_refs": "migrate_hfile",
-    "legacy_peer": "legacy_peer",
-    "migration": "migration",
-    "bootstrap": "bootstrap",
-    "restarts": "restarts",
-    "joins": "joins",
-    "zombies": "zombies",
-    "relays": "relays",
-    "cleaner_input": "cleaner_input",
-    "peer_life": "peer_life",
-    "storage_faults": "storage_faults",
-    "serial_life": "serial_life",
-    "serial": "serial",
-    "bulk_load": "hfile_refs",
-    "sync_remote": "sync_remote",
-}
-"""Configuration features the base leaves out, and the module of ``replcheck.model.features``
-whose mixin adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
-``MUTANTS`` (mutant name -> a mixin overriding the mutant's step, for mutants whose override
-belongs to the feature)."""
-
-
 def config_features(cfg: Config) -> list[tuple[str, str]]:
     """``(feature, what)`` for each feature ``cfg`` uses that the base flat model leaves out."""
     flags = [
@@ -700,95 +672,3 @@ def check_config(cfg: Config, handled: frozenset[str] = frozenset()) -> None:
     for feature, what in config_features(cfg):
         if feature not in handled:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
-
-
-# --- designs and mutants whose form is the base text's --------------------------------------------
-
-
-TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
-    "table": TableFlat,
-    "table-doc": TableFlat,
-    "table/remove-all-one-pass": TableFlat,
-}
-"""The designs and mutants whose form is the base text's as it is: ``table-doc``'s differences
-are read from the design (``doc_waits_for_scps``), and ``remove-all-one-pass``'s number of passes
-too. Every other mutant brings its text (``Design.text``) or a dual-form rule."""
-
-
-def _feature_module(feature: str) -> Any:
-    try:
-        name = FEATURES[feature]
-        return importlib.import_module(f"replcheck.model.features.{name}")
-    except ModuleNotFoundError:
-        return None
-
-
-def _feature_mutant(name: str) -> type | None:
-    for feature in FEATURES:
-        module = _feature_module(feature)
-        if module is not None and name in module.MUTANTS:
-            return module.MUTANTS[name]
-    return None
-
-
-_COMPOSED: dict[tuple[type, ...], type[TableFlat]] = {}
-
-
-def _compose(mixins: list[type], base: type[TableFlat]) -> type[TableFlat]:
-    if not mixins:
-        return base
-    key = (*mixins, base)
-    if key not in _COMPOSED:
-        handles = frozenset().union(*(getattr(m, "handles", frozenset()) for m in key))
-        name = "+".join(m.__name__ for m in key)
-        _COMPOSED[key] = type(name, key, {"__doc__": base.__doc__, "handles": handles})
-    return _COMPOSED[key]
-
-
-def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
-    """The flat class of table-era design or mutant ``name`` under ``cfg`` (by default the
-    design's first configuration), or ``FlatError``: the design's (or mutant's) class, with the
-    mixin of each feature ``cfg`` uses before it."""
-    design = get_design(name)
-    cls = type(design)
-    if getattr(cls, "era", "") != "table" or not isinstance(design, Table):
-        raise FlatError(f"{name}: not a table-era design")
-    cfg = cfg or STANDARD[cls.configs[0]]
-    mixins: list[type] = []
-    last: list[type] = []
-    """A design's text that overrides the base text comes after the features' texts, which
-    build on what it overrides (the migration's ``afterReplay`` on the master restart's)."""
-    mutant = _feature_mutant(name)
-    if cls.text is not None:
-        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
-        # A text of a feature the configuration does not use changes nothing there.
-        handles = getattr(cls.text, "handles", frozenset())
-        if not handles:
-            last.append(cls.text)
-        elif handles & {feature for feature, _what in config_features(cfg)}:
-            mixins.append(cls.text)
-    elif name in TABLE_FLAT_CLASSES:
-        base = TABLE_FLAT_CLASSES[name]
-    elif mutant is not None:
-        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
-        mixins.append(mutant)
-    elif cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
-        base = TABLE_FLAT_CLASSES[cls.mutant_of]
-    elif cls.mutant_of is None:
-        raise FlatError(f"{name}: a design of its own, with no flat form")
-    else:
-        raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
-    for feature, what in config_features(cfg):
-        if any(feature in getattr(m, "handles", ()) for m in mixins):
-            continue  # a mixin already chosen encodes it (spare servers, with their feature)
-        module = _feature_module(feature) if feature in FEATURES else None
-        if module is None:
-            raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
-        if module.FEATURE not in mixins:
-            mixins.append(module.FEATURE)
-    return _compose(mixins + last, base)
-
-
-def table_flat_model(name: str, cfg: Config) -> FlatModel:
-    """The flat model of table-era design (or mutant) ``name`` under ``cfg``."""
-    return table_flat_class(name, cfg)(get_design(name), cfg).model()

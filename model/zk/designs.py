@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from replcheck.model import get_design
 from replcheck.model.config import Config
 from replcheck.model.engine.logic import generic_of
-from replcheck.model.engine.text import FlatModel
 from replcheck.model.zk.claims import LockClaims, MultiClaims
 from replcheck.model.zk.cleaners import LockCleaner, MultiCleaner
 from replcheck.model.zk.layout import RULES, FlatError
@@ -74,35 +72,7 @@ def zk_text_class(cls: type) -> type:
     return got
 
 
-def flat_class(name: str, cfg: Config | None = None) -> type[Any]:
-    """The flat class of any registered design or mutant (under ``cfg``, by default the
-    design's first configuration): ``zk_text_class`` for the ZooKeeper era,
-    ``model/table/layout.py``'s for the table era; ``FlatError`` when there is none."""
-    return text_class(get_design(name), cfg)
-
-
-def text_class(design: Any, cfg: Config | None = None) -> type[Any]:
-    """``flat_class`` of a design object, registered or not (the table era's: registered)."""
-    if type(design).era == "table":
-        from replcheck.model.table.layout import table_flat_class
-
-        if type(get_design(design.name)) is not type(design):
-            raise FlatError(
-                f"{design.name}: a table-era design object the registry does not know; its text "
-                "is composed from the registered design (replcheck --design-file registers one)"
-            )
-        return table_flat_class(design.name, cfg)
+def ZK_TEXTS(design: Any, cfg: Config | None = None) -> type[Any]:
+    """The text of a ZooKeeper-era design object (``model/engine/catalogue.py``'s ``TEXTS``):
+    every configuration composes the same one."""
     return zk_text_class(type(design))
-
-
-def flat_layout(name: str, cfg: Config) -> Any:
-    """The flat form of design (or mutant) ``name`` under ``cfg``: its layout and steps."""
-    if cfg.joins or cfg.zombies:
-        what = "servers joining" if cfg.joins else "zombie servers"
-        raise FlatError(f"config {cfg.name!r}: {what} not in the flat model")
-    return flat_class(name, cfg)(get_design(name), cfg)
-
-
-def flat_model(name: str, cfg: Config) -> FlatModel:
-    """The flat model of design (or mutant) ``name`` under ``cfg``."""
-    return flat_layout(name, cfg).model()

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from replcheck.model import STANDARD, Model, State, get_design
 from replcheck.model.config import Config
+from replcheck.model.engine.catalogue import flat_model
 from replcheck.model.engine.text import FPY, is_true
-from replcheck.model.zk.designs import flat_model
 from replcheck.specs.bmc import normalize
 from replcheck.specs.explore import explore
 

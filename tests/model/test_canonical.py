@@ -1,6 +1,6 @@
-"""Symmetry reduction without enumerating every ordering of the servers (``specs/canonical.py``):
-the canonical form is the same from every renaming of a state (it is canonical), and it costs
-little with many servers."""
+"""Symmetry reduction without enumerating every ordering of the servers
+(``model/engine/canonical.py``): the canonical form is the same from every renaming of a state (it
+is canonical), and it costs little with many servers."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_every_renaming_of_a_state_has_the_same_canonical_form(design: str, conf
 def test_many_servers_cost_little(monkeypatch) -> None:
     """Nothing enumerates the 50! orderings of 50 servers: the model is built and a state
     reduced trying at most ``TIE_LIMIT`` orders per state."""
-    from replcheck.specs import canonical as model_module
+    from replcheck.model.engine import canonical as model_module
 
     tried: list[int] = []
     real_product = model_module.product

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from replcheck.model import STANDARD
+from replcheck.model.engine.catalogue import flat_layout
 from replcheck.model.engine.copies import CopySlots, sort_copies, sort_plain
 from replcheck.model.engine.text import FPY, Tx
-from replcheck.model.zk.designs import flat_layout
 
 CASES = [
     # a mutant whose claims leave two or three recovered sources for one queue in copy slots:

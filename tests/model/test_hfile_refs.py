@@ -14,7 +14,7 @@ from replcheck.model.features.hfile_refs import (
     HF_STORE,
     RefsAfterCommit,
 )
-from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.compose import table_flat_class
 from replcheck.model.table.state import HFILE_REF
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore

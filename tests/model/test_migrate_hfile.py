@@ -12,7 +12,7 @@ from replcheck.model.engine.text import FlatError
 from replcheck.model.features.hfile_refs import HF_DELETED, HF_STORE, BulkLoad
 from replcheck.model.features.migrate_hfile import SkipsHFileRefs, ZkHFileRefs
 from replcheck.model.render.table import render_queue_table
-from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.model.table.state import HFILE_REF, MIG_MIGRATE, TState
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.explore import check

@@ -17,7 +17,7 @@ from replcheck.model.features.migration import (
     ReplayForgetsBarrier,
     ZkMigration,
 )
-from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.model.table.state import (
     BARRIER_DISABLED,
     MIG_DISABLE_CLEANER,

@@ -17,7 +17,7 @@ from replcheck.model.features.legacy_peer import (
 )
 from replcheck.model.render.names import server_label
 from replcheck.model.render.table import render_queue_table, render_table_state
-from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.model.table.state import (
     MIG_CLEAN_UP,
     MIG_DONE,

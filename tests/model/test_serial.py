@@ -9,7 +9,7 @@ from replcheck.model import STANDARD, Action, Config, Model, get_design
 from replcheck.model.engine.plain import PlainModel
 from replcheck.model.engine.text_model import TextModel
 from replcheck.model.features.serial import FEATURE, PushesOnFailedCheck, SeqIdsApart, SerialRegion
-from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.compose import table_flat_class
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

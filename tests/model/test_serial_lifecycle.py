@@ -12,7 +12,7 @@ from replcheck.model.common.state import DISABLED, ENABLED, REMOVED
 from replcheck.model.engine.plain import PlainModel
 from replcheck.model.features.hfile_refs import RemovalKeepsHFileRefs
 from replcheck.model.features.serial_life import FEATURE, AddSkipsSeqIds, RemovalKeepsSeqIds
-from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.compose import table_flat_class
 from replcheck.model.table.state import AP_ENABLE, AP_REOPEN, AP_SEQ_ID, TState
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore

@@ -16,7 +16,7 @@ import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
 from replcheck.model.features.sync_layout import MUTANTS, SyncFlat
-from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.specs.explore import explore
 
 SYNC_DESIGNS = ("table", "table-doc", *MUTANTS)

@@ -16,7 +16,7 @@ from replcheck.model.features.sync_procedure import (
     RS_RENAME,
 )
 from replcheck.model.features.sync_remote import SyncRemote
-from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.compose import table_flat_class
 from replcheck.model.table.state import DOWNGRADE_ACTIVE, NONE, STANDBY, RemoteWals
 from replcheck.specs.explore import explore
 from test_table_sync import act, broken, run

@@ -15,7 +15,7 @@ from replcheck.model.features.syncup import (
     SkipsOldWals,
     syncup_replicated_all,
 )
-from replcheck.model.table.layout import table_flat_class
+from replcheck.model.table.compose import table_flat_class
 from replcheck.specs.crosscheck import cross_check
 from replcheck.specs.explore import check, explore
 

@@ -92,7 +92,7 @@ def test_every_feature_step_is_a_kind_of_its_design() -> None:
     import inspect
 
     from replcheck.model.engine.step import kinds_of
-    from replcheck.model.table.layout import FEATURES
+    from replcheck.model.table.compose import FEATURES
 
     for feature, where in FEATURES.items():
         module = importlib.import_module(f"replcheck.model.features.{where}")

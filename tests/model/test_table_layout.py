@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from layout_agreement import agree
 from replcheck.model import STANDARD, get_design, mutants
-from replcheck.model.table.layout import table_flat_class, table_flat_model
+from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.model.zk.layout import FlatError
 
 CONFIGS = (

@@ -12,7 +12,7 @@ from collections import deque
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.table.layout import table_flat_model
+from replcheck.model.table.compose import table_flat_model
 from replcheck.model.zk.layout import FlatError
 from replcheck.specs.bmc import normalize
 from replcheck.specs.crosscheck import cross_check

@@ -13,7 +13,8 @@ import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
 from replcheck.model.engine.plain import PlainModel
-from replcheck.model.engine.text_model import TEXT_SLOTS, TextModel
+from replcheck.model.engine.choice import TEXT_SLOTS
+from replcheck.model.engine.text_model import TextModel
 
 
 def _agree(name: str, config: str | Config, **kw: object) -> int:
@@ -41,7 +42,7 @@ def test_the_zookeeper_era_runs_on_the_text_where_it_covers_the_configuration() 
     assert type(Model(Own(), STANDARD["std"])) is TextModel
     big = resolve_config("std:servers=8")
     assert type(Model(get_design("zk-multi"), big)) is PlainModel
-    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.engine.catalogue import flat_class
 
     z = flat_class("zk-multi", big)(get_design("zk-multi"), big)
     assert len(z.sorts()) > TEXT_SLOTS

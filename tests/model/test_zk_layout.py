@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design, mutants
+from replcheck.model.engine.catalogue import flat_model
 from replcheck.model.zk.common import ZK_CONFIGS
-from replcheck.model.zk.designs import flat_model
 from replcheck.model.zk.layout import FlatError
 from replcheck.specs.explore import explore
 

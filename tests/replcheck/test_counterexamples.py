@@ -125,7 +125,7 @@ def test_induction_prints_a_reproducer_from_its_state(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("z3")
-    from replcheck.model.zk.designs import flat_class
+    from replcheck.model.engine.catalogue import flat_class
     from replcheck.specs.bmc import induct
 
     z = flat_class("zk-multi")(get_design("zk-multi"), STANDARD["std"])

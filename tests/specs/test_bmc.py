@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("z3")
 
 from replcheck.model import STANDARD, get_design, mutants
-from replcheck.model.zk.designs import flat_class, flat_model
+from replcheck.model.engine.catalogue import flat_class, flat_model
 from replcheck.specs.bmc import induct
 from replcheck.specs.crosscheck import cross_check, cross_check_from_path
 from replcheck.specs.lemmas_zk import run_induction, zk_lemmas

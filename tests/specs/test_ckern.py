@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from replcheck.model import STANDARD
+from replcheck.model.engine.canonical import Renamings
 from replcheck.specs import ckern, compiled
-from replcheck.specs.canonical import Renamings
 from replcheck.specs.compiled import explore_compiled
 
 from replcheck.matrix import resolve_config

@@ -1,4 +1,4 @@
-"""The compiled back ends (``specs/terms.py``, ``pygen.py``, ``cvm.c``/``cvm.py``,
+"""The compiled back ends (``model/engine/terms.py``, ``pygen.py``, ``cvm.c``/``cvm.py``,
 ``compiled.py``, ``compiled_check.py``) against the explicit model, over whole state spaces:
 the C search, the generated-Python search and the explicit explorer find the same states,
 transitions, depth and shortest violations; with symmetry the C search reproduces the manifest,
@@ -11,11 +11,11 @@ import json
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
+from replcheck.model.engine.terms import TraceError, trace
 from replcheck.specs.compiled import explore_compiled
 from replcheck.specs.compiled_check import check_compiled
 from replcheck.specs.explore import explore
 from replcheck.specs.manifest import PATH as MANIFEST
-from replcheck.specs.terms import TraceError, trace
 
 WHOLE = [
     ("zk-multi", "cleaner-race"),
@@ -92,8 +92,8 @@ def test_a_count_over_many_conditions_compiles() -> None:
     """``single_source`` on three servers and two crashes counts hundreds of shippers: the
     generated Python writes the count as one ``sum`` rather than additions nested as deep as the
     count is long, which the compiler refused ("too many nested parentheses")."""
-    from replcheck.model.zk.designs import flat_model
-    from replcheck.specs.pygen import compile_python
+    from replcheck.model.engine.catalogue import flat_model
+    from replcheck.model.engine.pygen import compile_python
 
     from replcheck.matrix import resolve_config
 

@@ -8,10 +8,10 @@ from math import factorial
 
 import pytest
 from replcheck.model import get_design
+from replcheck.model.engine.canonical import Renamings
+from replcheck.model.engine.packsym import sources
 from replcheck.specs import cvm
-from replcheck.specs.canonical import Renamings
 from replcheck.specs.compiled import _program
-from replcheck.specs.packsym import sources
 
 lib, _how = cvm.library()
 needs_c = pytest.mark.skipif(lib is None, reason=f"no C search here: {_how}")

@@ -1,5 +1,5 @@
 """The four interpreters of the flat text agree over whole state spaces: the plain interpreter
-(``FlatModel.successors``), generated Python (``specs/pygen.py``), the C search and the Z3
+(``FlatModel.successors``), generated Python (``model/engine/pygen.py``), the C search and the Z3
 one-step relation (``specs/bmc.py``'s ``Unrolling``). For every reachable state (no symmetry),
 the plain and generated successors are the same set of states; the C search finds exactly the
 states the generated search does; and Z3, with the state before the step fixed, can reach each
@@ -12,11 +12,11 @@ from collections import deque
 import pytest
 import z3
 from replcheck.model import STANDARD
-from replcheck.model.zk.designs import flat_model
+from replcheck.model.engine.catalogue import flat_model
+from replcheck.model.engine.pygen import compile_python
+from replcheck.model.engine.terms import trace
 from replcheck.specs.bmc import Unrolling, _term
 from replcheck.specs.compiled import explore_compiled
-from replcheck.specs.pygen import compile_python
-from replcheck.specs.terms import trace
 
 
 def reachable(name: str, config: str):

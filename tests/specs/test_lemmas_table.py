@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from replcheck.model import STANDARD, Model, get_design
 from replcheck.model.engine.text import FPY, is_true
-from replcheck.model.table.layout import TableFlat, table_flat_class
+from replcheck.model.table.compose import table_flat_class
+from replcheck.model.table.layout import TableFlat
 from replcheck.specs.explore import explore
 from replcheck.specs.lemmas_table import (
     INDUCTION_CONFIG,

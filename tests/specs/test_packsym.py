@@ -1,6 +1,6 @@
-"""Renaming servers on packed states (``specs/packsym.py``), the one renaming every engine uses:
-held against the steps themselves (a renamed state's successors are the renamed successors), so
-the declared slot and value maps need no second renaming to be checked against."""
+"""Renaming servers on packed states (``model/engine/packsym.py``), the one renaming every engine
+uses: held against the steps themselves (a renamed state's successors are the renamed successors),
+so the declared slot and value maps need no second renaming to be checked against."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from itertools import permutations
 
 import pytest
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.zk.designs import flat_layout
-from replcheck.specs import packsym
-from replcheck.specs.canonical import Renamings
+from replcheck.model.engine import packsym
+from replcheck.model.engine.canonical import Renamings
+from replcheck.model.engine.catalogue import flat_layout
+from replcheck.model.engine.terms import trace
 from replcheck.specs.explore import explore
-from replcheck.specs.terms import trace
 
 CONFIGS = [
     ("zk-multi", "cleaner-race", None),

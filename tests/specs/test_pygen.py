@@ -1,5 +1,5 @@
-"""Generated Python's search functions (``specs/pygen.py``'s ``search_source``) against its whole
-successor function and against renaming states slot by slot (``packsym.apply``), on every
+"""Generated Python's search functions (``model/engine/pygen.py``'s ``search_source``) against its
+whole successor function and against renaming states slot by slot (``packsym.apply``), on every
 reachable state of small configurations: the enabled set carried through each instance's frame
 is the set evaluated afresh, each fingerprint a step carries is the one computed from scratch,
 an image's fingerprint is the Zobrist fingerprint of the image itself, and the least
@@ -12,10 +12,10 @@ from collections import deque
 
 import pytest
 from replcheck.model import STANDARD, get_design
-from replcheck.specs.canonical import Renamings, least_renaming
+from replcheck.model.engine.canonical import Renamings, least_renaming
+from replcheck.model.engine.packsym import apply
+from replcheck.model.engine.pygen import compile_python, compile_search
 from replcheck.specs.compiled import _program
-from replcheck.specs.packsym import apply
-from replcheck.specs.pygen import compile_python, compile_search
 
 
 def bits(m: int) -> list[int]:

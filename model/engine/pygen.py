@@ -1,5 +1,5 @@
-"""Generated Python: a traced flat model (``specs/terms.py``) as straight-line Python functions
-over packed states (tuples of integers), for exploration wherever no C compiler is wanted.
+"""Generated Python: a traced flat model (``model/engine/terms.py``) as straight-line Python
+functions over packed states (tuples of integers), for exploration wherever no C compiler is wanted.
 
 ``compile_python(program)`` returns a ``PyCode`` with
 
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from replcheck.specs.packsym import sources
-from replcheck.specs.terms import Graph, Program, frames
+from replcheck.model.engine.packsym import sources
+from replcheck.model.engine.terms import Graph, Program, frames
 
 _BIN = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "add": "+", "sub": "-", "mul": "*"}
 
@@ -253,7 +253,7 @@ def _compiled(src: str, name: str) -> Any:
     """``compile(src)``, its code object cached by the source's content hash (and the Python
     version's bytecode magic) in ``cache_dir()``: a cache hit skips the compiler, which takes
     seconds on a large configuration's program."""
-    from replcheck.specs.cvm import cache_dir
+    from replcheck.model.engine.cache import cache_dir
 
     digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + src.encode()).hexdigest()[:32]
     path = cache_dir() / f"py-{digest}.marshal"
@@ -478,9 +478,9 @@ def renamed(
 
 
 def renaming_source(maps: list[tuple[list[int], list[list[int] | None], list[int]]]) -> str:
-    """``renamings``: one function per renaming of servers (``specs/packsym.py``), ``r(s, b)``:
-    the renamed state if it is less than ``b``, else None. It is built slot by slot only as far
-    as it agrees with ``b`` (as ``cvm.c`` builds it): at the first slot that differs, a larger
+    """``renamings``: one function per renaming of servers (``model/engine/packsym.py``), ``r(s,
+    b)``: the renamed state if it is less than ``b``, else None. It is built slot by slot only as
+    far as it agrees with ``b`` (as ``cvm.c`` builds it): at the first slot that differs, a larger
     image is given up there, and a smaller one is built whole, as one tuple (``f``)."""
     lines = []
     tables: dict[tuple[int, ...], str] = {}

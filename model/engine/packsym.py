@@ -1,8 +1,8 @@
 """Symmetry on packed states: renaming region servers as a map of slots and values.
 
 Region servers are interchangeable, so a search stores one state per class of renamings. On a
-packed state (``specs/terms.py``) a renaming ``perm`` is a slot map and a value map: the slot of
-flat variable ``("qpos", s, p, ci, w)`` goes to the slot of ``("qpos", perm[s], p, ci', w')``,
+packed state (``model/engine/terms.py``) a renaming ``perm`` is a slot map and a value map: the slot
+of flat variable ``("qpos", s, p, ci, w)`` goes to the slot of ``("qpos", perm[s], p, ci', w')``,
 where ``ci'`` is the chain of dead servers renamed and ``w'`` the WAL slot of the renamed
 server's WAL; a slot whose value names a server (a lock holder, a claim's dead server), a chain,
 a WAL slot or an edit gets its value renamed too. ``TYPES`` declares, per variable family of each
@@ -17,7 +17,7 @@ era, what each key position and the value are:
 A value is renamed only while its family's *presence* variable (same key, another family) is
 set: an unused slot keeps its default (0 is also server 0). The search stores the least image
 of a state over the renamings, compared byte by byte: the same for every state of the class.
-``specs/canonical.py``'s ``Renamings`` builds a renaming's maps (``permutation_maps``) when a
+``model/engine/canonical.py``'s ``Renamings`` builds a renaming's maps (``permutation_maps``) when a
 search first asks for it.
 The test suite checks these declarations against the explicit model's own renaming, state by
 state (``tests/specs/test_packsym.py``).
@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from replcheck.specs.terms import Program
+from replcheck.model.engine.terms import Program
 
 Kinds = tuple[tuple[str | None, ...], str | None, str | None]
 """(the key positions after the family name, the value, the presence family)."""

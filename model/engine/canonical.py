@@ -1,5 +1,5 @@
 """The canonical form of a readable state under renaming of region servers, by the packed
-renamings (``specs/packsym.py``): the one symmetry reduction every engine uses.
+renamings (``model/engine/packsym.py``): the one symmetry reduction every engine uses.
 
 The packed searches (``specs/compiled.py``) store the least packed image of a state. An engine
 that holds readable states (``TextModel``, ``PlainModel``) stores the least *readable* image
@@ -24,7 +24,7 @@ from math import factorial
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from replcheck.specs.packsym import (
+from replcheck.model.engine.packsym import (
     NotClosed,
     permutation_maps,
     renamer,
@@ -32,7 +32,7 @@ from replcheck.specs.packsym import (
     slot_renaming,
     types_for,
 )
-from replcheck.specs.terms import bounds
+from replcheck.model.engine.terms import bounds
 
 S = TypeVar("S")
 
