@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
+from replcheck.model.engine.choice import TEXT_SLOTS
 from replcheck.model.engine.plain import PlainModel
 from replcheck.model.engine.plain_index import Index, probe
 from replcheck.model.engine.step import steps_of
-from replcheck.model.engine.choice import TEXT_SLOTS
 from replcheck.model.engine.text_model import NotCovered, TextModel
 from replcheck.model.table.state import ARQP_PUT_MISSING
 

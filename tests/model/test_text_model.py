@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 from model_agreement import agree
 from replcheck.model import STANDARD, Config, Model, get_design
-from replcheck.model.engine.plain import PlainModel
 from replcheck.model.engine.choice import TEXT_SLOTS
+from replcheck.model.engine.plain import PlainModel
 from replcheck.model.engine.text_model import TextModel
 
 
