@@ -190,7 +190,7 @@ def test_the_shipped_zip_holds_the_packages_and_the_schema(tmp_path: Path) -> No
         "replcheck/cli.py",
         "replcheck/model/__init__.py",
         "replcheck/specs/__init__.py",
-        "replcheck/conformance/mine.py",
+        "replcheck/conformance/mine/rows.py",
         "replcheck/traces/schema/v1/event.schema.json",
     ):
         assert want in names

@@ -60,7 +60,7 @@ def test_package_writes_the_zip_and_the_entry_script(
         str(tmp_path / "pkg" / "replcheck.zip"),
         str(tmp_path / "pkg" / "mine_submit.py"),
     ]
-    assert "replcheck/conformance/mine_job.py" in zipfile.ZipFile(printed[0]).namelist()
+    assert "replcheck/conformance/mine/job.py" in zipfile.ZipFile(printed[0]).namelist()
     compile(Path(printed[1]).read_text(), printed[1], "exec")
 
 
