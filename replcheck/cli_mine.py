@@ -11,9 +11,7 @@ unreadable input is quarantined with its reason and file:line or file:offset; th
 mined. ``--package DIR`` only writes what ``spark-submit`` needs (docs/mine.md): the zip of the
 project's packages for ``--py-files`` and the entry script ``mine_submit.py``.
 
-Exit status: 0 every run accepted; 1 some run rejected or undecided (undecided is never a pass);
-2 bad input (an unusable ``--out``; or some input quarantined); 130 interrupted: the runs mined by
-then are written and summed, and the last line says the job is not complete.
+Exit status: ``replcheck.exits.COMMANDS["mine"]`` (``replcheck mine --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -24,9 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from replcheck.cli_base import UsageError
 from replcheck.cli_record import _positive
+from replcheck.exits import Exit, epilog
 
-EXIT_OK, EXIT_FAIL, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_OUT = "replcheck-mine"
 
 
@@ -37,8 +36,7 @@ def add_commands(sub: Any) -> None:
         description="Judge every run as `replcheck validate` does, in Spark's executors, and "
         "sum verdicts, violations, coverage of the model's actions, claim races and latencies "
         "into Parquet tables and an HTML summary (docs/mine.md).",
-        epilog="Exit status: 0 every run accepted; 1 some run rejected or undecided; 2 bad "
-        "input (some input quarantined); 130 interrupted.",
+        epilog=epilog("mine"),
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="run folders, traces, or folders")
     p.add_argument(
@@ -69,8 +67,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
-
     if args.package:
         from replcheck.conformance.mine.job import write_package
 
@@ -82,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
                 sys.stdout.write(f"{f}\n")
         except OSError as exc:
             raise UsageError(f"--package {dest}: cannot write: {exc.strerror}") from None
-        return EXIT_OK
+        return Exit.OK
     if not args.paths:
         raise UsageError("mine: give at least one PATH (or --package DIR)")
     _check_paths(args.paths)
@@ -101,7 +97,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:
         sys.stderr.write("replcheck: mine interrupted before anything was mined\n")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     except Exception as exc:  # Spark could not start or the master is unreachable
         if type(exc).__name__ in (
             "Py4JError",
@@ -124,7 +120,6 @@ def _check_paths(paths: list[str]) -> None:
     """Refuse, before Spark starts, a PATH that does not exist or a folder with nothing to
     mine in it (a run folder, a trace or a ZooKeeper data directory that cannot be read is
     mined: it is quarantined with its reason)."""
-    from replcheck.cli import UsageError
     from replcheck.conformance.mine.rows import discover
 
     for text in paths:
@@ -139,8 +134,6 @@ def _check_paths(paths: list[str]) -> None:
 
 
 def _check_out(out: Path) -> None:
-    from replcheck.cli import UsageError
-
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: not a folder")
     if out.is_dir() and any(out.iterdir()):
@@ -152,28 +145,31 @@ def _check_out(out: Path) -> None:
 
 
 def exit_status(summary: dict[str, Any]) -> int:
-    """0 all accepted; 1 some rejected or undecided; 2 some input quarantined; 130 when the job
-    was interrupted (never a pass)."""
+    """0 all accepted; 1 some rejected, or nothing mined; 2 some input quarantined; 4 none
+    rejected but some undecided; 130 when the job was interrupted (never a pass)."""
     st = summary["status"]
     if summary["interrupted"]:
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if st["bad-input"] or summary["quarantine"]:
-        return EXIT_BAD
-    if st["rejected"] or st["undecided"] or not summary["mined"]:
-        return EXIT_FAIL
-    return EXIT_OK
+        return Exit.BAD_INPUT
+    if st["rejected"] or not summary["mined"]:
+        return Exit.FAIL
+    if st["undecided"]:
+        return Exit.UNDECIDED
+    return Exit.OK
 
 
 def _word(code: int, summary: dict[str, Any]) -> str:
     st = summary["status"]
     counts = ", ".join(f"{n} {s}" for s, n in st.items())
     word = {
-        EXIT_OK: "PASS",
-        EXIT_FAIL: "FAIL",
-        EXIT_BAD: "BAD INPUT",
-        EXIT_INTERRUPTED: "INTERRUPTED (not a pass)",
+        Exit.OK: "PASS",
+        Exit.FAIL: "FAIL",
+        Exit.BAD_INPUT: "BAD INPUT",
+        Exit.UNDECIDED: "UNDECIDED",
+        Exit.INTERRUPTED: "INTERRUPTED (not a pass)",
     }[code]
-    if st["undecided"] and code in (EXIT_FAIL, EXIT_BAD):
+    if st["undecided"] and code in (Exit.FAIL, Exit.BAD_INPUT, Exit.UNDECIDED):
         word += " (undecided is not a pass)"
     return f"{word}: {summary['mined']} of {summary['planned']} runs: {counts}"
 
@@ -202,3 +198,21 @@ def render_summary(summary: dict[str, Any], out: Path) -> str:
         lines.append(f"quarantined: {q['reason']}")
     lines.append(f"tables and summary: {out}/ (index.html)")
     return "\n".join(lines)
+
+
+def submit_main(argv: list[str] | None = None) -> int:
+    """The ``spark-submit`` entry point: the same job as ``replcheck mine``."""
+    from replcheck.conformance.mine.job import run_job
+
+    p = argparse.ArgumentParser(
+        prog="mine_submit.py", description="The Spark job of replcheck mine (spark-submit)."
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--partitions", type=int, default=None, metavar="N")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = run_job(args.paths, out, partitions=args.partitions)
+    sys.stdout.write(render_summary(summary, out) + "\n")
+    return exit_status(summary)

@@ -655,9 +655,15 @@ def record_run(
     run_dir: Path,
     ensemble: Any = None,
     progress: Callable[[str], None] | None = None,
+    cluster_class: type[Cluster] | None = None,
 ) -> RunResult:
     """Record one run into ``run_dir``: its own ZooKeeper unless ``ensemble`` is given (then the
-    run lives under a chroot of its own)."""
+    run lives under a chroot of its own). A planned run (``spec.plan``) is driven by the
+    conformance search's ``PlannedCluster`` (``conformance/search/run.py``), which it passes as
+    ``cluster_class``."""
+    cls = cluster_class or Cluster
+    if spec.plan is not None and cls is Cluster:
+        raise ValueError("a planned run is driven by conformance/search/run.py's PlannedCluster")
     from replcheck.conformance.zookeeper.server import Ensemble
 
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -670,12 +676,7 @@ def record_run(
     zk_startup = time.monotonic() - t0
     cluster = None
     try:
-        if spec.plan is not None:
-            from replcheck.conformance.search.run import PlannedCluster
-
-            cluster = PlannedCluster(spec, run_dir, ensemble, progress)
-        else:
-            cluster = Cluster(spec, run_dir, ensemble, progress)
+        cluster = cls(spec, run_dir, ensemble, progress)
         cluster.zk_startup = zk_startup
         return cluster.run()
     except BaseException:

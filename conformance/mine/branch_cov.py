@@ -56,7 +56,7 @@ class Point:
     """A call's (line, end line, column, end column); None for an ``if`` statement."""
 
     def name(self, action: str, outcome: str) -> str:
-        return f"{action}[{Path(self.file).name}:{self.line} {outcome}: {self.condition}]"
+        return f"{action}[{_model_path(self.file)}:{self.line} {outcome}: {self.condition}]"
 
 
 @cache
@@ -78,9 +78,18 @@ def _in_model(fn: Any) -> bool:
         return False
     file = Path(code.co_filename).resolve()
     roots = _roots()
-    if str(file.parent) == roots[0] and file.name in MACHINERY:
+    if not str(file).startswith(roots):
         return False
-    return str(file).startswith(roots)
+    return _model_path(str(file)) not in MACHINERY
+
+
+def _model_path(file: str) -> str:
+    """``file``'s path in the model's folder (``zk/text.py``), or its name outside it."""
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(_roots()[0]).as_posix()
+    except ValueError:
+        return path.name
 
 
 def _condition(node: ast.expr, where: str = "") -> str:

@@ -17,7 +17,6 @@ project itself comes in the zip.)
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -79,9 +78,9 @@ SUBMIT_SCRIPT = """\"\"\"The spark-submit entry point of replcheck mine (from --
 
 import sys
 
-from replcheck.conformance.mine.job import main
+from replcheck.cli_mine import submit_main
 
-sys.exit(main())
+sys.exit(submit_main())
 """
 
 
@@ -443,23 +442,3 @@ def quantiles(values: list[float]) -> dict[str, float]:
         "p99": rank(0.99),
         "max": round(v[-1], 4),
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The ``spark-submit`` entry point: the same job as ``replcheck mine``."""
-    from replcheck.cli_mine import exit_status, render_summary
-
-    p = argparse.ArgumentParser(prog="mine/job.py", description=__doc__.split("\n")[0])
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--partitions", type=int, default=None, metavar="N")
-    args = p.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    summary = run_job(args.paths, out, partitions=args.partitions)
-    sys.stdout.write(render_summary(summary, out) + "\n")
-    return exit_status(summary)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -83,7 +83,12 @@ def run_plan(
     **more: Any,
 ) -> RunResult:
     """Record one run of ``plan`` into ``run_dir`` (its own ZooKeeper)."""
-    return record_run(spec_for(design, plan, seed, **more), run_dir, progress=progress)
+    return record_run(
+        spec_for(design, plan, seed, **more),
+        run_dir,
+        progress=progress,
+        cluster_class=PlannedCluster,
+    )
 
 
 class PlannedCluster(Cluster):

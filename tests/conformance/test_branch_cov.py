@@ -46,7 +46,7 @@ def test_every_point_is_an_if_statement_or_a_decision_of_a_step(design: str) -> 
                 assert ".when(" in call or ".ite(" in call, (action, p, call)
                 assert call.endswith(")"), (action, p, call)  # the whole call, to the column
     # both eras' recorded runs go through the text: its helpers, never the explicit steps
-    files = {Path(p.file).name for found in points.values() for p in found}
+    files = {branch_cov._model_path(p.file) for found in points.values() for p in found}
     assert ("zk/text.py" in files) == design.startswith("zk-")
     assert ("table/seams.py" in files) == (design == "table")
     assert "table/common.py" not in files

@@ -315,7 +315,7 @@ def test_a_reviewers_override_of_a_text_rule_reaches_every_engine(
 ) -> None:
     """``table-naive`` deadlocks; overriding its text rule in a file of one's own removes the
     deadlock on every engine, with the same counts (the base design's: 7 states)."""
-    path = tmp_path / "mine/rows.py"
+    path = tmp_path / "mine.py"
     path.write_text(TEXT_MUTANT)
     code, out, _err = run(
         capsys, "explore", "--design-file", str(path), "--json", "--engine", engine
@@ -330,7 +330,7 @@ def test_a_reviewers_override_of_a_text_rule_reaches_every_engine(
 
 
 def test_a_text_override_must_be_the_one_it_names(capsys, tmp_path) -> None:
-    path = tmp_path / "mine/rows.py"
+    path = tmp_path / "mine.py"
     path.write_text(TEXT_MUTANT.replace('overrides = "rule_wal_ready"', 'overrides = "open_table"'))
     code, _out, err = run(capsys, "explore", "--design-file", str(path))
     assert code == 2 and "must override exactly 'open_table'" in err

@@ -300,7 +300,7 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_failure_mode(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     case = CASES[name]
-    path = tmp_path / "engine/design.py"
+    path = tmp_path / "design.py"
     if case.design_file:
         path.write_text(case.design_file)
     argv = [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(path)) for a in case.argv]
@@ -397,9 +397,9 @@ def test_explore_json_reports_why_it_stopped(capsys) -> None:
 def test_scripts_run_resolves_relative_paths_in_the_callers_folder(tmp_path) -> None:
     """``scripts/run`` must not change folder before the command: a relative --design-file is
     the caller's."""
-    (tmp_path / "mine/rows.py").write_text(EXAMPLE.read_text())
+    (tmp_path / "mine.py").write_text(EXAMPLE.read_text())
     proc = subprocess.run(
-        [str(ROOT / "scripts" / "run"), "list", "--design-file", "mine/rows.py"],
+        [str(ROOT / "scripts" / "run"), "list", "--design-file", "mine.py"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -120,7 +120,7 @@ class Mine(ZkMulti):
 def test_a_bad_added_action_is_refused_by_every_command(
     capsys, tmp_path: Path, change: str, needle: str
 ) -> None:
-    path = tmp_path / "mine/rows.py"
+    path = tmp_path / "mine.py"
     path.write_text(BAD.replace(*change.split("|")) if change else BAD)
     for command in ("explore", "list", "check"):
         code, out, err = run(capsys, command, "--design-file", str(path))
