@@ -28,16 +28,26 @@ LAYER = {"replcheck.model": 0, "replcheck.specs": 1, "replcheck.conformance": 1,
 """Lower layers never import higher ones; specs and conformance never import each other."""
 
 
-def modules() -> dict[str, tuple[Path, bool]]:
-    """Every module of the project: its name -> (file, is a package's ``__init__``)."""
-    out: dict[str, tuple[Path, bool]] = {}
-    for folder, package in PACKAGES.items():
+def module_name(path: str) -> tuple[str, bool] | None:
+    """The module a file of the checkout (``model/zk/text.py``) is, and whether it is a
+    package's ``__init__``; None for a file of no package."""
+    parts = list(Path(path).with_suffix("").parts)
+    if not path.endswith(".py") or not parts or parts[0] not in PACKAGES:
+        return None
+    init = parts[-1] == "__init__"
+    rest = parts[1:-1] if init else parts[1:]
+    return ".".join([PACKAGES[parts[0]], *rest]), init
+
+
+def sources() -> dict[str, tuple[str, str, bool]]:
+    """Every module of the checkout: its name -> (file, source, is a package's ``__init__``)."""
+    out: dict[str, tuple[str, str, bool]] = {}
+    for folder in PACKAGES:
         for f in sorted((ROOT / folder).rglob("*.py")):
-            parts = list(f.relative_to(ROOT / folder).with_suffix("").parts)
-            init = parts[-1] == "__init__"
-            if init:
-                parts = parts[:-1]
-            out[".".join([package, *parts])] = (f, init)
+            rel = f.relative_to(ROOT).as_posix()
+            named = module_name(rel)
+            if named is not None:
+                out[named[0]] = (rel, f.read_text(), named[1])
     return out
 
 
@@ -66,14 +76,15 @@ def _imports_in(node: ast.AST) -> Iterator[ast.AST]:
     yield from _imports(node)
 
 
-def graph() -> nx.DiGraph:
-    """Module -> the project's modules it imports, each edge with the lines that import it."""
-    mods = modules()
+def graph(mods: dict[str, tuple[str, str, bool]] | None = None) -> nx.DiGraph:
+    """Module -> the project's modules it imports, each edge with the lines that import it
+    (``bench/layout.py`` gives the sources of another commit)."""
+    mods = sources() if mods is None else mods
     g = nx.DiGraph()
-    for name, (path, init) in mods.items():
-        g.add_node(name)
+    for name, (path, text, init) in mods.items():
+        g.add_node(name, path=path)
         package = name if init else name.rpartition(".")[0]
-        for node in _imports(ast.parse(path.read_text(), str(path))):
+        for node in _imports(ast.parse(text, path)):
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base = node.module or ""
@@ -96,9 +107,21 @@ def graph() -> nx.DiGraph:
     return g
 
 
-def _where(g: nx.DiGraph, a: str, b: str) -> str:
-    path = modules()[a][0].relative_to(ROOT)
-    return f"{path}:{g.edges[a, b]['lines'][0]} imports {b}"
+def where(g: nx.DiGraph, a: str, b: str) -> str:
+    return f"{g.nodes[a]['path']}:{g.edges[a, b]['lines'][0]} imports {b}"
+
+
+def cycles(g: nx.DiGraph) -> list[list[tuple[str, str]]]:
+    """One cycle (as its edges) of each group of modules that import each other."""
+    groups = [c for c in nx.strongly_connected_components(g) if len(c) > 1]
+    return [nx.find_cycle(g.subgraph(c)) for c in sorted(groups, key=sorted)]
+
+
+def against_layers(g: nx.DiGraph) -> list[str]:
+    """Each import of a module of the same or a higher layer, in another package."""
+    return [
+        where(g, a, b) for a, b in g.edges if top(a) != top(b) and LAYER[top(b)] >= LAYER[top(a)]
+    ]
 
 
 def top(name: str) -> str:
@@ -114,20 +137,16 @@ def top(name: str) -> str:
 
 def test_no_import_cycle_among_the_modules() -> None:
     g = graph()
-    cycles = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
+    found = cycles(g)
     lines = []
-    for c in cycles:
-        cycle = nx.find_cycle(g.subgraph(c))
+    for cycle in found:
         lines.append(" -> ".join(a for a, _b in cycle) + f" -> {cycle[0][0]}")
-        lines += [f"    {_where(g, a, b)}" for a, b in cycle]
-    assert not cycles, "import cycles:\n" + "\n".join(lines)
+        lines += [f"    {where(g, a, b)}" for a, b in cycle]
+    assert not found, "import cycles:\n" + "\n".join(lines)
 
 
 def test_the_layers_import_downwards_only() -> None:
-    g = graph()
-    wrong = [
-        _where(g, a, b) for a, b in g.edges if top(a) != top(b) and LAYER[top(b)] >= LAYER[top(a)]
-    ]
+    wrong = against_layers(graph())
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
 
 
