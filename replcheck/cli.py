@@ -1,16 +1,28 @@
 """``replcheck``: the command line.
 
-    replcheck check   [--design NAME ...] [--config SPEC ...] [--checkers explore,fuzz]
-                      [--junit FILE] [--json] [--show-counterexamples] [--max-states N]
-                      [--expected-failures FILE] [--no-manifest]
-    replcheck explore [--design NAME] [--config SPEC] [--no-symmetry] [--max-states N]
-                      [--no-liveness] [--json]
-    replcheck fuzz    [--design NAME] [--config SPEC] [--profile ci|dev|thorough] [--seed N]
-                      [--json]
-    replcheck show    [--design NAME] [--config SPEC] [--actions "crash(1); lock(0, 1)"] [--json]
-    replcheck dump    [--design NAME] [--config SPEC] [--actions "crash(0), scp_split(0)"]
-                      [--distributed | --tree]
-    replcheck list    [--design NAME ... --steps] [--json]
+Commands (``replcheck COMMAND --help`` for each one's options and exit statuses):
+
+.. begin generated: commands (python -m replcheck.docs --sections; do not edit)
+    replcheck check     run every design and mutant through the checkers
+    replcheck explore   exhaustive exploration of one design
+    replcheck fuzz      Hypothesis stateful testing of one design
+    replcheck show      draw the initial state, or where a sequence of actions leads
+    replcheck dump      what DumpReplicationQueues prints after a sequence of actions
+    replcheck list      list designs, mutants and configurations
+    replcheck zk        start, stop or query an embedded ZooKeeper (from the pyspark jars)
+    replcheck record    run the reference cluster on a real ZooKeeper with faults and record traces
+    replcheck prove     prove the decision rules for all values (Z3)
+    replcheck validate  replay recorded traces through the model: accepted, rejected, or undecided
+    replcheck convert   convert a trace between JSON lines and Parquet
+    replcheck zklog     print ZooKeeper transaction logs and snapshots (multis decoded); replay
+                        digests
+    replcheck replay    replay one behaviour (a trace, a counterexample, actions): debugger, HTML,
+                        test, ITF
+    replcheck inspect   draw and check a cluster's replication znodes (live or offline), read-only
+    replcheck mine      mine many recorded runs with Spark: verdicts, coverage, races, latencies
+    replcheck conform   property-based conformance: Hypothesis drives the real cluster, the model
+                        judges
+.. end generated: commands
 
 ``check`` runs the design × property matrix (``replcheck.matrix``) over every design and mutant by
 default, each under the configurations its class lists, taking the known findings pinned in
@@ -49,22 +61,14 @@ small integers the model uses (server, peer, group indexes); ``replcheck list`` 
 parameters, and a drawn state numbers the sources. ``dump --actions`` also takes ``,`` between
 actions and a tuple argument in parentheses or brackets: ``crash(0), arqp_claim(0, (1,))``.
 
-Exit status:
-
-* 0: ``check``: every correct design passes (modulo pinned known findings) with every property
-  decided, and every mutant is caught; ``explore``: every property decided, none fails;
-  ``fuzz``: no safety property failed (evidence, not proof; fuzzing does not check liveness);
-  ``show``/``list``: done;
-* 1: ``check``: the gate is red; ``explore``/``fuzz``: some property failed (as it must for a
-  mutant);
-* 2: bad input (unknown design or configuration, a configuration that does not apply to the
-  design, a bound out of range, bad flag, malformed actions, a missing, broken or exiting design
-  file, a design name already taken, an output file that cannot be written), reported as one line
-  ``replcheck: error: ...`` on stderr before anything runs, or fuzzing unavailable;
-* 3: a checker or a design's step raised (one line; set ``REPLCHECK_TRACEBACK=1`` to see it);
-* 4: partial: nothing failed, but something asked was left undecided (a state, memory or time
-  limit, a checker that cannot judge a design); the last line says ``PARTIAL``. Never a pass;
-* 130: interrupted (Ctrl-C); what was done is reported, the last line says ``INTERRUPTED``.
+Exit status: one table for every command, ``replcheck.exits`` (each command's ``--help`` says
+what each status means for it; ``docs/gate.md`` has the table): 0 ok, 1 red (a property failed, a
+mutant was missed, a trace was rejected), 2 bad input (reported as one line ``replcheck: error:
+...`` on stderr before anything runs), 3 internal error (a checker or a design's step raised: one
+line; set ``REPLCHECK_TRACEBACK=1`` to see it), 4 partial (nothing failed, but something asked was
+left undecided: a state, memory or time limit, a checker that cannot judge a design; the last line
+says ``PARTIAL``, ``UNDECIDED`` or ``TIMEOUT``), 130 interrupted (Ctrl-C; what was done is
+reported, the last line says ``INTERRUPTED``).
 
 Undecided is never green: ``check`` prints ``PASS`` and exits 0 only when every verdict it was asked
 for was decided. See ``docs/gate.md``.
@@ -88,6 +92,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
+from replcheck.cli_base import InternalError, Parser, UsageError, one_line
+from replcheck.exits import Exit, epilog, summary
 from replcheck.matrix import (
     CHECKERS,
     DEFAULT_CHECKERS,
@@ -126,26 +132,11 @@ from replcheck.report import (
 )
 from replcheck.specs.results import CheckResult
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-EXIT_PARTIAL, EXIT_INTERRUPTED = 4, 130
 CI_SEED = 0
 """The seed ``fuzz --profile ci`` uses unless given one: the ci profile runs the same examples
 every time."""
 
 T = TypeVar("T")
-
-
-class UsageError(Exception):
-    """Bad input; the message is one line."""
-
-
-class InternalError(Exception):
-    """A checker or a design raised; the message is one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -188,18 +179,24 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="replcheck",
         description="Check designs of HBase replication queue tracking against their invariants.",
-        epilog="Exit status: 0 ok, 1 a property failed / the gate is red, 2 bad input, "
-        "3 a checker raised, 4 partial (something asked was left undecided: never a pass), "
-        "130 interrupted. See docs/gate.md.",
+        epilog=summary(),
     )
     parser.add_argument("--version", action="version", version=f"replcheck {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
 
-    p = sub.add_parser("check", help="run every design and mutant through the checkers")
+    p = sub.add_parser(
+        "check",
+        help="run every design and mutant through the checkers",
+        description="Run the design x property matrix: every design and mutant (or those named), "
+        "each under the configurations its class lists, through the checkers, taking the known "
+        "findings pinned in specs/manifest.json as expected failures. Green when every correct "
+        "design passes with every verdict decided and every mutant is caught (docs/gate.md).",
+        epilog=epilog("check"),
+    )
     _add_common(p)
     p.add_argument(
         "--checkers",
@@ -243,7 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("explore", help="exhaustive exploration of one design")
+    p = sub.add_parser(
+        "explore",
+        help="exhaustive exploration of one design",
+        description="Explore every reachable state of a design under a configuration (the first "
+        "correct design and its first configuration by default), check every property, and draw "
+        "the shortest counterexample of each that fails, with a pytest reproducer.",
+        epilog=epilog("explore"),
+    )
     _add_common(p)
     p.add_argument("--no-symmetry", action="store_true", help="no symmetry reduction")
     p.add_argument("--max-states", type=_max_states, metavar="N", help="stop after N states")
@@ -275,18 +279,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_explore)
 
-    p = sub.add_parser("fuzz", help="Hypothesis stateful testing of one design")
+    p = sub.add_parser(
+        "fuzz",
+        help="Hypothesis stateful testing of one design",
+        description="Hypothesis stateful testing of a design, its rules generated from the "
+        "model's actions: the minimal failing program of every safety property that fails, and "
+        "the seed that repeats it (evidence, not proof; no liveness).",
+        epilog=epilog("fuzz"),
+    )
     _add_common(p)
     p.add_argument("--profile", default="ci", choices=("ci", "dev", "thorough"))
     p.add_argument("--seed", type=int, metavar="N", help="random seed")
     p.set_defaults(func=cmd_fuzz)
 
-    p = sub.add_parser("show", help="draw the initial state, or where a sequence of actions leads")
+    p = sub.add_parser(
+        "show",
+        help="draw the initial state, or where a sequence of actions leads",
+        description="Draw a design's initial state as the seeds draw it, or the states a "
+        "sequence of actions leads through, each step's change and the invariants it breaks.",
+        epilog=epilog("show"),
+    )
     _add_common(p)
     p.add_argument("--actions", metavar="TEXT", help='e.g. "crash(1); lock(0, 1)"')
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("dump", help="what DumpReplicationQueues prints after a sequence of actions")
+    p = sub.add_parser(
+        "dump",
+        help="what DumpReplicationQueues prints after a sequence of actions",
+        description="Replay a sequence of actions and print what HBase's DumpReplicationQueues "
+        "would print in the state reached (read from hbase:replication, or --distributed; the "
+        "2.x tool's output from the znodes for a ZooKeeper-era design), or --tree the whole state.",
+        epilog=epilog("dump"),
+    )
     p.add_argument("--design", action="append", metavar="NAME", help="design or mutant name")
     p.add_argument(
         "--config", action="append", metavar="SPEC", help="configuration (NAME[:key=value,...])"
@@ -310,7 +334,14 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--tree", action="store_true", help="draw the whole state instead")
     p.set_defaults(func=cmd_dump)
 
-    p = sub.add_parser("list", help="list designs, mutants and configurations")
+    p = sub.add_parser(
+        "list",
+        help="list designs, mutants and configurations",
+        description="Name the designs, mutants and standard configurations and every design's "
+        "actions; with --steps, every override point of each named design's protocol text "
+        "(docs/reviewers.md).",
+        epilog=epilog("list"),
+    )
     _add_common(p)
     p.add_argument(
         "--steps",
@@ -475,7 +506,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror or exc}") from None
     if args.json:
         _print(to_json(matrix_dict(matrix)))
-        if matrix.exit_code not in (EXIT_OK, EXIT_FAIL):  # stdout is JSON: say it on stderr
+        if matrix.exit_code not in (Exit.OK, Exit.FAIL):  # stdout is JSON: say it on stderr
             sys.stderr.write(f"replcheck: {matrix.summary()}\n")
         return matrix.exit_code
     _print(matrix.render())
@@ -609,20 +640,20 @@ def _verdict(
         if v not in ("pass", "fail") and p not in ignore
     )
     if failed:
-        line, code = f"FAIL: some property fails in {', '.join(failed)}", EXIT_FAIL
+        line, code = f"FAIL: some property fails in {', '.join(failed)}", Exit.FAIL
     elif "interrupted" in stopped or len(results) < asked:
         line = (
             f"INTERRUPTED (not a pass): {len(results)} of {asked} run(s) finished, "
             f"{undecided} verdict(s) undecided"
         )
-        code = EXIT_INTERRUPTED
+        code = Exit.INTERRUPTED
     elif undecided:
         how = f" (stopped at the {', '.join(sorted(stopped))})" if stopped else ""
-        line, code = f"PARTIAL: {undecided} verdict(s) undecided{how}; {why}", EXIT_PARTIAL
+        line, code = f"PARTIAL: {undecided} verdict(s) undecided{how}; {why}", Exit.UNDECIDED
     else:
-        line, code = passed, EXIT_OK
+        line, code = passed, Exit.OK
     if quiet_line:
-        if code not in (EXIT_OK, EXIT_FAIL):
+        if code not in (Exit.OK, Exit.FAIL):
             sys.stderr.write(f"replcheck: {line}\n")
     else:
         _print(line)
@@ -733,7 +764,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
         _print(render_state(cfg, st))
     else:
         _print(_guard("dump", lambda: dump_queues(cfg, st, distributed=args.distributed)))
-    return EXIT_OK
+    return Exit.OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -776,7 +807,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print(json.dumps(data, indent=2, default=str))
     else:
         _print("\n\n".join(blocks))
-    return EXIT_OK
+    return Exit.OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -804,7 +835,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         configs = {n: c.to_dict() for n, c in STANDARD.items()}
         _print(to_json({"schema": SCHEMA, "designs": rows, "configs": configs}))
-        return EXIT_OK
+        return Exit.OK
     lines = ["designs:"]
     for r in rows:
         if not r["mutant_of"]:
@@ -834,7 +865,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         if not r["mutant_of"]:
             lines.append(f"  {r['name']}: {'; '.join(r['actions'])}")
     _print("\n".join(lines))
-    return EXIT_OK
+    return Exit.OK
 
 
 def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
@@ -858,7 +889,7 @@ def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
         listings.append(listing)
     if args.json:
         _print(to_json({"schema": SCHEMA, "overrides": [x.to_dict() for x in listings]}))
-        return EXIT_OK
+        return Exit.OK
     lines: list[str] = []
 
     def wrap(text: str, indent: int) -> None:
@@ -904,14 +935,10 @@ def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
         + ", ".join(f"{total[k]} {k}s" for k in KINDS)
     )
     _print("\n".join(lines))
-    return EXIT_OK
+    return Exit.OK
 
 
 # --- entry point ----------------------------------------------------------------------------------
-
-
-def _one_line(message: object) -> str:
-    return " ".join(str(message).split())
 
 
 def run() -> NoReturn:
@@ -919,7 +946,7 @@ def run() -> NoReturn:
     An interrupted run exits at once, skipping the finalizers of half-built solver objects (Z3's
     print tracebacks while the interpreter shuts down)."""
     code = main()
-    if code == EXIT_INTERRUPTED:
+    if code == Exit.INTERRUPTED:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -931,11 +958,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     with _watch_ctrl_c() as seen:
         code = _main(parser, argv)
-    if seen and code not in (EXIT_INTERRUPTED, 128 + 15):
+    if seen and code not in (Exit.INTERRUPTED, Exit.TERMINATED):
         # Ctrl-C arrived but was swallowed on the way (Python ignores an exception raised in a
         # finalizer, ``__del__``): whatever was printed is not the verdict of a whole run.
         _print("INTERRUPTED (not a pass): Ctrl-C arrived during the run")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     return code
 
 
@@ -991,28 +1018,28 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version
-            return exc.code if isinstance(exc.code, int) else EXIT_OK
+            return exc.code if isinstance(exc.code, int) else Exit.OK
         return int(args.func(args))
     except SystemExit as exc:  # a design's code exited: nothing after it was decided
         sys.stderr.write(
             f"replcheck: internal error: SystemExit({exc.code!r}) raised inside the command "
             "(by a design file?); the run was not finished\n"
         )
-        return EXIT_INTERNAL
+        return Exit.INTERNAL
     except (UsageError, RegistryError, ValueError) as exc:
-        sys.stderr.write(f"replcheck: error: {_one_line(exc)}\n")
-        return EXIT_USAGE
+        sys.stderr.write(f"replcheck: error: {one_line(exc)}\n")
+        return Exit.BAD_INPUT
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
-            return EXIT_FAIL
-        sys.stderr.write(f"replcheck: error: {_one_line(exc)}\n")
-        return EXIT_USAGE
+            return Exit.FAIL
+        sys.stderr.write(f"replcheck: error: {one_line(exc)}\n")
+        return Exit.BAD_INPUT
     except InternalError as exc:
-        sys.stderr.write(f"replcheck: internal error: {_one_line(exc)}\n")
-        return EXIT_INTERNAL
+        sys.stderr.write(f"replcheck: internal error: {one_line(exc)}\n")
+        return Exit.INTERNAL
     except KeyboardInterrupt:
         sys.stderr.write("replcheck: interrupted\n")
-        return 130
+        return Exit.INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,9 +8,7 @@ test (also written to ``DIR/test_conform.py``); ``DIR/report.json`` has the numb
 kept in Hypothesis's example database (``--database``, by default ``.replcheck/conform-db``) and
 tried first the next time.
 
-Exit status: 0 no failure found; 1 a failure found (the shrunk plan printed); 2 bad input;
-3 undecided (some run could not finish, so the search did not judge every plan it drew);
-130 interrupted (the runs so far are reported; the last line says the search is not complete).
+Exit status: ``replcheck.exits.COMMANDS["conform"]`` (``replcheck conform --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -20,9 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replcheck.cli import UsageError
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
 
-EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 DEFAULT_DB = ".replcheck/conform-db"
 
 
@@ -35,8 +33,7 @@ def add_commands(sub: Any) -> None:
         description="Draw runs of the reference cluster (writes, peer operations, faults aimed "
         "at protocol steps) with Hypothesis, judge each with the model and the end-state check, "
         "and shrink a failure to the smallest plan that still fails (docs/conform.md).",
-        epilog="Exit status: 0 no failure found; 1 a failure found; 2 bad input; 3 undecided "
-        "(a run could not finish); 130 interrupted.",
+        epilog=epilog("conform"),
     )
     p.add_argument("--design", required=True, help="zk-lock, zk-multi or table")
     p.add_argument("--mutant", help="a cluster mutant of the design, e.g. HBASE-12865")
@@ -98,16 +95,16 @@ def cmd_conform(args: Any) -> int:
             print(test)
     if report.interrupted:
         print(f"conform: INTERRUPTED after {len(report.outcomes)} runs: the search is not complete")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if report.found:
         shrunk = " (shrinking stopped at the run budget)" if report.budget_hit else ""
         print(f"conform: FAIL: {name} left the model or lost data; shrunk plan above{shrunk}")
-        return EXIT_FOUND
+        return Exit.FAIL
     if report.errors:
         print(
             f"conform: UNDECIDED: {len(report.errors)} of {len(report.outcomes)} runs could not "
             "finish, so not every plan drawn was judged"
         )
-        return EXIT_UNDECIDED
+        return Exit.UNDECIDED
     print(f"conform: PASS: no failure in {len(report.outcomes)} runs of {name}")
-    return EXIT_OK
+    return Exit.OK

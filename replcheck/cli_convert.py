@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
+
 SUFFIXES = (".jsonl", ".parquet")
 
 
@@ -25,7 +28,7 @@ def add_commands(sub: Any) -> None:
         help="convert a trace between JSON lines and Parquet",
         description="Read a trace (a .jsonl or .parquet file, or a run folder) with validate's "
         "checks and write the same events to OUT, in the format its suffix names.",
-        epilog="Exit status: 0 written; 2 bad input (nothing written).",
+        epilog=epilog("convert"),
     )
     p.add_argument("input", metavar="IN", help="a trace file or a run folder")
     p.add_argument("output", metavar="OUT", help="the file to write: *.jsonl or *.parquet")
@@ -33,7 +36,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.conformance.trace import parquet as trace_parquet
     from replcheck.conformance.trace.reader import TraceFault, read_trace
 
@@ -58,4 +60,4 @@ def _run(args: argparse.Namespace) -> int:
                 f.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
         tmp.replace(out)
     sys.stdout.write(f"{out}: {len(events)} events from {trace.path}\n")
-    return 0
+    return Exit.OK

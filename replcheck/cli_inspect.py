@@ -12,8 +12,7 @@ snapshot and the logs after it). ``--chroot`` is the znode parent (HBase's
 (DumpReplicationQueues), ``distributed`` (DumpReplicationQueues ``--distributed``) or ``all``;
 then the checks (``docs/inspect.md``).
 
-Exit status: 0 no violation (warnings allowed); 1 a violation; 2 bad input (an unreachable
-ZooKeeper, a missing file, no replication znodes), one line on stderr.
+Exit status: ``replcheck.exits.COMMANDS["inspect"]`` (``replcheck inspect --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -22,7 +21,9 @@ import argparse
 import sys
 from typing import Any
 
-EXIT_OK, EXIT_FAIL = 0, 1
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
+
 CONNECT_TIMEOUT = 10.0
 
 
@@ -35,7 +36,7 @@ def add_commands(sub: Any) -> None:
         description="Read a cluster's replication znodes from a live ZooKeeper or from a "
         "snapshot and logs, draw them as seed 000 and DumpReplicationQueues do, and check what "
         "one consistent snapshot can judge. Never writes (docs/inspect.md).",
-        epilog="Exit status: 0 no violation; 1 a violation; 2 bad input.",
+        epilog=epilog("inspect"),
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--zk", metavar="HOST:PORT", help="a live ZooKeeper (connect string)")
@@ -56,7 +57,6 @@ def add_commands(sub: Any) -> None:
 
 def read_view(args: argparse.Namespace) -> Any:
     """The :class:`ReplicationView` the arguments name, and (live) the session id used."""
-    from replcheck.cli import UsageError
     from replcheck.conformance.inspect.view import (
         InspectError,
         build_view,
@@ -96,7 +96,6 @@ def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
     from kazoo.exceptions import KazooException
     from kazoo.handlers.threading import KazooTimeoutError
 
-    from replcheck.cli import UsageError
     from replcheck.conformance.inspect.view import read_live
 
     try:
@@ -152,4 +151,4 @@ def _run(args: argparse.Namespace) -> int:
         f"inspect: {'FAIL' if bad else 'PASS'}: {bad} violation(s), {warn} warning(s); "
         f"layout {view.layout}; {view.source}{at}{note}\n"
     )
-    return EXIT_FAIL if bad else EXIT_OK
+    return Exit.FAIL if bad else Exit.OK

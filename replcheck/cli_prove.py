@@ -6,26 +6,21 @@
 
 Without ``--depth`` or ``--induction``: the proofs about the decision rules. Without
 ``--design``, every correct design's rules; ``--all`` adds every mutant (a rule-level mutant must
-be refuted by a proof of the rule it breaks). Exit status: 0 when every proof of a correct design
-came out as expected and every rule-level mutant was refuted, 1 otherwise, 2 for bad input.
+be refuted by a proof of the rule it breaks).
 
 ``--depth N``: bounded model checking of the transition relation (``specs/bmc.py``) of each
 ZooKeeper-era design or mutant under a small configuration (a mutant's first, else ``std``, or
 ``--config``), depth 0 to N, reporting the first depth at which each property breaks, side by side
-with exhaustive exploration's; ``--timeout`` bounds each design's search in seconds. Exit status 1
-when the two engines disagree, or a correct design breaks a property it is not pinned to break;
-4 when a search stopped at the time limit agreeing up to the depth it reached (``TIMEOUT``: its
-own verdict, undecided beyond that depth, never a pass).
-
-Any mode: exit status 4 (``UNDECIDED``/``TIMEOUT`` on the last line) when nothing came out wrong
-but something was left undecided: a Z3 time limit, or a rule a design overrides in plain Python
-that Z3 cannot read.
+with exhaustive exploration's; ``--timeout`` bounds each design's search in seconds. A search
+stopped at the time limit agreeing up to the depth it reached is ``TIMEOUT``: its own verdict,
+undecided beyond that depth, never a pass.
 
 ``--induction``: induction for each invariant of ``zk-multi`` and ``zk-lock`` under ``std`` with
 the named strengthening lemmas of ``specs/lemmas_zk.py``, and of ``table`` and ``table-doc`` under
 ``t-std`` with those of ``specs/lemmas_table.py`` (every one of them without ``--design``),
-reporting the counterexample to induction where the step case fails. Exit status 1 when a proof
-fails.
+reporting the counterexample to induction where the step case fails.
+
+Exit status: ``replcheck.exits.COMMANDS["prove"]`` (``replcheck prove --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -35,6 +30,9 @@ import ctypes
 import json
 import sys
 from typing import Any
+
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
 
 
 def _positive(kind: type) -> Any:
@@ -52,7 +50,15 @@ def _positive(kind: type) -> Any:
 
 def add_commands(sub: Any) -> None:
     """Add ``prove`` to the CLI's subcommands."""
-    p = sub.add_parser("prove", help="prove the decision rules for all values (Z3)")
+    p = sub.add_parser(
+        "prove",
+        help="prove the decision rules for all values (Z3)",
+        description="Prove with Z3, for all values, what the decision rules promise, and refute "
+        "the rule-level mutants with a counterexample (docs/proofs.md); --depth N: bounded "
+        "model checking of the transition relation beside exhaustive exploration; --induction: "
+        "the invariants inductive with named strengthening lemmas (docs/bmc.md).",
+        epilog=epilog("prove"),
+    )
     p.add_argument(
         "--design", action="append", metavar="NAME", help="design or mutant name (repeatable)"
     )
@@ -90,7 +96,6 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.model import DESIGNS, designs, load_design_file, mutants
     from replcheck.specs import proofs
 
@@ -124,13 +129,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # the designs proved so far, and no verdict
         interrupted = True
     ok = all(d.ok for d in results) and not interrupted
-    code = 0 if ok else (EXIT_UNDECIDED if all(_undecided(d) for d in results if not d.ok) else 1)
-    if interrupted and code != 1:
-        code = EXIT_INTERRUPTED
+    code = Exit.OK if ok else Exit.FAIL
+    if not ok and all(_undecided(d) for d in results if not d.ok):
+        code = Exit.UNDECIDED
+    if interrupted and code != Exit.FAIL:
+        code = Exit.INTERRUPTED
     if args.json:
         data: dict[str, Any] = {
             "ok": ok,
-            "undecided": code == EXIT_UNDECIDED,
+            "undecided": code == Exit.UNDECIDED,
             "interrupted": interrupted,
             "timeout": timeout,
             "designs": [d.to_dict() for d in results],
@@ -143,11 +150,6 @@ def cmd_prove(args: argparse.Namespace) -> int:
             text += f"\nINTERRUPTED (not a pass): {len(results)} design(s) proved before Ctrl-C"
         sys.stdout.write(text + "\n")
     return code
-
-
-EXIT_UNDECIDED = 4
-"""Nothing came out wrong, but something asked was left undecided: never a pass."""
-EXIT_INTERRUPTED = 130
 
 
 def _undecided(d: Any) -> bool:
@@ -196,7 +198,6 @@ def render(results: list[Any]) -> str:
 
 
 def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
-    from replcheck.cli import UsageError
     from replcheck.matrix import check_fits, manifest_expected_failures
     from replcheck.model import STANDARD, designs, get_design
     from replcheck.model.engine.catalogue import flat_class
@@ -248,13 +249,13 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         if bmc_status(cc) == "disagree" or (not cls.is_mutant() and broken):
             ok = False
     timed_out = [r for r in results if bmc_status(r) == "timeout"]
-    code = 1 if not ok else (EXIT_UNDECIDED if timed_out else 0)
-    if interrupted and code != 1:
-        code = EXIT_INTERRUPTED
+    code = Exit.FAIL if not ok else (Exit.UNDECIDED if timed_out else Exit.OK)
+    if interrupted and code != Exit.FAIL:
+        code = Exit.INTERRUPTED
     if args.json:
         data = {
-            "ok": code == 0,
-            "undecided": code == EXIT_UNDECIDED,
+            "ok": code == Exit.OK,
+            "undecided": code == Exit.UNDECIDED,
             "interrupted": interrupted,
             "depth": args.depth,
             "results": [{**r.to_dict(), "status": bmc_status(r)} for r in results],
@@ -364,7 +365,6 @@ def lemmas_of(name: str, by_design: dict[str, Any]) -> str | None:
 
 
 def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
-    from replcheck.cli import UsageError
     from replcheck.specs import lemmas_table, lemmas_zk
 
     by_design = {
@@ -385,11 +385,11 @@ def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
     results = [r for n, run in runs for r in run(timeout=timeout, design=n)]
     ok = all(r.verdict == "inductive" for r in results)
     wrong = [r for r in results if r.verdict not in ("inductive", "unknown")]
-    code = 0 if ok else (1 if wrong else EXIT_UNDECIDED)
+    code = Exit.OK if ok else (Exit.FAIL if wrong else Exit.UNDECIDED)
     if args.json:
         data = {
             "ok": ok,
-            "undecided": code == EXIT_UNDECIDED,
+            "undecided": code == Exit.UNDECIDED,
             "results": [r.to_dict() for r in results],
         }
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")

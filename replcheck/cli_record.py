@@ -13,13 +13,7 @@ recording left where that is not available.
 Each run's trace is also replayed through the model (``replcheck validate``): its verdict is
 ``conformance`` in ``verdict.json`` and summed in ``summary.json``.
 
-Exit status: 0 every run's end state is correct and the model accepts every run's trace; 1 some
-run lost an edit, shipped a LOCAL or catalog edit, looped an edit back to its origin, or deleted a
-WAL a queue still needed (as a mutant should), or the model rejects a run's trace; 2 bad input
-(one line on stderr); 3 the cluster could not run (one line on stderr); 4 no violation, but some
-run's trace was cut (a torn line) or the model could not judge it: partial, not a pass;
-130 (SIGINT) or 143 (SIGTERM) interrupted: ``summary.json`` sums up the runs that finished and
-says ``"interrupted"`` and ``"complete": false``.
+Exit status: ``replcheck.exits.COMMANDS["record"]`` (``replcheck record --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -30,6 +24,9 @@ import signal
 import sys
 from pathlib import Path
 from typing import Any
+
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog, for_signal
 
 DEFAULT_OUT = "replcheck-runs"
 
@@ -75,10 +72,7 @@ def add_commands(sub: Any) -> None:
         "processes' logs.",
         epilog=f"Designs: {', '.join(DESIGNS)}; mutants: {', '.join(SUPPORTED_MUTANTS)}. "
         f"Faults: {', '.join(FAULT_KINDS)}. The reference cluster implements only these "
-        "built-in designs, so record takes no --design-file. Exit status: 0 every run correct, "
-        "1 a violation or a run the model rejects, 2 bad input, 3 the cluster could not run, "
-        "4 a trace was cut or the model could not judge a run (partial), "
-        "130/143 interrupted.",
+        "built-in designs, so record takes no --design-file. " + epilog("record"),
     )
     p.add_argument("--design", default="zk-multi", metavar="NAME", help="default: zk-multi")
     p.add_argument("--runs", type=_positive, default=1, metavar="N", help="default: 1")
@@ -118,7 +112,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.conformance.cluster.record import (
         Terminated,
         check_design,
@@ -166,10 +159,10 @@ def _run(args: argparse.Namespace) -> int:
             f"that finished are summed up in {out / 'summary.json'}",
             file=sys.stderr,
         )
-        return 128 + signum
+        return for_signal(signum)
     except Exception as exc:  # ZooKeeper or a process could not start: one line
         print(f"replcheck: error: cluster failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 3
+        return Exit.INTERNAL
     summary = json.loads((out / "summary.json").read_text())
     t = summary["totals"]
     incomplete = summary.get("incomplete_traces", 0)
@@ -188,21 +181,21 @@ def _run(args: argparse.Namespace) -> int:
         )
     conformance = summary.get("conformance", {})
     if summary["failed_runs"]:
-        return 1
+        return Exit.FAIL
     if conformance.get("rejected"):
         print(
             f"replcheck: FAIL: the model rejects {conformance['rejected']} run(s) "
             "(conformance in verdict.json; replcheck validate RUN shows why)",
             file=sys.stderr,
         )
-        return 1
+        return Exit.FAIL
     if incomplete:
         print(
             f"replcheck: PARTIAL: {incomplete} run(s) with a torn trace line: their verdict is "
             "not a clean one (see torn_lines in verdict.json)",
             file=sys.stderr,
         )
-        return 4
+        return Exit.UNDECIDED
     undecided = sum(n for k, n in conformance.items() if k not in ("accepted", "rejected"))
     if undecided:
         print(
@@ -210,5 +203,5 @@ def _run(args: argparse.Namespace) -> int:
             "undecided: see verdict.json; replcheck validate RUN shows why): not a pass",
             file=sys.stderr,
         )
-        return 4
-    return 0
+        return Exit.UNDECIDED
+    return Exit.OK

@@ -16,9 +16,7 @@ file), the JSON of ``show --json``, or an action string as ``show --actions`` ta
   delta debugging (``replay_export``);
 * ``--step``: a step debugger, started at ``--at N`` or at the failure (``replay_debug``).
 
-Exit status: 0 the behaviour fails nowhere (an accepted trace, actions that break nothing); 1 it
-fails (rejected, undecided, a broken property); 2 bad input (an unknown source, a malformed
-file, a counterexample of another design, a step out of range, an unwritable output file).
+Exit status: ``replcheck.exits.COMMANDS["replay"]`` (``replcheck replay --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -29,7 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAIL = 0, 1
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
 
 
 def _seconds(text: str) -> float:
@@ -56,8 +55,7 @@ def add_commands(sub: Any) -> None:
         description="Replay a recorded trace, a checker's counterexample or an action string "
         "through the model, print where it fails, and open it in a step debugger, an HTML "
         "timeline, a pytest regression test or an ITF trace (docs/replay.md).",
-        epilog="Exit status: 0 nothing fails; 1 the behaviour fails (rejected, undecided, a "
-        "property broken); 2 bad input.",
+        epilog=epilog("replay"),
     )
     p.add_argument("source", metavar="SOURCE", help="trace, run folder, counterexample, actions")
     p.add_argument("--design", metavar="NAME", help="the design (actions; or to read a trace as)")
@@ -86,7 +84,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.replay_source import Request, SourceError, open_source
 
     outputs = [(f, getattr(args, f.lstrip("-").replace("-", "_"))) for f in OUTPUTS]
@@ -115,19 +112,25 @@ def _run(args: argparse.Namespace) -> int:
         from replcheck.replay_debug import Debugger, start_at
 
         Debugger(b, args.at if args.at is not None else start_at(b)).cmdloop()
-    return EXIT_FAIL if b.failure is not None or _undecided(b) else EXIT_OK
+    return exit_status(b)
 
 
 OUTPUTS = ("--html", "--itf", "--export-test")
 
 
-def _undecided(b: Any) -> bool:
-    return b.verdict is not None and b.verdict.status != "accepted"
+def exit_status(b: Any) -> Exit:
+    """A trace the model could not judge is undecided (4); a rejected trace or a broken property
+    fails (1); anything else passes."""
+    status = b.verdict.status if b.verdict is not None else "accepted"
+    if status == "undecided":
+        return Exit.UNDECIDED
+    if b.failure is not None or status != "accepted":
+        return Exit.FAIL
+    return Exit.OK
 
 
 def check_writable(flag: str, path: str) -> None:
     """Refuse, before anything runs, an output file that could not be written afterwards."""
-    from replcheck.cli import UsageError
 
     target = Path(path)
     if target.is_dir():
@@ -225,7 +228,6 @@ def write_results_html(path: Path, results: list[tuple[Any, Any]]) -> None:
 
 
 def _export(b: Any, path: Path, seconds: float) -> None:
-    from replcheck.cli import UsageError
     from replcheck.replay_export import NothingToExport, export
 
     def progress(tries: int, left: int) -> None:

@@ -13,9 +13,7 @@ verdict: ``accepted``; ``rejected: divergence at event N``; ``rejected: <propert
 ``undecided: ...`` (the search's node budget ran out, the trace has no action event, or some of
 its events have no model counterpart); or ``bad input: <file>:<line>: ...``.
 
-Exit status: 0 every trace accepted; 1 some trace rejected or undecided (undecided is never a
-pass); 2 bad input (a malformed or torn line, an unknown event or design, zxids going backwards,
-a missing file), with the valid prefix still reported.
+Exit status: ``replcheck.exits.COMMANDS["validate"]`` (``replcheck validate --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -27,7 +25,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAIL, EXIT_BAD = 0, 1, 2
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
 
 
 def _not_negative(kind: type) -> Any:
@@ -60,8 +59,7 @@ def add_commands(sub: Any) -> None:
         "(docs/validate.md): storage events in zxid order, other events in the order of their "
         "process's thread, hidden model steps between events, every invariant and step property "
         "checked on the way.",
-        epilog="Exit status: 0 every trace accepted; 1 some trace rejected or undecided; "
-        "2 bad input.",
+        epilog=epilog("validate"),
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="trace files or run folders")
     p.add_argument(
@@ -136,7 +134,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.conformance.validate.core import Bounds, validate_log, validate_path
     from replcheck.model import DESIGNS, load_design_file
 
@@ -175,13 +172,20 @@ def _run(args: argparse.Namespace) -> int:
     counts = {s: sum(1 for v in verdicts if v.status == s) for s in STATUSES}
     summary = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s] or s == "accepted")
     if counts["bad-input"]:
-        status = EXIT_BAD
-    elif counts["rejected"] or counts["undecided"]:
-        status = EXIT_FAIL
+        status = Exit.BAD_INPUT
+    elif counts["rejected"]:
+        status = Exit.FAIL
+    elif counts["undecided"]:
+        status = Exit.UNDECIDED
     else:
-        status = EXIT_OK
-    word = {EXIT_OK: "PASS", EXIT_FAIL: "FAIL", EXIT_BAD: "BAD INPUT"}[status]
-    if counts["undecided"] and status != EXIT_BAD:
+        status = Exit.OK
+    word = {
+        Exit.OK: "PASS",
+        Exit.FAIL: "FAIL",
+        Exit.BAD_INPUT: "BAD INPUT",
+        Exit.UNDECIDED: "UNDECIDED",
+    }[status]
+    if counts["undecided"] and status != Exit.BAD_INPUT:
         word += " (undecided is not a pass)"
     sys.stderr.write(f"validate: {word}: {len(verdicts)} traces: {summary}\n")
     return status
@@ -191,8 +195,6 @@ STATUSES = ("accepted", "rejected", "undecided", "bad-input")
 
 
 def _check_writable(path: Path) -> None:
-    from replcheck.cli import UsageError
-
     if path.is_dir():
         raise UsageError(f"--junit {path}: is a folder")
     parent = path.parent if str(path.parent) else Path(".")

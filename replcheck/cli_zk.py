@@ -10,8 +10,9 @@ waits until they serve and prints the connect string; ``stop`` stops every serve
 ``DIR`` (default ``./zk-run``) by its pid, and clears whatever a dead ``replcheck record`` left
 under ``DIR`` (give its ``--out`` folder): ZooKeeper servers and region servers (paused ones
 too), sinks and masters whose command line names a path under ``DIR``; ``status`` prints one row
-per server. Exit status: 0
-ok (``status``: the ensemble serves), 1 not serving (or failed to start), 2 bad input.
+per server.
+
+Exit status: ``replcheck.exits.COMMANDS["zk"]`` (``replcheck zk --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_NOT_SERVING = 0, 1
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
+
 DEFAULT_DIR = "zk-run"
 
 
@@ -63,7 +66,7 @@ def add_commands(sub: Any) -> None:
         help="start, stop or query an embedded ZooKeeper (from the pyspark jars)",
         description="Start, stop or query an embedded ZooKeeper run from the jars that the "
         "pyspark wheel ships: standalone, or an ensemble on loopback.",
-        epilog="Exit status: 0 ok, 1 not serving, 2 bad input.",
+        epilog=epilog("zk"),
     )
     p.add_argument(
         "action",
@@ -110,7 +113,6 @@ def add_commands(sub: Any) -> None:
 
 def cmd_zk(args: argparse.Namespace) -> int:
     """Run ``replcheck zk ACTION``; returns the exit status."""
-    from replcheck.cli import UsageError
     from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
     if args.design_file:
@@ -131,7 +133,6 @@ def _stop(run_dir: Path) -> int:
     """Stop the ZooKeeper of ``run_dir``, then clear every process a dead run left under it (a
     ``replcheck record --out`` folder or one run's folder: its ZooKeeper, region servers, paused
     ones included, sinks and master), each by its pid."""
-    from replcheck.cli import UsageError
     from replcheck.conformance.cluster.lifeline import clear
     from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
@@ -144,7 +145,7 @@ def _stop(run_dir: Path) -> int:
     except ZkError as exc:
         if "no ZooKeeper run" not in str(exc):
             sys.stderr.write(f"replcheck: error: {exc}\n")
-            return EXIT_NOT_SERVING
+            return Exit.FAIL
     cleared = clear(run_dir)
     if stopped:
         print(f"stopped ZooKeeper in {run_dir}")
@@ -153,11 +154,10 @@ def _stop(run_dir: Path) -> int:
         print(f"cleared {len(cleared)} leftover process(es) of a dead run in {run_dir}: {pids}")
     if not stopped and not cleared:
         raise UsageError(f"no ZooKeeper run in {run_dir}, and no process left over under it")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _start(run_dir: Path, args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.conformance.zookeeper.server import Ensemble, ZkError
 
     with_state = (run_dir / "zk" / "ensemble.json").is_file()
@@ -176,9 +176,9 @@ def _start(run_dir: Path, args: argparse.Namespace) -> int:
         ensemble.start(timeout=args.timeout, detach=True)
     except ZkError as exc:
         sys.stderr.write(f"replcheck: error: {exc}\n")
-        return EXIT_NOT_SERVING
+        return Exit.FAIL
     print(ensemble.connect_string)
-    return EXIT_OK
+    return Exit.OK
 
 
 def _status(ensemble: Any, *, as_json: bool) -> int:
@@ -212,4 +212,4 @@ def _status(ensemble: Any, *, as_json: bool) -> int:
         for row in rows:
             print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         print(f"{'serving' if serving else 'not serving'}: {ensemble.connect_string}")
-    return EXIT_OK if serving else EXIT_NOT_SERVING
+    return Exit.OK if serving else Exit.FAIL

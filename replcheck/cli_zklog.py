@@ -9,10 +9,7 @@ multi decoded. ``--json`` prints one JSON object a line instead. ``--replay`` re
 tree from the directory's earliest snapshot (or ``--snapshot FILE``) and checks the tree digest
 logged with every transaction (``docs/zklog.md``).
 
-Exit status: 0 done (with ``--replay``: every digest compared matched); 1 ``--replay`` found a
-digest that does not match; 2 bad input (a file that is not a ZooKeeper log or snapshot, an
-unknown version, a bad checksum, a torn or truncated file, a missing directory), one line naming
-the file and byte offset, after every transaction before the fault was printed.
+Exit status: ``replcheck.exits.COMMANDS["zklog"]`` (``replcheck zklog --help``, docs/gate.md).
 """
 
 from __future__ import annotations
@@ -28,7 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAIL = 0, 1
+from replcheck.cli_base import UsageError
+from replcheck.exits import Exit, epilog
 
 ERROR_CODES = {
     0: "OK",
@@ -74,7 +72,7 @@ def add_commands(sub: Any) -> None:
         description="Print a ZooKeeper 3.9 transaction log, snapshot or data directory as "
         "TxnLogToolkit does, with every op of a multi decoded; --replay rebuilds the data tree "
         "and checks ZooKeeper's tree digest after every transaction (docs/zklog.md).",
-        epilog="Exit status: 0 done; 1 a digest did not match (--replay); 2 bad input.",
+        epilog=epilog("zklog"),
     )
     p.add_argument("path", metavar="PATH", help="a log.<zxid> file, a snapshot, or a data dir")
     p.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -88,7 +86,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.cli import UsageError
     from replcheck.conformance.zookeeper.txnlog import ZkLogError, read_log, read_logs
 
     path = Path(args.path)
@@ -109,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
         txns = read_log(path)
     for txn in txns:
         out.write((json.dumps(txn_json(txn)) if args.json else txn_text(txn)) + "\n")
-    return EXIT_OK
+    return Exit.OK
 
 
 def _replay(path: Path, args: argparse.Namespace) -> int:
@@ -142,7 +139,7 @@ def _replay(path: Path, args: argparse.Namespace) -> int:
             f"{t.type_name}: logged {t.digest.tree_digest if t.digest else None}, "
             f"rebuilt {first_bad.digest}\n"
         )
-    return EXIT_FAIL if bad else EXIT_OK
+    return Exit.FAIL if bad else Exit.OK
 
 
 def _snapshot(path: Path, as_json: bool) -> int:
@@ -197,7 +194,7 @@ def _snapshot(path: Path, as_json: bool) -> int:
         else:
             dz = f"zxid {d.zxid:#x} digest {d.digest}" if d else "none"
             out.write(f"digest: {dz}; checksum seals verified: {snap.seals}\n")
-    return EXIT_OK
+    return Exit.OK
 
 
 # --- rendering ----------------------------------------------------------------------------------

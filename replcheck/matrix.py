@@ -37,7 +37,7 @@ The gate's rule:
   base reference row was not asked: what it leaves undecided counts only through its mutants.
 
 ``exit_code`` is 0 when every row meets its expectation with its verdicts decided, 1 when some row
-breaks it, 4 (``EXIT_PARTIAL``) when none breaks it but some is undecided, 130 when the run was
+breaks it, 4 (``Exit.UNDECIDED``) when none breaks it but some is undecided, 130 when the run was
 interrupted (the matrix then holds the rows that finished). The summary line says ``PASS``,
 ``FAIL``, ``PARTIAL (not a pass)`` or ``INTERRUPTED (not a pass)``.
 
@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from replcheck.exits import Exit
 from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
 from replcheck.model.common.state import KIND_NAMES
 from replcheck.model.registry import base_design
@@ -103,10 +104,6 @@ DEFAULT_CONFIG = "std"
 NOT_APPLICABLE = "n/a"
 """The verdict of a column that is no question for a row (another era's property, a liveness
 property its configuration skips)."""
-
-EXIT_PARTIAL = 4
-"""Exit status when nothing failed but something asked was left undecided: never a pass."""
-EXIT_INTERRUPTED = 130
 
 ExpectedFailures = Mapping[tuple[str, str], Iterable[str]]
 
@@ -551,12 +548,12 @@ class Matrix:
     @property
     def exit_code(self) -> int:
         """0 every expectation met and decided; 1 one broken; 4 nothing broken but something
-        left undecided (``EXIT_PARTIAL``); 130 interrupted."""
+        left undecided (``Exit.UNDECIDED``); 130 interrupted."""
         if self.interrupted and not self.failed:
-            return EXIT_INTERRUPTED
+            return Exit.INTERRUPTED
         if self.failed:
-            return 1
-        return 0 if self.ok else EXIT_PARTIAL
+            return Exit.FAIL
+        return Exit.OK if self.ok else Exit.UNDECIDED
 
     def base_problems(self) -> list[str]:
         """One line per base row that mutants are held against and that fails unexpectedly or
