@@ -1,13 +1,23 @@
 """Generate the reference pages of docs/ from the code and the manifest, so they cannot drift:
 
 python -m replcheck.docs            # rewrite docs/properties.md, docs/mutants.md and
-                                    # docs/counterexamples/ (one drawn counterexample per mutant)
-python -m replcheck.docs --fast     # only the pages that need no exploration
+                                    # docs/counterexamples/ (one drawn counterexample per mutant),
+                                    # and the generated sections (below)
+python -m replcheck.docs --fast     # only the pages that need no exploration, and the sections
+python -m replcheck.docs --sections # only the generated sections of hand-written files
+
+A generated section is the text between two marker lines of a hand-written file (``SECTIONS``):
+the command overview of ``README.md`` and of ``replcheck/cli.py``'s docstring, read from the
+argument parser itself, and the table of exit statuses in ``docs/gate.md``, read from
+``replcheck.exits``.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +33,8 @@ from replcheck.model.registry import BUILTIN
 from replcheck.report import render_counterexample
 from replcheck.specs import check, manifest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 
 def properties_page() -> str:
@@ -301,9 +312,103 @@ def all_pages(fast: bool = False) -> dict[str, str]:
     return pages
 
 
+# --- generated sections of hand-written files -------------------------------------------------
+
+
+def commands() -> list[tuple[str, str]]:
+    """(name, one-line help) of every ``replcheck`` subcommand, in the parser's order."""
+    from replcheck.cli import build_parser
+
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            return [(name, helps.get(name, "")) for name in action.choices]
+    raise AssertionError("replcheck has no subcommands")
+
+
+def command_lines(width: int, indent: str = "") -> list[str]:
+    """``replcheck NAME  help`` per subcommand, the help wrapped to ``width`` columns."""
+    rows = commands()
+    left = max(len(f"replcheck {name}") for name, _help in rows) + 2
+    lines: list[str] = []
+    for name, text in rows:
+        head = f"{indent}replcheck {name}".ljust(len(indent) + left)
+        lines += textwrap.wrap(
+            text, width, initial_indent=head, subsequent_indent=" " * len(head)
+        ) or [head.rstrip()]
+    return lines
+
+
+def readme_commands() -> str:
+    """The command overview of ``README.md``."""
+    return "```\n" + "\n".join(command_lines(100)) + "\n```\n"
+
+
+def cli_commands() -> str:
+    """The command overview of ``replcheck/cli.py``'s docstring."""
+    return "\n".join(command_lines(100, "    ")) + "\n"
+
+
+def gate_exit_statuses() -> str:
+    """The table of ``docs/gate.md``: every command's exit statuses (``replcheck.exits``)."""
+    from replcheck import exits
+
+    return exits.markdown_table()
+
+
+SECTIONS: dict[tuple[str, str], Callable[[], str]] = {
+    ("README.md", "commands"): readme_commands,
+    ("replcheck/cli.py", "commands"): cli_commands,
+    ("docs/gate.md", "exit-statuses"): gate_exit_statuses,
+}
+"""(file relative to the repository, section name) -> the section's text."""
+
+
+def markers(filename: str, name: str) -> tuple[str, str]:
+    """The lines that open and close the generated section ``name`` of ``filename``: HTML
+    comments in Markdown, reStructuredText comments in a docstring."""
+    what = f"generated: {name} (python -m replcheck.docs --sections; do not edit)"
+    if filename.endswith(".md"):
+        return f"<!-- begin {what} -->", f"<!-- end generated: {name} -->"
+    return f".. begin {what}", f".. end generated: {name}"
+
+
+def split_section(text: str, filename: str, name: str) -> tuple[str, str, str]:
+    """``text`` as (up to and including the opening marker line, the section, from the closing
+    marker line on); ``ValueError`` when the markers are missing."""
+    begin, end = markers(filename, name)
+    head, found, rest = text.partition(begin + "\n")
+    body, found_end, tail = rest.partition(end)
+    if not found or not found_end:
+        raise ValueError(f"{filename}: no generated section {name!r} ({begin!r} ... {end!r})")
+    return head + begin + "\n", body, end + tail
+
+
+def section(filename: str, name: str) -> str:
+    """The generated section ``name`` as ``filename`` has it now."""
+    return split_section((ROOT / filename).read_text(), filename, name)[1]
+
+
+def write_sections() -> list[str]:
+    """Rewrite every generated section; the files changed."""
+    changed = []
+    for (filename, name), make in SECTIONS.items():
+        path = ROOT / filename
+        head, body, tail = split_section(path.read_text(), filename, name)
+        text = make()
+        if text != body:
+            path.write_text(head + text + tail)
+            changed.append(filename)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
-    fast = "--fast" in (sys.argv[1:] if argv is None else argv)
-    for filename, text in all_pages(fast).items():
+    args = sys.argv[1:] if argv is None else argv
+    for filename in write_sections():
+        print(f"wrote the generated sections of {filename}", flush=True)
+    if "--sections" in args:
+        return 0
+    for filename, text in all_pages("--fast" in args).items():
         path = DOCS / filename
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
