@@ -53,7 +53,7 @@ def for_signal(signum: int) -> Exit:
 
 BAD_INPUT = "bad input, refused in one line on stderr"
 INTERNAL = "a checker or a design's code raised (one line; REPLCHECK_TRACEBACK=1 shows it)"
-INTERRUPTED = "interrupted (Ctrl-C): what was done is reported; never a pass"
+INTERRUPTED = "interrupted (Ctrl-C): what was done is reported, never a pass"
 
 COMMON: Mapping[Exit, str] = {
     Exit.BAD_INPUT: BAD_INPUT,
@@ -70,19 +70,19 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
         Exit.FAIL: "the gate is red: a property fails, a mutant is missed, a base row is broken, "
         "or a checker raised (the row is an ERROR)",
         Exit.UNDECIDED: "nothing failed, but some verdict was left undecided (a state, memory or "
-        "time limit, a checker that cannot judge a design); the last line says PARTIAL",
+        "time limit, a checker that cannot judge a design), the last line says PARTIAL",
         Exit.INTERRUPTED: "interrupted: the rows that finished, then INTERRUPTED",
     },
     "explore": {
         Exit.OK: "every property decided, none fails",
         Exit.FAIL: "some property fails (as it must for a mutant)",
         Exit.UNDECIDED: "nothing fails, but some property was left undecided (a state or memory "
-        "limit); the last line says PARTIAL",
+        "limit), the last line says PARTIAL",
         Exit.INTERRUPTED: "interrupted: the partial report, then INTERRUPTED",
     },
     "fuzz": {
         Exit.OK: "no safety property failed (evidence, not proof; fuzzing does not check liveness)",
-        Exit.FAIL: "some safety property failed; the minimal failing program is printed",
+        Exit.FAIL: "some safety property failed: the minimal failing program is printed",
         Exit.UNDECIDED: "nothing failed, but some safety property was left undecided",
         Exit.INTERRUPTED: "interrupted: the runs that finished and the seed, then INTERRUPTED",
     },
@@ -95,7 +95,7 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
         Exit.FAIL: "a proof came out wrong, a rule-level mutant was not refuted, the engines "
         "disagree, or a correct design breaks a property it is not pinned to break",
         Exit.UNDECIDED: "nothing came out wrong, but something was left undecided (a Z3 time "
-        "limit or unknown, a rule Z3 cannot read); the last line says UNDECIDED or TIMEOUT",
+        "limit or unknown, a rule Z3 cannot read), the last line says UNDECIDED or TIMEOUT",
         Exit.INTERRUPTED: "interrupted at once: what was proved, then INTERRUPTED",
     },
     "zk": {
@@ -154,7 +154,7 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
     },
     "conform": {
         Exit.OK: "no failure found",
-        Exit.FAIL: "a failure found; the shrunk plan is printed as a pytest test",
+        Exit.FAIL: "a failure found: the shrunk plan is printed as a pytest test",
         Exit.UNDECIDED: "some run could not finish, so not every plan drawn was judged",
         Exit.INTERRUPTED: "interrupted: the runs so far are reported, the search is not complete",
     },
