@@ -207,6 +207,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE")
     p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the gate as one offline HTML page to FILE: the matrix (rows and columns "
+        "filterable), each failing cell's counterexample drawn, the pinned findings with their "
+        "reasons, the time per row, the comparison with the manifest",
+    )
+    p.add_argument(
+        "--matrix",
+        action="store_true",
+        help="print the whole design x property matrix (one column per property) instead of "
+        "the report that fits in 100 columns",
+    )
+    p.add_argument(
         "--show-counterexamples", action="store_true", help="draw every counterexample found"
     )
     p.add_argument("--max-states", type=_max_states, metavar="N", help="bound each exploration")
@@ -487,6 +500,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             expected.setdefault(key, set()).update(props)
     if args.junit:
         _check_writable(args.junit, "--junit")
+    if args.html:
+        _check_writable(args.html, "--html")
     matrix = run_matrix(
         names,
         configs,
@@ -504,12 +519,24 @@ def cmd_check(args: argparse.Namespace) -> int:
             Path(args.junit).write_text(render_junit(matrix))
         except OSError as exc:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror or exc}") from None
+    if args.html:
+        from replcheck.gate_html import write_page
+
+        try:
+            write_page(Path(args.html), matrix)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:
         _print(to_json(matrix_dict(matrix)))
         if matrix.exit_code not in (Exit.OK, Exit.FAIL):  # stdout is JSON: say it on stderr
             sys.stderr.write(f"replcheck: {matrix.summary()}\n")
         return matrix.exit_code
-    _print(matrix.render())
+    if args.matrix:
+        _print(matrix.render())
+    else:
+        from replcheck.gate_text import render_text
+
+        _print(render_text(matrix))
     if args.show_counterexamples:
         shown = False
         for row in matrix.rows:

@@ -161,6 +161,20 @@ def render_page(behaviours: list[dict[str, Any]], title: str) -> str:
     )
 
 
+def page_template(title: str) -> str:
+    """The page with everything but its data: ``@DATA@`` stands where the JSON of
+    ``{"behaviours": [...]}`` goes, written as ``json_for_script`` writes it (``check --html``
+    fills it in the browser, one counterexample at a time)."""
+    return (
+        _TEMPLATE.replace("@TITLE@", html.escape(title))
+        .replace("@STYLE@", _STYLE)
+        .replace("@SCRIPT@", _SCRIPT)
+    )
+
+
+json_for_script = _json_for_script
+
+
 def write_page(path: Path, behaviours: list[dict[str, Any]], title: str) -> None:
     path.write_text(render_page(behaviours, title), encoding="utf-8")
 

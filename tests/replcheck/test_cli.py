@@ -131,8 +131,11 @@ def test_check_gate_with_junit(capsys, tmp_path) -> None:
         capsys, "check", "--design", MUTANT, "--checkers", "explore", "--junit", str(junit)
     )
     assert code == 0
-    assert f"{MUTANT}@filtering" in out and "caught" in out
-    assert out.strip().splitlines()[-1].startswith("PASS: ")
+    lines = out.strip().splitlines()
+    assert "mutants of zk-lock: 1/1 caught" in lines
+    mutant = next(x for x in lines if x.startswith("  ships-local-scope "))
+    assert mutant.split()[1:4] == ["caught", "only_global_non_catalog", "(e)"]
+    assert lines[-1].startswith("PASS: ")
     root = ET.parse(junit).getroot()
     cases = list(root.iter("testcase"))
     assert cases and all(tc.find("failure") is None for tc in cases)

@@ -84,13 +84,27 @@ def test_a_failure_the_base_has_too_is_not_credited(capsys, tmp_path) -> None:
     assert lines[-1].startswith("FAIL: "), out
     assert "mutants caught: 0/1" in lines[-1] and "base reference rows: 1 (1 failing)" in lines[-1]
     assert "correct designs green" not in lines[-1]  # the reference was not asked for
-    row = next(line for line in lines if line.startswith("review/leaky/same-leak@filtering"))
-    assert "FAIL(e)~" in row and "MISSED" in row and row.endswith("review/leaky@filtering")
+    # the report: both rows in full, the mutant's with the base row it was held against
+    at = lines.index(next(x for x in lines if x.startswith("review/leaky/same-leak@filtering")))
+    assert "MISSED" in lines[at]
+    assert lines[at + 1 : at + 4] == [
+        "    FAIL(e)~: only_global_non_catalog",
+        "    not credited: only_global_non_catalog, its base fails it too",
+        "    held against review/leaky@filtering",
+    ]
     ref = next(line for line in lines if line.startswith("review/leaky@filtering "))
     assert "RED" in ref
+    assert max(len(line) for line in lines[:-1]) <= 100
     problems = [line for line in lines if line.startswith("error: base reference row")]
     assert len(problems) == 1
     assert "review/leaky@filtering fails only_global_non_catalog" in problems[0]
+
+    # the whole matrix: one line per row, every cell
+    code, out, _err = run(capsys, *argv, "--checkers", "explore", "--jobs", "1", "--matrix")
+    assert code == 1
+    lines = out.strip().splitlines()
+    row = next(line for line in lines if line.startswith("review/leaky/same-leak@filtering"))
+    assert "FAIL(e)~" in row and "MISSED" in row and row.endswith("review/leaky@filtering")
     assert "not credited: review/leaky/same-leak@filtering (MISSED, held against" in out
     assert "review/leaky@filtering): only_global_non_catalog, its base fails it too" in out
 
@@ -120,7 +134,7 @@ def test_a_mutant_in_a_configuration_its_base_does_not_list_gets_a_reference_row
     path = design_file(tmp_path, MUTANT_IN_DERIVED)
     junit = tmp_path / "gate.xml"
     argv = ["check", "--design-file", path, "--checkers", "explore", "--junit", str(junit)]
-    code, out, _err = run(capsys, *argv, "--jobs", "1")
+    code, out, _err = run(capsys, *argv, "--jobs", "1", "--matrix")
     assert code == 0, out
     lines = out.strip().splitlines()
     assert lines[-1] == "PASS: mutants caught: 1/1; base reference rows: 1"
