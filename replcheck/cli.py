@@ -119,6 +119,7 @@ from replcheck.model import (
 from replcheck.model.engine.action import Action
 from replcheck.model.render.draw import describe_action, render_diff, render_state, state_dict
 from replcheck.model.render.table import dump as dump_queues
+from replcheck.paths import where
 from replcheck.progress import Progress
 from replcheck.report import (
     SCHEMA,
@@ -179,6 +180,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from replcheck.counterexamples import HELP as SAVED
+
     parser = Parser(
         prog="replcheck",
         description="Check designs of HBase replication queue tracking against their invariants.",
@@ -258,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="exhaustive exploration of one design",
         description="Explore every reachable state of a design under a configuration (the first "
         "correct design and its first configuration by default), check every property, and draw "
-        "the shortest counterexample of each that fails, with a pytest reproducer.",
+        "the shortest counterexample of each that fails, with a pytest reproducer. " + SAVED,
         epilog=epilog("explore"),
     )
     _add_common(p)
@@ -297,7 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="Hypothesis stateful testing of one design",
         description="Hypothesis stateful testing of a design, its rules generated from the "
         "model's actions: the minimal failing program of every safety property that fails, and "
-        "the seed that repeats it (evidence, not proof; no liveness).",
+        "the seed that repeats it (evidence, not proof; no liveness). Hypothesis keeps its "
+        f"example database and caches in {where('hypothesis')}, or in "
+        "$HYPOTHESIS_STORAGE_DIRECTORY. " + SAVED,
         epilog=epilog("fuzz"),
     )
     _add_common(p)
@@ -971,7 +976,11 @@ def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
 def run() -> NoReturn:
     """The process's entry point (``replcheck``, ``python -m replcheck``): ``main``, then exit.
     An interrupted run exits at once, skipping the finalizers of half-built solver objects (Z3's
-    print tracebacks while the interpreter shuts down)."""
+    print tracebacks while the interpreter shuts down). Hypothesis keeps its storage in the
+    user's cache folder, not in the current one (``replcheck.paths``)."""
+    from replcheck.paths import keep_hypothesis_out_of_cwd
+
+    keep_hypothesis_out_of_cwd()
     code = main()
     if code == Exit.INTERRUPTED:
         sys.stdout.flush()

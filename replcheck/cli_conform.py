@@ -5,8 +5,9 @@
 Each run is kept as a run folder under ``--out`` (``validate`` and ``replay`` open it); a failure
 is shrunk, every shrink step a real run, and the smallest failing plan is printed as a pytest
 test (also written to ``DIR/test_conform.py``); ``DIR/report.json`` has the numbers. Failures are
-kept in Hypothesis's example database (``--database``, by default ``.replcheck/conform-db``) and
-tried first the next time.
+kept in Hypothesis's example database (``--database``, by default ``conform-db`` in the user's
+cache folder, ``replcheck.paths``) and tried first the next time. Without ``--out`` the runs go to
+a new folder in the cache folder, named on stderr: nothing is written in the current folder.
 
 Exit status: ``replcheck.exits.COMMANDS["conform"]`` (``replcheck conform --help``, docs/gate.md).
 """
@@ -20,8 +21,13 @@ from typing import Any
 
 from replcheck.cli_base import UsageError
 from replcheck.exits import Exit, epilog
+from replcheck.paths import cache_home, fresh_folder, where
+from replcheck.paths import say as tell
 
-DEFAULT_DB = ".replcheck/conform-db"
+DEFAULT_DB = "conform-db"
+"""The example database without ``--database``: this folder in the cache folder."""
+DEFAULT_OUT = "conform"
+"""Without ``--out``: a new folder under this one in the cache folder."""
 
 
 def add_commands(sub: Any) -> None:
@@ -39,8 +45,15 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--mutant", help="a cluster mutant of the design, e.g. HBASE-12865")
     p.add_argument("--profile", choices=sorted(PROFILES), default="ci")
     p.add_argument("--seed", type=int, default=0, help="Hypothesis's seed (default 0)")
-    p.add_argument("--out", default="replcheck-conform", help="a new or empty folder for the runs")
-    p.add_argument("--database", default=DEFAULT_DB, help="Hypothesis's example database")
+    p.add_argument(
+        "--out",
+        help=f"a new or empty folder for the runs (default: a new folder in {where(DEFAULT_OUT)}, "
+        "named on stderr)",
+    )
+    p.add_argument(
+        "--database",
+        help=f"Hypothesis's example database (default: {where(DEFAULT_DB)})",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_conform)
 
@@ -54,9 +67,11 @@ def cmd_conform(args: Any) -> int:
     name = args.design if not args.mutant else f"{args.design}/{args.mutant}"
     if args.mutant and "/" in args.mutant:
         name = args.mutant
+    out = Path(args.out) if args.out else fresh_folder(DEFAULT_OUT)
+    database = Path(args.database) if args.database else cache_home() / DEFAULT_DB
     try:
         Steps(name)
-        check_out(Path(args.out))
+        check_out(out)
     except (DesignError, OutputNotEmpty, ValueError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -64,12 +79,13 @@ def cmd_conform(args: Any) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     profile = PROFILES[args.profile]
-    out = Path(args.out)
+    if not args.out:
+        tell("the runs are kept", out, "--out")
     say(
         f"conform: {name}, profile {profile.name} ({profile.examples} plans, "
         f"{profile.runs} runs at most), seed {args.seed}"
     )
-    report = search(name, profile, out, seed=args.seed, database=Path(args.database), progress=say)
+    report = search(name, profile, out, seed=args.seed, database=database, progress=say)
     data = report.to_json()
     (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
     test = None

@@ -25,8 +25,10 @@ from typing import Any
 from replcheck.cli_base import UsageError
 from replcheck.cli_record import _positive
 from replcheck.exits import Exit, epilog
+from replcheck.paths import fresh_folder, say, where
 
-DEFAULT_OUT = "replcheck-mine"
+DEFAULT_OUT = "mine"
+"""Without ``--out``: a new folder under this one in the cache folder."""
 
 
 def add_commands(sub: Any) -> None:
@@ -47,8 +49,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        default=DEFAULT_OUT,
-        help=f"a new or empty folder for the tables and the summary (default: ./{DEFAULT_OUT})",
+        help="a new or empty folder for the tables and the summary (default: a new folder in "
+        f"{where(DEFAULT_OUT)}, named on stderr)",
     )
     p.add_argument(
         "--partitions",
@@ -82,8 +84,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("mine: give at least one PATH (or --package DIR)")
     _check_paths(args.paths)
-    out = Path(args.out)
+    out = Path(args.out) if args.out else fresh_folder(DEFAULT_OUT)
     _check_out(out)
+    if not args.out:
+        say("the tables and the summary are written", out, "--out")
     from replcheck.conformance.mine.job import run_job
 
     def progress(r: dict[str, Any]) -> None:

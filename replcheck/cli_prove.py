@@ -50,13 +50,15 @@ def _positive(kind: type) -> Any:
 
 def add_commands(sub: Any) -> None:
     """Add ``prove`` to the CLI's subcommands."""
+    from replcheck.counterexamples import HELP as SAVED
+
     p = sub.add_parser(
         "prove",
         help="prove the decision rules for all values (Z3)",
         description="Prove with Z3, for all values, what the decision rules promise, and refute "
         "the rule-level mutants with a counterexample (docs/proofs.md); --depth N: bounded "
         "model checking of the transition relation beside exhaustive exploration; --induction: "
-        "the invariants inductive with named strengthening lemmas (docs/bmc.md).",
+        "the invariants inductive with named strengthening lemmas (docs/bmc.md). " + SAVED,
         epilog=epilog("prove"),
     )
     p.add_argument(

@@ -27,8 +27,10 @@ from typing import Any
 
 from replcheck.cli_base import UsageError
 from replcheck.exits import Exit, epilog, for_signal
+from replcheck.paths import fresh_folder, say, where
 
-DEFAULT_OUT = "replcheck-runs"
+DEFAULT_OUT = "record"
+"""Where ``record`` writes without ``--out``: a new folder under this one in the cache folder."""
 
 
 def _positive(text: str) -> int:
@@ -85,9 +87,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--seed", type=_seed, default=0, metavar="S", help="first run's seed")
     p.add_argument(
         "--out",
-        default=DEFAULT_OUT,
         metavar="DIR",
-        help=f"a new or empty folder (default: ./{DEFAULT_OUT}); a used one is refused",
+        help=f"a new or empty folder; a used one is refused (default: a new folder in "
+        f"{where(DEFAULT_OUT)}, named on stderr)",
     )
     p.add_argument("--servers", type=_positive, default=3, metavar="N", help="region servers")
     p.add_argument(
@@ -135,7 +137,9 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.servers < 2 and any(f in faults for f in ("kill", "pause", "expire")):
         raise UsageError("--servers: a region-server fault needs at least 2 servers")
-    out = Path(args.out)
+    out = Path(args.out) if args.out else fresh_folder(DEFAULT_OUT)
+    if not args.out:
+        say("the runs are recorded", out, "--out")
     try:
         check_out(out)  # before anything starts: never merge into an earlier recording
     except ValueError as exc:

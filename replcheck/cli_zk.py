@@ -7,10 +7,10 @@
 
 ``start`` launches the servers as processes of their own session, so they outlive the command,
 waits until they serve and prints the connect string; ``stop`` stops every server of the run in
-``DIR`` (default ``./zk-run``) by its pid, and clears whatever a dead ``replcheck record`` left
-under ``DIR`` (give its ``--out`` folder): ZooKeeper servers and region servers (paused ones
-too), sinks and masters whose command line names a path under ``DIR``; ``status`` prints one row
-per server.
+``DIR`` (default ``zk`` in the user's cache folder, ``replcheck.paths``) by its pid, and clears
+whatever a dead ``replcheck record`` left under ``DIR`` (give its ``--out`` folder): ZooKeeper
+servers and region servers (paused ones too), sinks and masters whose command line names a path
+under ``DIR``; ``status`` prints one row per server.
 
 Exit status: ``replcheck.exits.COMMANDS["zk"]`` (``replcheck zk --help``, docs/gate.md).
 """
@@ -25,8 +25,10 @@ from typing import Any
 
 from replcheck.cli_base import UsageError
 from replcheck.exits import Exit, epilog
+from replcheck.paths import cache_home, say, where
 
-DEFAULT_DIR = "zk-run"
+DEFAULT_DIR = "zk"
+"""The run folder without ``--dir``: this one in the cache folder, the same for every action."""
 
 
 def _servers(text: str) -> int:
@@ -76,9 +78,9 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--dir",
-        default=DEFAULT_DIR,
         metavar="DIR",
-        help=f"run folder; the servers' files go in DIR/zk (default: ./{DEFAULT_DIR})",
+        help=f"run folder; the servers' files go in DIR/zk (default: {where(DEFAULT_DIR)}, "
+        "named on stderr)",
     )
     p.add_argument(
         "--servers",
@@ -117,7 +119,9 @@ def cmd_zk(args: argparse.Namespace) -> int:
 
     if args.design_file:
         raise UsageError("--design-file does not apply to zk: it runs ZooKeeper alone, no design")
-    run_dir = Path(args.dir)
+    run_dir = Path(args.dir) if args.dir else cache_home() / DEFAULT_DIR
+    if not args.dir and args.action == "start":
+        say("ZooKeeper's run folder", run_dir, "--dir")
     if args.action == "stop":
         return _stop(run_dir)
     try:

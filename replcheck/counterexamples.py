@@ -10,8 +10,9 @@ counterexample they print as text. It returns the text to print under it:
   counterexample is one, the way Hypothesis prints a falsifying example;
 * the path of a JSON file (schema ``replcheck-counterexample/1``: engine, design, configuration
   and its fields, property, actions, and for a counterexample to induction the state it starts
-  from) saved in ``replcheck-counterexamples/`` under the current directory, or in the folder
-  named by ``$REPLCHECK_COUNTEREXAMPLES`` (``off`` saves nothing). ``replcheck replay PATH``
+  from) saved in ``counterexamples`` in the user's cache folder (``replcheck.paths``: never the
+  current folder), or in the folder named by ``$REPLCHECK_COUNTEREXAMPLES`` (``off`` saves
+  nothing). The first save of a run says on stderr where they go. ``replcheck replay PATH``
   opens it, apart from a counterexample to induction, which may start where the model never goes.
 
 A liveness counterexample (a lasso or a stuck state) is saved, with no test printed: replay's
@@ -27,12 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from replcheck.model import Action, Model, State
+from replcheck.paths import cache_home, say, where
 from replcheck.report import counterexample_dict
 from replcheck.specs.results import Counterexample
 
 SCHEMA = "replcheck-counterexample/1"
 DIR_ENV = "REPLCHECK_COUNTEREXAMPLES"
-DEFAULT_DIR = "replcheck-counterexamples"
+HELP = (
+    "Each counterexample is also saved as JSON for `replcheck replay`, in the folder "
+    f"$REPLCHECK_COUNTEREXAMPLES names, by default {where('counterexamples')}; "
+    "REPLCHECK_COUNTEREXAMPLES=off saves none."
+)
+"""What the help of every command that saves counterexamples says about where."""
 SAFETY = ("invariant", "step")
 
 ENGINES = {
@@ -48,7 +55,11 @@ def directory() -> Path | None:
     value = os.environ.get(DIR_ENV, "")
     if value == "off":
         return None
-    return Path(value or DEFAULT_DIR)
+    return Path(value) if value else cache_home() / "counterexamples"
+
+
+_SAID: set[Path] = set()
+"""The folders this process already said on stderr it saves counterexamples in."""
 
 
 def program(model: Model, cex: Counterexample, engine: str, start: State | None = None) -> str:
@@ -96,6 +107,9 @@ def save(model: Model, cex: Counterexample, engine: str, start: State | None = N
     path = folder / (re.sub(r"[^A-Za-z0-9_.-]+", "-", name) + ".json")
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    if folder not in _SAID:
+        _SAID.add(folder)
+        say("counterexamples saved as JSON", folder, f"${DIR_ENV}")
     return path
 
 

@@ -35,7 +35,8 @@ profile or a test suite's own):
 * ``ci``: 200 examples of up to 40 steps, derandomized (the same examples on every run), no
   example database unless one is given;
 * ``dev``: 1,000 examples of up to 50 steps, random, with a persistent example database in
-  ``.hypothesis/replcheck`` under the current directory, which replays earlier failures first;
+  ``database_dir()`` (in the user's cache folder, never the current one), which replays earlier
+  failures first;
 * ``thorough``: 10,000 examples of up to 80 steps, random, with the same database.
 """
 
@@ -76,15 +77,28 @@ __all__ = [
     "NotEnabled",
     "PropertyViolation",
     "counterexample_program",
+    "database_dir",
     "fuzz",
     "machine_for",
     "minimize",
     "replay",
 ]
 
-DATABASE_DIR = os.path.join(".hypothesis", "replcheck")
-"""Where ``dev`` and ``thorough`` keep their example database, relative to the current directory
-when a run starts."""
+
+def database_dir() -> str:
+    """Where ``dev`` and ``thorough`` keep their example database: ``replcheck`` in Hypothesis's
+    storage folder when ``$HYPOTHESIS_STORAGE_DIRECTORY`` names one, else
+    ``replcheck/hypothesis/replcheck`` in the user's cache folder (``$XDG_CACHE_HOME``, by default
+    ``~/.cache``). Never the current folder. Not created until a run stores an example."""
+    home = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    if not home:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        home = os.path.join(cache, "replcheck", "hypothesis")
+    return os.path.join(home, "replcheck")
+
+
+DATABASE_DIR = database_dir()
+"""``database_dir()`` when this module was imported (each run asks ``database_dir()`` again)."""
 
 INDEX_BOUND = 720_720
 """Rules draw ``0 <= i < INDEX_BOUND`` and take enabled instance ``i % n``. 720720 is divisible by
@@ -100,7 +114,7 @@ def _profile(max_examples: int, steps: int, derandomize: bool, db: bool) -> sett
         max_examples=max_examples,
         stateful_step_count=steps,
         derandomize=derandomize,
-        database=DirectoryBasedExampleDatabase(DATABASE_DIR) if db else None,
+        database=DirectoryBasedExampleDatabase(database_dir()) if db else None,
         deadline=None,
         verbosity=Verbosity.quiet,
         suppress_health_check=_SUPPRESSED,
@@ -587,8 +601,8 @@ def fuzz(
     if database is not None:
         changes["database"] = _database(database)
     elif "database" not in changes and base.database is not None:
-        # A fresh one, so that the directory is relative to the current directory of this run.
-        changes["database"] = DirectoryBasedExampleDatabase(DATABASE_DIR)
+        # A fresh one, so that the folder is the one the environment names for this run.
+        changes["database"] = DirectoryBasedExampleDatabase(database_dir())
     run_settings = settings(base, **changes)  # type: ignore[arg-type]
 
     machine = machine_for(model)

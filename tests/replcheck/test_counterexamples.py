@@ -68,8 +68,9 @@ def _check_printed_and_saved(
     assert broken.returncode == 1 and f"{PROP} holds at the end" in broken.stdout, broken.stdout
 
     path = _saved(out)
-    assert path.parent == Path("replcheck-counterexamples")  # relative to the current directory
-    assert (tmp_path / path).is_file()
+    # in the user's cache folder, never the current one
+    assert path.parent == tmp_path / "cache" / "replcheck" / "counterexamples"
+    assert path.is_file() and list(tmp_path.glob("replcheck-counterexamples")) == []
     data = json.loads(path.read_text(encoding="utf-8"))
     assert (data["schema"], data["engine"], data["design"], data["config"]) == (
         SCHEMA,
@@ -91,9 +92,11 @@ def _check_printed_and_saved(
 
 @pytest.fixture
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run in ``tmp_path`` with the default folder (``replcheck-counterexamples/`` there)."""
+    """Run in ``tmp_path`` with the default folder (``counterexamples`` in the cache folder,
+    here ``tmp_path/cache``)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(DIR_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return tmp_path
 
 
@@ -180,16 +183,17 @@ def test_saving_can_be_turned_off(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(DIR_ENV, "off")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert main(["explore", "--design", MUTANT, "--config", CONFIG]) == 1
     out = capsys.readouterr().out
     assert f"reproduce {PROP} with this pytest test:" in out and "saved:" not in out
-    assert not (tmp_path / "replcheck-counterexamples").exists()
+    assert list(tmp_path.iterdir()) == [] or not (tmp_path / "cache" / "replcheck").exists()
 
 
 def test_json_output_saves_nothing(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explore", "--design", MUTANT, "--config", CONFIG, "--json"]) == 1
     json.loads(capsys.readouterr().out)
-    assert not (here / "replcheck-counterexamples").exists()
+    assert not (here / "cache" / "replcheck" / "counterexamples").exists()
 
 
 def test_a_configuration_with_overrides_is_rebuilt_field_by_field(
