@@ -37,6 +37,7 @@ from typing import Any
 
 from replcheck.model.engine.action import ActionKind
 from replcheck.model.engine.logic import PY
+from replcheck.model.engine.names import Family, Named, when
 from replcheck.model.engine.text import Instance, Tx, lookup
 
 
@@ -52,9 +53,11 @@ class _Stop(Exception):
         self.holds = holds
 
 
-class Ctx:
+class Ctx(Named):
     """What a step body reads and writes through. As a guard it has no transaction: the first
-    write ends the run. As an update it writes into ``tx`` and ``require`` checks the order."""
+    write ends the run. As an update it writes into ``tx`` and ``require`` checks the order.
+    Every declared family is read and written by its name (``model/engine/names.py``):
+    ``t.claim_target[d, p, src]``."""
 
     __slots__ = ("conds", "get", "ops", "tx", "wrote")
 
@@ -74,8 +77,11 @@ class Ctx:
         self.wrote = True
         self.tx[k] = v
 
-    def when(self, cond: Any, k: tuple, v: Any) -> None:
-        """Write ``v`` to ``k`` if ``cond`` holds (``Tx.when``)."""
+    def when(self, cond: Any, k: tuple | None = None, v: Any = None) -> Any:
+        """Write ``v`` to ``k`` if ``cond`` holds (``Tx.when``). With ``cond`` alone, what a
+        write by family name lands under: ``t.when(ok).claim_target[d, p, src] = c``."""
+        if k is None:
+            return when(self, cond)
         if self.tx is None:
             raise _Stop(True)
         self.wrote = True
@@ -314,8 +320,9 @@ def variables_of(cls: type) -> list[Var]:
     return out
 
 
-class Reader:
-    """A plain ``get`` function as the ``t[key]`` a view reads through (properties and rules
+class Reader(Named):
+    """A plain ``get`` function as the ``t[key]`` a view reads through (and its families by
+    name, ``model/engine/names.py``) (properties and rules
     are given ``get``), with the operations ``t.ops`` a rule computes with (plain values unless
     given others)."""
 
@@ -357,10 +364,11 @@ class Column:
 
 class slot:
     """The slot ``(family, *view.key)`` of a view, or with ``by`` the column of slots
-    ``(family, *view.key, i)``."""
+    ``(family, *view.key, i)``; ``family`` a declared ``Family`` (``model/engine/names.py``) or
+    its key."""
 
-    def __init__(self, family: str, *, by: str = "") -> None:
-        self.family = family
+    def __init__(self, family: Family | str, *, by: str = "") -> None:
+        self.family = family.key if isinstance(family, Family) else family
         self.by = by
 
     def __get__(self, view: View | None, owner: type | None = None) -> Any:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from replcheck.model.engine.logic import PY, Ops
+from replcheck.model.engine.names import Named, when
 
 Key = tuple
 Get = Callable[[Key], Any]
@@ -183,8 +184,9 @@ class ByParts:
         return got
 
 
-class Tx:
-    """One step's writes over a flat state: reads see earlier writes of the same step."""
+class Tx(Named):
+    """One step's writes over a flat state: reads see earlier writes of the same step. A
+    family is read and written by its name too (``model/engine/names.py``)."""
 
     __slots__ = ("base", "new", "ops")
 
@@ -200,8 +202,11 @@ class Tx:
     def __setitem__(self, k: Key, v: Any) -> None:
         self.new[k] = v
 
-    def when(self, cond: Any, k: Key, v: Any) -> None:
-        """Write ``v`` to ``k`` if ``cond`` holds (leave it as it is otherwise)."""
+    def when(self, cond: Any, k: Key | None = None, v: Any = None) -> Any:
+        """Write ``v`` to ``k`` if ``cond`` holds (leave it as it is otherwise). With ``cond``
+        alone, what a write by family name lands under: ``tx.when(cond).name[i] = v``."""
+        if k is None:
+            return when(self, cond)
         if cond is False:
             return
         if cond is True:

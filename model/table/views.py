@@ -5,7 +5,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from replcheck.model.common.families import (
+    BUDGET,
+    CURRENT_WAL,
+    KNOWS_PEER,
+    SERVER_ALIVE,
+    SHIPPER,
+    SHIPPER_POS,
+    WAL_CLOSED,
+    WAL_EXISTS,
+    WAL_LENGTH,
+    WAL_PLACE,
+)
 from replcheck.model.engine.step import View, slot
+from replcheck.model.features.families import REPLICATION_TABLE_ONLINE
+from replcheck.model.table.families import (
+    PEER_PROC,
+    PEER_PROC_KIND,
+    PEER_PROC_RECORDED,
+    PEER_PROC_REFRESH,
+    PEER_PROC_STAGE,
+    QUEUE_HAS_OFFSET,
+    QUEUE_OFFSET_POS,
+    QUEUE_OFFSET_WAL,
+    QUEUE_ROW,
+    SCP_STAGE_,
+)
 
 
 class TableText:
@@ -77,10 +102,10 @@ def each_server(text: Any) -> list[tuple[int]]:
 class Server(View):
     """Region server ``s``: ``Server(t, s)``."""
 
-    alive = slot("alive")
-    current = slot("cur", by="group")
+    alive = slot(SERVER_ALIVE)
+    current = slot(CURRENT_WAL, by="group")
     """The sequence of the WAL each group currently writes."""
-    knows = slot("known", by="peer")
+    knows = slot(KNOWS_PEER, by="peer")
     """The peers the server has been told of (RefreshPeerProcedure reached it)."""
 
 
@@ -89,38 +114,38 @@ class Row(View):
     ``NO_SOURCE`` for a normal queue): whether it exists, and per WAL group column whether the
     column is there and the offset it holds (WAL sequence, position)."""
 
-    exists = slot("rex")
-    has = slot("rhas", by="group")
-    seq = slot("rseq", by="group")
-    pos = slot("rpos", by="group")
+    exists = slot(QUEUE_ROW)
+    has = slot(QUEUE_HAS_OFFSET, by="group")
+    seq = slot(QUEUE_OFFSET_WAL, by="group")
+    pos = slot(QUEUE_OFFSET_POS, by="group")
 
 
 class Region(View):
     """The region of ``hbase:replication``: ``Region(t)``."""
 
-    online = slot("online")
+    online = slot(REPLICATION_TABLE_ONLINE)
 
 
 class WalFile(View):
     """WAL slot ``w`` (``Config.slot``): ``WalFile(t, w)``."""
 
-    exists = slot("wex")
-    entries = slot("wn")
-    closed = slot("wclosed")
-    place = slot("wplace")
+    exists = slot(WAL_EXISTS)
+    entries = slot(WAL_LENGTH)
+    closed = slot(WAL_CLOSED)
+    place = slot(WAL_PLACE)
 
 
 class Crash(View):
     """The ServerCrashProcedure of server ``d``: ``Crash(t, d)``."""
 
-    stage = slot("stage")
+    stage = slot(SCP_STAGE_)
 
 
 class ShipperSlot(View):
     """Shipper slot ``(server, peer, source, group, copy)``: ``ShipperSlot(t, *sk)``."""
 
-    present = slot("sh")
-    pos = slot("shpos")
+    present = slot(SHIPPER)
+    pos = slot(SHIPPER_POS)
 
 
 class PeerProc(View):
@@ -128,14 +153,14 @@ class PeerProc(View):
     persisted, its kind (``ADD``, ``REMOVE``, sync's ``TRANSIT``) and stage, the servers whose
     RefreshPeerProcedure child is still out, and the servers RemovePeerProcedure recorded."""
 
-    present = slot("pp")
-    kind = slot("ppk")
-    stage = slot("pps")
-    refresh = slot("ppref", by="server")
-    recorded = slot("pprec", by="server")
+    present = slot(PEER_PROC)
+    kind = slot(PEER_PROC_KIND)
+    stage = slot(PEER_PROC_STAGE)
+    refresh = slot(PEER_PROC_REFRESH, by="server")
+    recorded = slot(PEER_PROC_RECORDED, by="server")
 
 
 class Budget(View):
     """A budget of the configuration by name: ``Budget(t, "crashes").left``."""
 
-    left = slot("b")
+    left = slot(BUDGET)

@@ -47,6 +47,7 @@ from replcheck.model.engine.copies import CopySlots
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.logic import generic_of
 from replcheck.model.engine.text import ByParts, FlatError
+from replcheck.model.zk import families as _zk_families  # noqa: F401
 from replcheck.model.zk.multi import ZkMulti
 from replcheck.model.zk.peer_life import ZkPeerLife
 
