@@ -11,10 +11,10 @@ from typing import Any
 def run_left(t: Any, cfg: Any) -> list[Any]:
     """The guard a run's start adds under configuration ``cfg``: a run left on the budget (none
     for the chore)."""
-    return [] if cfg.cleaner_chore else [t[("b", "cleaner_runs")] > 0]
+    return [] if cfg.cleaner_chore else [t.budget["cleaner_runs"] > 0]
 
 
 def spend_run(t: Any, cfg: Any) -> None:
     """A run starts: one fewer left on the budget (the chore spends none)."""
     if not cfg.cleaner_chore:
-        t[("b", "cleaner_runs")] = t[("b", "cleaner_runs")] - 1
+        t.budget["cleaner_runs"] = t.budget["cleaner_runs"] - 1

@@ -2,17 +2,17 @@
 ``EditSpace``, ``model/common/edit_space.py``): where an edit may be applied, which edits may be
 shipped at all, and the order a sink applies a WAL's edits in.
 
-A layout provides its WAL slots ``W`` with ``("wex", w)``, ``("wn", w)`` and ``entry(get, w,
+A layout provides its WAL slots ``W`` with ``wal_exists[w]``, ``wal_length[w]`` and ``entry(get, w,
 j)`` (an entry's edit, kind and cluster-id list, as indexes of the edit space), its peers ``P``
-with ``("peer", p)`` (peer ``p`` replicates to cluster ``p + 1``) and ``E`` entries per WAL.
+with ``peer_state[p]`` (peer ``p`` replicates to cluster ``p + 1``) and ``E`` entries per WAL.
 
 On plain values a property costs what the state holds: loops stop at a WAL's length
 (``below``) and conditions known false while building skip their positions (``off``); on terms
 every position is written out.
 
 ``duplicates_only_explained`` is a step property both eras' lists hold (each saying from its own
-layout whether a peer was removed); it also reads ``("alive", s)`` and ``("dup", cl, u)``, and
-takes the server that wrote our client's edit from its identity in ``uids``.
+layout whether a peer was removed); it also reads ``server_alive[s]`` and ``sink_duplicate[cl,
+u]``, and takes the server that wrote our client's edit from its identity in ``uids``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 from replcheck.model.common import rules
 from replcheck.model.common.state import ARCHIVED, ENABLED, GLOBAL, REMOVED
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import below
 from replcheck.model.engine.text import FlatProperty, listing, off
 
@@ -34,12 +35,13 @@ def entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, A
 
 
 def _entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, Any]]:
+    now = named(get)
     out = []
     for w in z.W:
-        ex = get(("wex", w))
+        ex = now.wal_exists[w]
         if off(ex):
             continue
-        n = get(("wn", w))
+        n = now.wal_length[w]
         known = isinstance(n, int)  # then only the entries below it are visited
         for j in below(z.E, 0, n):
             out.append((ex if known else ops.and_(ex, j < n), w, j, *z.entry(get, w, j)))
@@ -49,10 +51,11 @@ def _entries(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, Any, Any, 
 def unapplied(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, int]]:
     """(condition, WAL slot, index, peer) for every entry owed to a peer that still exists and
     not yet applied at its cluster (what ``no_lost_edit`` needs kept)."""
+    now = named(get)
     out = []
     for here, w, j, uid, _kind, _ids in entries(z, ops, get):
         for p in z.P:
-            owed = ops.and_(here, get(("wowed", w, j, p)), get(("peer", p)) != REMOVED)
+            owed = ops.and_(here, now.entry_owed[w, j, p], now.peer_state[p] != REMOVED)
             if off(owed):
                 continue
             owed = ops.and_(owed, ops.not_(z.applied(ops, get, p + 1, uid)))
@@ -64,11 +67,12 @@ def unapplied(z: Any, ops: Any, get: Any) -> list[tuple[Any, int, int, int]]:
 def undelivered(z: Any, ops: Any, get: Any) -> list[Any]:
     """For every entry and peer: the entry is owed to the peer, the peer is enabled, and the
     edit is not applied at its cluster (what ``edits_delivered`` waits to see none of)."""
+    now = named(get)
     return [
         ops.and_(
             here,
-            get(("wowed", w, j, p)),
-            get(("peer", p)) == ENABLED,
+            now.entry_owed[w, j, p],
+            now.peer_state[p] == ENABLED,
             ops.not_(z.applied(ops, get, p + 1, uid)),
         )
         for here, w, j, uid, _kind, _ids in entries(z, ops, get)
@@ -79,11 +83,12 @@ def undelivered(z: Any, ops: Any, get: Any) -> list[Any]:
 def logged(z: Any, ops: Any, get: Any, listed: list) -> list[tuple[Any, Any, Any]]:
     """(held, edit, kind) for every entry of the WALs (``listed``, ``entries``) and of the
     relay clusters' logs."""
+    now = named(get)
     out = [(here, uid, kind) for here, _w, _j, uid, kind, _ids in listed]
     for cl in z.relay_clusters:
-        n = get(("rlen", cl))
+        n = now.relay_length[cl]
         for i in below(z.L, 0, n):
-            out.append((i < n, get(("ru", cl, i)), get(("rkind", cl, i))))
+            out.append((i < n, now.relay_edit[cl, i], now.relay_kind[cl, i]))
     return out
 
 
@@ -126,7 +131,7 @@ def no_edit_at_origin(z: Any, ops: Any, get: Any) -> Any:
         at = z.__dict__["_at_origin"] = [
             (cl, u) for cl in z.sink_clusters for u in z.U if z.origin[u] == cl
         ]
-    return ops.and_(*(ops.not_(get(("app", cl, u))) for cl, u in at))
+    return ops.and_(*(ops.not_(named(get).sink_applied[cl, u]) for cl, u in at))
 
 
 def only_global_non_catalog(z: Any, ops: Any, get: Any) -> Any:
@@ -155,7 +160,7 @@ def sink_in_order(z: Any, ops: Any, get: Any) -> Any:
     for (here, w, _j, uid, kind, ids), two in zip(listed, twice(z, ops, listed), strict=True):
         by_wal.setdefault(w, []).append((here, uid, kind, ids, two))
     for p in z.P:
-        status = get(("peer", p)) != REMOVED
+        status = named(get).peer_state[p] != REMOVED
         if off(status):
             continue
         target = p + 1
@@ -193,6 +198,8 @@ def duplicates_only_explained(
     replicates to, may apply a batch and die before it answers, and the batch is sent again.)"""
     # kept(p): peer p was never removed (each era says it from its own layout). Our client's
     # edit u is (0, server, group, seq, index): the WAL its server wrote it to.
+    was = named(before)
+    now = named(after)
     if z.cfg.restarts:
         return True
     relayed = {d for _c, d in z.cfg.topology} | set(z.relay_clusters)
@@ -202,14 +209,14 @@ def duplicates_only_explained(
         if origin != 0:
             continue
         s = where[0]
-        live = ops.and_(before(("alive", s)), after(("alive", s)))
+        live = ops.and_(was.server_alive[s], now.server_alive[s])
         if off(live):
             continue
         for p in z.P:
             cl = p + 1
             if cl in relayed:
                 continue
-            newly = ops.and_(ops.not_(before(("dup", cl, u))), after(("dup", cl, u)))
+            newly = ops.and_(ops.not_(was.sink_duplicate[cl, u]), now.sink_duplicate[cl, u])
             if not off(newly):
                 out.append(ops.not_(ops.and_(live, kept(p), newly)))
     return ops.and_(*out)
@@ -222,6 +229,7 @@ def unneeded_files_deleted(z: Any, ops: Any, get: Any, others: list[Any]) -> Any
     WAL group, an edit owed to a peer that still exists and not yet applied there; and no other
     file of oldWALs is left (a meta WAL, a file whose name is not a WAL's)."""
     # others: a condition per other file of oldWALs, true while it is there
+    now = named(get)
     owed: dict[tuple[int, int], list[tuple[int, Any]]] = {}  # (server, group) -> (seq, owed)
     for c, v, _j, _p in unapplied(z, ops, get):
         x, g, q = z.key[v]
@@ -229,7 +237,7 @@ def unneeded_files_deleted(z: Any, ops: Any, get: Any, others: list[Any]) -> Any
     out = [ops.not_(o) for o in others]
     for w in z.W:
         x, g, q = z.key[w]
-        kept = ops.and_(get(("wex", w)), get(("wplace", w)) == ARCHIVED)
+        kept = ops.and_(now.wal_exists[w], now.wal_place[w] == ARCHIVED)
         if off(kept):
             continue
         needed = ops.or_(*(c for r, c in owed.get((x, g), ()) if r <= q))

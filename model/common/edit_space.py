@@ -7,10 +7,10 @@ relay cluster of a master-master or cyclic topology) writes what it applied to i
 An edit is an index in the layout's ``uids`` (our client puts, one per WAL slot and entry, then
 each relay cluster's own edits); its cluster-id list an index in ``ids``; ``ext[i][cl]`` is the
 index of list ``i`` with cluster ``cl`` appended (-1: none). Per relay cluster the layout holds
-its log, ``("rlen", cl)`` entries of ``("ru", cl, n)``, ``("rkind", cl, n)`` and ``("rids", cl,
-n)``, and per outbound edge the next entry to send, ``("rship", cl, j)``; per cluster that
-applies edits ``("app", cl, u)`` and ``("dup", cl, u)``. A log that would need more entries than
-the layout holds sets ``overflow``.
+its log, ``relay_length[cl]`` entries of ``relay_edit[cl, n]``, ``relay_kind[cl, n]`` and
+``relay_cluster_ids[cl, n]``, and per outbound edge the next entry to send, ``relay_shipped[cl,
+j]``; per cluster that applies edits ``sink_applied[cl, u]`` and ``sink_duplicate[cl, u]``. A log
+that would need more entries than the layout holds sets ``overflow``.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from typing import Any
 from replcheck.model.common import rules
 from replcheck.model.common.state import GLOBAL
 from replcheck.model.common.zombie_wals import zombies_only
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import case, count, lookup
 from replcheck.model.table.views import Budget, Server
@@ -88,18 +89,19 @@ class RelaySteps:
 
     def relay_next(self, ops: Any, get: Any, cl: int, j: int, i: int) -> Any:
         """Entry ``i`` of cluster ``cl``'s log is the next to send on its outbound edge ``j``."""
-        return ops.and_(get(("rship", cl, j)) == i, i < get(("rlen", cl)))
+        now = named(get)
+        return ops.and_(now.relay_shipped[cl, j] == i, i < now.relay_length[cl])
 
     @step(params=("cluster",), fair=False, each=_foreign_puts, label=lambda text, st, get, a: a[:1])
     def foreign_put(self, t: Ctx, cl: int, n: int) -> None:
         """a client edit written at another cluster"""
         ops = t.ops
         mine = [u for u in self.U if self.origin[u] == cl]
-        rlen = t[("rlen", cl)]
+        rlen = t.relay_length[cl]
         own = count(
             ops,
             (
-                ops.and_(i < rlen, ops.or_(*(t[("ru", cl, i)] == u for u in mine)))
+                ops.and_(i < rlen, ops.or_(*(t.relay_edit[cl, i] == u for u in mine)))
                 for i in t.below(self.L, 0, rlen)
             ),
         )
@@ -107,11 +109,11 @@ class RelaySteps:
         Budget(t, "foreign").left = Budget(t, "foreign").left - 1
         for i in t.below(self.L, rlen, rlen + 1):
             at = rlen == i
-            t.when(at, ("ru", cl, i), self.uid_index[(cl, n)])
-            t.when(at, ("rkind", cl, i), GLOBAL)
-            t.when(at, ("rids", cl, i), self.ids_index[(cl,)])
-        t.when(rlen >= self.L, ("overflow",), True)
-        t[("rlen", cl)] = rlen + 1
+            t.when(at).relay_edit[cl, i] = self.uid_index[(cl, n)]
+            t.when(at).relay_kind[cl, i] = GLOBAL
+            t.when(at).relay_cluster_ids[cl, i] = self.ids_index[(cl,)]
+        t.when(rlen >= self.L).overflow = True
+        t.relay_length[cl] = rlen + 1
 
     @step(
         params=("cluster", "target"), fair=True, each=_onward, label=lambda text, st, get, a: a[:2]
@@ -120,12 +122,12 @@ class RelaySteps:
         """another cluster replicates its next edit onward"""
         ops = t.ops
         j = self.cfg.outbound(cl).index(d)
-        down = ops.or_(*(t[("down", d, k)] for k in range(self.cfg.sink_servers)))
+        down = ops.or_(*(t.sink_down[d, k] for k in range(self.cfg.sink_servers)))
         t.require(self.relay_next(ops, t.get, cl, j, i), ops.not_(down))
-        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        kind, ids, uid = t.relay_kind[cl, i], t.relay_cluster_ids[cl, i], t.relay_edit[cl, i]
         ok = self.replicable(ops, rules.replicable_rule, kind, ids, d)
         self.deliver(ops, t, d, [(ok, uid, kind, ids)])
-        t[("rship", cl, j)] = i + 1
+        t.relay_shipped[cl, j] = i + 1
 
     @step(params=("cluster", "server"), fair=True, each=_home, label=lambda text, st, get, a: a[:2])
     def relay_home(self, t: Ctx, cl: int, s: int) -> None:
@@ -150,17 +152,17 @@ class RelaySteps:
         one instance per cluster and server."""
         ops = t.ops
         j = self.cfg.outbound(cl).index(0)
-        i = t[("rship", cl, j)]
-        t.require(i < t[("rlen", cl)], Server(t, s).alive)
-        kind = t.at(i, self.L, lambda n: ("rkind", cl, n))
-        ids = t.at(i, self.L, lambda n: ("rids", cl, n))
-        uid = t.at(i, self.L, lambda n: ("ru", cl, n))
+        i = t.relay_shipped[cl, j]
+        t.require(i < t.relay_length[cl], Server(t, s).alive)
+        kind = t.at(i, self.L, lambda n: var.relay_kind(cl, n))
+        ids = t.at(i, self.L, lambda n: var.relay_cluster_ids(cl, n))
+        uid = t.at(i, self.L, lambda n: var.relay_edit(cl, n))
         ok = self.replicable(ops, rules.replicable_rule, kind, ids, 0)
         self.deliver(ops, t, 0, [(ok, uid, kind, ids)])
         home = lookup(ops, ids, [row[0] for row in self.ext])
         self.append_current(t, s, ok, uid, kind, home, self.append)
         if answered:
-            t[("rship", cl, j)] = i + 1
+            t.relay_shipped[cl, j] = i + 1
 
     def append_current(
         self, t: Ctx, s: int, cond: Any, uid: Any, kind: Any, ids: Any, append: Any
@@ -172,7 +174,7 @@ class RelaySteps:
         cur = Server(t, s).current[0]
         for q in t.below(len(self.Q), cur, cur + 1):
             w = self.cfg.slot((s, 0, q))
-            n = t[("wn", w)]
+            n = t.wal_length[w]
             for e in t.below(self.E + 1, n, n + 1):
                 append(ops, t, s, w, e, uid, kind, ids, ops.and_(cond, cur == q, n == e))
 
@@ -188,11 +190,11 @@ class RelaySteps:
         j = self.cfg.outbound(cl).index(0)
         t.require(ops.not_(Server(t, s).alive))
         cur = Server(t, s).current[0]
-        kind, ids, uid = t[("rkind", cl, i)], t[("rids", cl, i)], t[("ru", cl, i)]
+        kind, ids, uid = t.relay_kind[cl, i], t.relay_cluster_ids[cl, i], t.relay_edit[cl, i]
         t.require(
             case(ops, cur, len(self.Q), lambda q: self.unsplit(ops, t, self.cfg.slot((s, 0, q)))),
-            i < t[("rlen", cl)],
-            i <= t[("rship", cl, j)],
+            i < t.relay_length[cl],
+            i <= t.relay_shipped[cl, j],
             self.replicable(ops, rules.replicable_rule, kind, ids, 0),
         )
         self.deliver(ops, t, 0, [(True, uid, kind, ids)])

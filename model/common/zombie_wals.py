@@ -68,7 +68,7 @@ class ZombieWals:
         WalFile(t, new).entries = 0
         WalFile(t, new).closed = True
         WalFile(t, new).place = LIVE_DIR
-        t[("cur", s, g)] = q + 1
+        t.current_wal[s, g] = q + 1
 
     @step(params=("server", "group", "seq"), fair=False, each=zombies_only(each_wal))
     def zombie_archive(self, t: Ctx, s: int, g: int, q: int) -> None:

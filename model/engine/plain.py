@@ -24,6 +24,7 @@ from typing import Any
 
 from replcheck.model.engine.action import Action
 from replcheck.model.engine.logic import PY
+from replcheck.model.engine.names import var
 from replcheck.model.engine.plain_index import Index, Listed, Slots, written
 from replcheck.model.engine.step import gated, gates_of, instance, steps_of
 from replcheck.model.engine.text import FPY, Tx, is_true, recording
@@ -279,7 +280,7 @@ class PlainModel(TextModel):
         tx = Tx(FPY, old)
         self._kinds().instances(action.name)[i].apply(FPY, tx)
         new = tx.new
-        if new.get(("overflow",)):
+        if new.get(var.overflow()):
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )

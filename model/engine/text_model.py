@@ -28,6 +28,7 @@ from replcheck.model.config import Config
 from replcheck.model.engine.action import Action
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.model import Model
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Reader, TextError, labels_of
 
 Label = Callable[[Any, Any, Callable, tuple], tuple]
@@ -279,7 +280,7 @@ class TextModel(Model):
         flat, program, _code = self._program()
         parts = self._parts(program)
         slot = self._slots(program)
-        if packed[slot[("overflow",)]]:
+        if packed[slot[var.overflow()]]:
             raise NotCovered(
                 f"{self.design.name} under {self.cfg.name}: {action} overflows the text's layout"
             )
@@ -313,7 +314,7 @@ class TextModel(Model):
         owned: dict[tuple, list[int]] = {}
         for i, k in enumerate(keys):
             part = self.text.part_of(k)
-            if part is None and k != ("overflow",):
+            if part is None and k != var.overflow():
                 return None  # a feature's slot the parts do not read: decode whole states
             owned.setdefault(part, []).append(i)
         out = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import networkx as nx
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, Var, gate, step
 from replcheck.model.table.state import NO_SOURCE
 from replcheck.model.table.views import Region, Row, Server, TableText, each_server
@@ -59,7 +60,7 @@ class Bootstrap(TableText):
     """The bootstrap of ``hbase:replication`` in the table designs."""
 
     handles = frozenset({"bootstrap"})
-    variables = (Var(("online",), "b", "table_online"),)
+    variables = (Var(var.replication_table_online(), "b", "table_online"),)
     wal_registration_uses_storage = False
 
     def rule_wal_ready(self, t: Any, s: int, g: int) -> Any:

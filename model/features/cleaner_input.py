@@ -10,14 +10,15 @@ deletes nothing (``cleaner_run_ok``).
 Abstractions: every server starts with one archived meta WAL (it hosted ``hbase:meta`` at some
 time), and the directory with one file of another name; nothing writes more of either.
 
-The layout's new slots: ``("ometa", s)``, server ``s``'s archived meta WAL is still there;
-``("ojunk",)``, the file whose name is not a WAL's is still there (``TState.others``).
+The layout's new slots: ``oldwals_meta[s]``, server ``s``'s archived meta WAL is still there;
+``oldwals_junk``, the file whose name is not a WAL's is still there (``TState.others``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from replcheck.model.engine.names import var
 from replcheck.model.table.state import TState
 from replcheck.model.table.views import TableText
 
@@ -32,20 +33,20 @@ class CleanerInput(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for s in self.S:
-            out[("ometa", s)] = "b"
-        out[("ojunk",)] = "b"
+            out[var.oldwals_meta(s)] = "b"
+        out[var.oldwals_junk()] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         for s in self.S:
-            v[("ometa", s)] = bool(st.others >> s & 1)
-        v[("ojunk",)] = bool(st.others >> len(self.S) & 1)
+            v[var.oldwals_meta(s)] = bool(st.others >> s & 1)
+        v[var.oldwals_junk()] = bool(st.others >> len(self.S) & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
-        bits = [v[("ometa", s)] for s in self.S] + [v[("ojunk",)]]
+        bits = [v[var.oldwals_meta(s)] for s in self.S] + [v[var.oldwals_junk()]]
         return st._replace(others=sum(1 << i for i, b in enumerate(bits) if b))
 
     def rule_cleaner_validates_names(self, ops: Any) -> Any:
@@ -57,15 +58,15 @@ class CleanerInput(TableText):
     def cleaner_run_ok(self, t: Any) -> Any:
         """The run gets through oldWALs unless an unvalidated name made it throw."""
         ops = t.ops
-        return ops.or_(self.rule_cleaner_validates_names(ops), ops.not_(t[("ojunk",)]))
+        return ops.or_(self.rule_cleaner_validates_names(ops), ops.not_(t.oldwals_junk))
 
     def cleaner_delete_others(self, t: Any, ok: Any) -> None:
         """Where the run got through: every meta WAL is deleted (``isMetaFile``), and the file
         whose name is not a WAL's where names are validated."""
         ops = t.ops
         for s in self.S:
-            t.when(ok, ("ometa", s), False)
-        t.when(ops.and_(ok, self.rule_cleaner_validates_names(ops)), ("ojunk",), False)
+            t.when(ok).oldwals_meta[s] = False
+        t.when(ops.and_(ok, self.rule_cleaner_validates_names(ops))).oldwals_junk = False
 
 
 class UnvalidatedNames(CleanerInput):

@@ -29,9 +29,9 @@ Abstractions (each a documented choice):
   ... in hfile-refs": ``add_refused``); ``no_queue_after_removal`` counts the row
   (``peer_rows_left``).
 
-The layout's new slots: ``("hf",)`` the hfile's stage (``HF_*``); ``("hfs",)`` the server that
-bulk loaded it; ``("hfref", p)`` peer ``p``'s reference (``TState.sid``'s ``HFILE_REF`` bit);
-``("wbulk", w, j)`` entry ``j`` of WAL slot ``w`` is the bulk load's marker.
+The layout's new slots: ``hfile_stage`` the hfile's stage (``HF_*``); ``hfile_server`` the server
+that bulk loaded it; ``hfile_ref[p]`` peer ``p``'s reference (``TState.sid``'s ``HFILE_REF`` bit);
+``entry_bulk_marker[w, j]`` entry ``j`` of WAL slot ``w`` is the bulk load's marker.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from replcheck.model.common.state import GLOBAL, REMOVED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatProperty
 from replcheck.model.table.state import HFILE_REF, TState
@@ -81,13 +82,13 @@ class HFileRefs(TableText):
 
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
-        out[("hf",)] = ("i", HF_NONE, HF_DELETED)
-        out[("hfs",)] = ("i", -1, self.cfg.servers - 1)
+        out[var.hfile_stage()] = ("i", HF_NONE, HF_DELETED)
+        out[var.hfile_server()] = ("i", -1, self.cfg.servers - 1)
         for p in self.P:
-            out[("hfref", p)] = "b"
+            out[var.hfile_ref(p)] = "b"
         for w in self.W:
             for j in range(self.E):
-                out[("wbulk", w, j)] = "b"
+                out[var.entry_bulk_marker(w, j)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
@@ -95,23 +96,23 @@ class HFileRefs(TableText):
         st = st._replace(sid=tuple(x & ~HFILE_REF for x in st.sid))
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         hf = st.hfile or NO_BULK_LOAD
-        v[("hf",)] = hf.stage
-        v[("hfs",)] = hf.server
+        v[var.hfile_stage()] = hf.stage
+        v[var.hfile_server()] = hf.server
         for p in self.P:
-            v[("hfref", p)] = refs[p]
+            v[var.hfile_ref(p)] = refs[p]
         if hf.marker:
-            v[("wbulk", *hf.marker)] = True
+            v[var.entry_bulk_marker(*hf.marker)] = True
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         marker = next(
-            ((w, j) for w in self.W for j in range(self.E) if v[("wbulk", w, j)]),
+            ((w, j) for w in self.W for j in range(self.E) if v[var.entry_bulk_marker(w, j)]),
             (),
         )
         return st._replace(
-            sid=tuple(x | (HFILE_REF if v[("hfref", p)] else 0) for p, x in enumerate(st.sid)),
-            hfile=BulkLoad(v[("hf",)], v[("hfs",)], marker),
+            sid=tuple(x | (HFILE_REF if v[var.hfile_ref(p)] else 0) for p, x in enumerate(st.sid)),
+            hfile=BulkLoad(v[var.hfile_stage()], v[var.hfile_server()], marker),
         )
 
     # --- the bulk load ------------------------------------------------------------------------
@@ -124,16 +125,16 @@ class HFileRefs(TableText):
     def add_refs(self, ops: Any, t: Ctx, s: int) -> None:
         """``addHFileRefs``: a reference for each peer server ``s`` has a source for."""
         for p in self.P:
-            t.when(t[("known", s, p)], ("hfref", p), True)
+            t.when(t.knows_peer[s, p]).hfile_ref[p] = True
 
     @step(params=("server",), fair=False, each=lambda text: [(s,) for s in text.S])
     def bulk_load(self, t: Ctx, s: int) -> None:
         """bulk load: preCommitStoreFile adds the hfile's references"""
-        t.require(t[("hf",)] == HF_NONE, t[("alive", s)])
+        t.require(t.hfile_stage == HF_NONE, t.server_alive[s])
         if self.rule_refs_before_commit():
             self.add_refs(t.ops, t, s)
-        t[("hf",)] = HF_STAGED
-        t[("hfs",)] = s
+        t.hfile_stage = HF_STAGED
+        t.hfile_server = s
 
     @step(
         params=("server",),
@@ -146,16 +147,16 @@ class HFileRefs(TableText):
         """bulk load: the hfile committed, its marker appended to the WAL"""
         ops = t.ops
         w = self.slot(s, 0, q)
-        t.require(t[("hf",)] == HF_STAGED, t[("hfs",)] == s, t[("alive", s)])
+        t.require(t.hfile_stage == HF_STAGED, t.hfile_server == s, t.server_alive[s])
         owed = [self.rule_owed(ops, t.get, s, GLOBAL, p) for p in self.P]  # type: ignore[attr-defined]
         self.write_entry(t, True, w, j, self.uid(w, j), GLOBAL, 0, owed)
-        t[("wbulk", w, j)] = True
-        t[("hf",)] = HF_STORE
+        t.entry_bulk_marker[w, j] = True
+        t.hfile_stage = HF_STORE
 
     @step(params=("server",), fair=True, each=_late_refs)
     def bulk_load_refs(self, t: Ctx, s: int) -> None:
         """bulk load: the hfile's references, added after its commit"""
-        t.require(t[("hf",)] >= HF_STORE, t[("hfs",)] == s, t[("alive", s)])
+        t.require(t.hfile_stage >= HF_STORE, t.hfile_server == s, t.server_alive[s])
         self.add_refs(t.ops, t, s)
 
     # --- the hfile's life after the load ------------------------------------------------------
@@ -163,31 +164,36 @@ class HFileRefs(TableText):
     @step(params=(), fair=False, each=lambda text: [()])
     def hfile_archive(self, t: Ctx) -> None:
         """a compaction moves the bulk-loaded hfile to the archive"""
-        t.require(t[("hf",)] == HF_STORE)
-        t[("hf",)] = HF_ARCHIVED
+        t.require(t.hfile_stage == HF_STORE)
+        t.hfile_stage = HF_ARCHIVED
 
     def rule_hfile_deletable(self, ops: Any, get: Any) -> Any:
         """``ReplicationHFileCleaner``: may the archived hfile be deleted? Only when no peer's
         ``hfileref`` cell names it (``getAllHFileRefs``)."""
-        return ops.not_(ops.or_(*(get(("hfref", p)) for p in self.P)))
+        return ops.not_(ops.or_(*(named(get).hfile_ref[p] for p in self.P)))
 
     @step(params=(), fair=False, each=lambda text: [()])
     def hfile_clean(self, t: Ctx) -> None:
         """the master's hfile cleaner deletes the archived hfile"""
-        t.require(t[("hf",)] == HF_ARCHIVED, self.rule_hfile_deletable(t.ops, t.get))
-        t[("hf",)] = HF_DELETED
+        t.require(t.hfile_stage == HF_ARCHIVED, self.rule_hfile_deletable(t.ops, t.get))
+        t.hfile_stage = HF_DELETED
 
     # --- the source: a shipped marker clears its reference -----------------------------------
 
     def _marker_in(self, ops: Any, get: Any, w: int, pos: Any, end: Any) -> Any:
         """Entries ``pos`` to ``end`` of WAL slot ``w`` hold the bulk load's marker."""
-        return ops.or_(*(ops.and_(get(("wbulk", w, j)), pos <= j, j < end) for j in range(self.E)))
+        return ops.or_(
+            *(
+                ops.and_(named(get).entry_bulk_marker[w, j], pos <= j, j < end)
+                for j in range(self.E)
+            )
+        )
 
     def after_ship(self, ops: Any, t: Ctx, sk: tuple, q: int, pos: Any, end: Any) -> None:
         """``cleanUpHFileRefs``: a shipped marker removes the peer's reference."""
         super().after_ship(ops, t, sk, q, pos, end)  # type: ignore[misc]
         marker = self._marker_in(ops, t.get, self.head_slot(sk, q), pos, end)
-        t.when(marker, ("hfref", sk[1]), False)
+        t.when(marker).hfile_ref[sk[1]] = False
 
     # --- the peer's removal and its add ------------------------------------------------------
 
@@ -200,28 +206,29 @@ class HFileRefs(TableText):
         """``removePeerFromHFileRefs``: the peer's references go with its queues."""
         super().removal_done(t, p, done)  # type: ignore[misc]
         if self.rule_removal_deletes_hfile_refs():
-            t.when(done, ("hfref", p), False)
+            t.when(done).hfile_ref[p] = False
 
     def add_refused(self, ops: Any, get: Any, p: int) -> Any:
         """``checkQueuesDeleted``: "Undeleted queue for peer ... in hfile-refs"."""
-        return ops.or_(super().add_refused(ops, get, p), get(("hfref", p)))  # type: ignore[misc]
+        return ops.or_(super().add_refused(ops, get, p), named(get).hfile_ref[p])  # type: ignore[misc]
 
     def peer_rows_left(self, ops: Any, get: Any, p: int) -> Any:
         """The peer's ``hfileref`` row is one of its rows."""
-        return ops.or_(super().peer_rows_left(ops, get, p), get(("hfref", p)))  # type: ignore[misc]
+        return ops.or_(super().peer_rows_left(ops, get, p), named(get).hfile_ref[p])  # type: ignore[misc]
 
     # --- the property -------------------------------------------------------------------------
 
     def marker_owed(self, ops: Any, get: Any, p: int) -> Any:
         """The bulk load's marker is owed to peer ``p``, which still exists, and not yet applied
         there: what an hfile reference has to cover."""
+        now = named(get)
         return ops.or_(
             *(
                 ops.and_(
-                    get(("wbulk", w, j)),
-                    get(("wowed", w, j, p)),
-                    ops.not_(get(("app", p + 1, self.uid(w, j)))),
-                    get(("peer", p)) != REMOVED,
+                    now.entry_bulk_marker[w, j],
+                    now.entry_owed[w, j, p],
+                    ops.not_(now.sink_applied[p + 1, self.uid(w, j)]),
+                    now.peer_state[p] != REMOVED,
                 )
                 for w in self.W
                 for j in range(self.E)
@@ -241,7 +248,7 @@ class HFileRefs(TableText):
             replication before deleting it from hfile archive directory" (seed 004 keeps the
             scheduled hfiles in the ``hfileref`` family). A bulk load's hfile is not deleted
             while its marker is owed to a peer that still exists and not yet applied there."""
-            kept = get(("hf",)) != HF_DELETED
+            kept = named(get).hfile_stage != HF_DELETED
             return ops.and_(*(ops.implies(self.marker_owed(ops, get, p), kept) for p in self.P))
 
         return bulk_loaded_hfile_kept

@@ -32,10 +32,10 @@ crashes no one); version-3 servers start no legacy source. Whether a write finds
 the only thing the source does, so the step is enabled only when it fails (a write that succeeds
 changes nothing), and it is not fair: the invariant fails as soon as the abort is possible.
 
-The layout's new slots: ``("lpeer",)`` (the peer in storage), and per legacy server ``s`` its
-queue znode ``("lzk", s)`` and the history bit ``("labort", s)``. What the layout refuses
-(``FlatError``): a state with no legacy peer record, and a legacy znode or abort of a server that
-had no legacy queue at the start.
+The layout's new slots: ``legacy_peer_stored`` (the peer in storage), and per legacy server ``s``
+its queue znode ``legacy_queue_znode[s]`` and the history bit ``legacy_aborted[s]``. What the layout
+refuses (``FlatError``): a state with no legacy peer record, and a legacy znode or abort of a
+server that had no legacy queue at the start.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.config import Config
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatError
 from replcheck.model.features.migration import OLD_VERSION, ZkMigration
@@ -85,10 +86,10 @@ class LegacyPeerMigration(ZkMigration):
 
     def sorts(self) -> dict[tuple, Any]:
         out = super().sorts()
-        out[("lpeer",)] = "b"
+        out[var.legacy_peer_stored()] = "b"
         for s in self.legacy_servers:
-            out[("lzk", s)] = "b"
-            out[("labort", s)] = "b"
+            out[var.legacy_queue_znode(s)] = "b"
+            out[var.legacy_aborted(s)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
@@ -99,18 +100,18 @@ class LegacyPeerMigration(ZkMigration):
         extra = (legacy.znodes | legacy.aborted) & ~self.init_state.legacy.znodes
         if extra:
             raise FlatError("a legacy queue znode or abort of a server that had no legacy queue")
-        v[("lpeer",)] = legacy.stored
+        v[var.legacy_peer_stored()] = legacy.stored
         for s in self.legacy_servers:
-            v[("lzk", s)] = bool(legacy.znodes >> s & 1)
-            v[("labort", s)] = bool(legacy.aborted >> s & 1)
+            v[var.legacy_queue_znode(s)] = bool(legacy.znodes >> s & 1)
+            v[var.legacy_aborted(s)] = bool(legacy.aborted >> s & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st = super().decode(v)
         legacy = LegacyReplicaPeer(
-            bool(v[("lpeer",)]),
-            sum(1 << s for s in self.legacy_servers if v[("lzk", s)]),
-            sum(1 << s for s in self.legacy_servers if v[("labort", s)]),
+            bool(v[var.legacy_peer_stored()]),
+            sum(1 << s for s in self.legacy_servers if v[var.legacy_queue_znode(s)]),
+            sum(1 << s for s in self.legacy_servers if v[var.legacy_aborted(s)]),
         )
         return st._replace(legacy=legacy)
 
@@ -132,30 +133,30 @@ class LegacyPeerMigration(ZkMigration):
         nxt = super().no_peers_next(t)
         if not self.rule_prepare_reads_legacy_peer():
             return nxt
-        return t.ops.ite(t[("lpeer",)], MIG_WAIT_UPGRADING, nxt)
+        return t.ops.ite(t.legacy_peer_stored, MIG_WAIT_UPGRADING, nxt)
 
     def delete_migrated(self, t: Ctx, s: int) -> None:
         """MIGRATE: ``cleanupQueuesWithoutRegionReplicaReplication`` where ``s`` has a legacy
         queue (the other queue znodes only), else the whole replicator znode."""
         super().delete_migrated(t, s)
         if s in self.legacy_servers and not self.rule_iterator_keeps_legacy_queue():
-            t[("lzk", s)] = False
+            t.legacy_queue_znode[s] = False
 
     def clean_up(self, t: Ctx) -> None:
         """CLEAN_UP: ``deleteAllData()`` deletes the legacy queue znodes too, and
         ``deleteLegacyRegionReplicaReplicationPeer()`` the peer."""
         super().clean_up(t)
         for s in self.legacy_servers:
-            t[("lzk", s)] = False
-        t[("lpeer",)] = False
+            t.legacy_queue_znode[s] = False
+        t.legacy_peer_stored = False
 
     # --- the legacy source ----------------------------------------------------------------------
 
     @step(params=("server",), fair=False, each=_legacy_servers)
     def legacy_position_write(self, t: Ctx, s: int) -> None:
         """the legacy peer's source finds its queue znode gone: the 2.x server aborts"""
-        t.require(Server(t, s).alive, t.ops.not_(t[("lzk", s)]))
-        t[("labort", s)] = True
+        t.require(Server(t, s).alive, t.ops.not_(t.legacy_queue_znode[s]))
+        t.legacy_aborted[s] = True
         self.kill(t.ops, t, s)
 
 

@@ -23,7 +23,7 @@ master reads only ``hbase:replication``: its ``ReplicationHFileCleaner`` asks th
   claimed by a 3.x server once the migration is done, and shipping the marker removes the row's
   reference (``cleanUpHFileRefs``).
 
-The layout's new slot: ``("zkhf", p)``, peer ``p``'s hfile-refs znode with the hfile's
+The layout's new slot: ``zk_hfile_refs[p]``, peer ``p``'s hfile-refs znode with the hfile's
 reference. What the layout refuses (``FlatError``): a znode of a peer that had none at the start.
 """
 
@@ -33,6 +33,7 @@ from typing import Any
 
 from replcheck.model.common.state import GLOBAL, Edit
 from replcheck.model.config import Config
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatError
 from replcheck.model.features.hfile_refs import HF_STORE, BulkLoad
@@ -87,7 +88,7 @@ class ZkHFileRefs(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for p in self.zk_hfile_peers:
-            out[("zkhf", p)] = "b"
+            out[var.zk_hfile_refs(p)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
@@ -95,12 +96,14 @@ class ZkHFileRefs(TableText):
         if st.zk_hfile & ~self.init_state.zk_hfile:
             raise FlatError("an hfile-refs znode of a peer that had none at the start")
         for p in self.zk_hfile_peers:
-            v[("zkhf", p)] = bool(st.zk_hfile >> p & 1)
+            v[var.zk_hfile_refs(p)] = bool(st.zk_hfile >> p & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
-        return st._replace(zk_hfile=sum(1 << p for p in self.zk_hfile_peers if v[("zkhf", p)]))
+        return st._replace(
+            zk_hfile=sum(1 << p for p in self.zk_hfile_peers if v[var.zk_hfile_refs(p)])
+        )
 
     # --- MIGRATE's hfile-refs task ------------------------------------------------------------
 
@@ -112,17 +115,17 @@ class ZkHFileRefs(TableText):
     def migrate_left(self, t: Ctx) -> list[Any]:
         """MIGRATE also waits for every peer's hfile-refs znode to be migrated."""
         out: list[Any] = super().migrate_left(t)  # type: ignore[misc]
-        return [*out, *(t[("zkhf", p)] for p in self.zk_hfile_peers)]
+        return [*out, *(t.zk_hfile_refs[p] for p in self.zk_hfile_peers)]
 
     @step(params=("peer",), fair=True, each=_znodes)
     def migrate_hfile_refs(self, t: Ctx, p: int) -> None:
         """MIGRATE: one peer's hfile references become its hfileref row, then its znode is
         deleted"""
         ops = t.ops
-        t.require(t[("mig",)] == MIG_MIGRATE, t[("zkhf", p)])
+        t.require(t.migration_stage == MIG_MIGRATE, t.zk_hfile_refs[p])
         if self.rule_migration_copies_hfile_refs():
-            t.when(self.storage(ops, t.get, p), ("hfref", p), True)  # type: ignore[attr-defined]
-        t[("zkhf", p)] = False
+            t.when(self.storage(ops, t.get, p)).hfile_ref[p] = True  # type: ignore[attr-defined]
+        t.zk_hfile_refs[p] = False
 
 
 class SkipsHFileRefs(ZkHFileRefs):

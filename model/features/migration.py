@@ -43,13 +43,14 @@ Abstractions (each a documented choice):
   ``model/features/legacy_peer.py``) extends three hooks of the procedure: ``no_peers_next``
   (PREPARE with no peer), ``delete_migrated`` (what MIGRATE's iterator deletes) and ``clean_up``.
 
-The layout's new slots: per server ``("started", s)`` and ``("v3", s)`` (major version 3 rather
-than 2); the procedure's state ``("mig",)``, the peers it disabled ``("migdis", p)``, the servers
-whose znode it migrated ``("migmig", s)``; the ZooKeeper queues still to migrate, one slot per
-queue of the initial state keyed ``(owner, peer, source)`` with ``source`` the first dead server
-of a chained queue id (-1 for a normal queue): ``("zk", owner, peer, source)`` present and
-``("zkw", owner, peer, source, group, seq)`` one bit per WAL of the queue (the owner's WALs for a
-normal queue, the source's for a chained one). No queue is ever created after the start, so the
+The layout's new slots: per server ``server_started[s]`` and ``server_upgraded[s]`` (major version
+3 rather than 2); the procedure's state ``migration_stage``, the peers it disabled
+``migration_disabled_peer[p]``, the servers whose znode it migrated ``migration_migrated[s]``; the
+ZooKeeper queues still to migrate, one slot per queue of the initial state keyed ``(owner, peer,
+source)`` with ``source`` the first dead server of a chained queue id (-1 for a normal queue):
+``zk_queue[owner, peer, source]`` present and ``zk_queue_wal[owner, peer, source, group, seq]`` one
+bit per WAL of the queue (the owner's WALs for a normal queue, the source's for a chained one). No
+queue is ever created after the start, so the
 initial state fixes the slots and each slot's chain. What the layout refuses (``FlatError``):
 spare servers with no migration (ReplicationSyncUp's are its own feature's), a server of a major
 version other than 2 or 3, a state with no migration procedure, a ZooKeeper queue that is not one
@@ -74,6 +75,7 @@ from replcheck.model.common.state import (
     Wal,
 )
 from replcheck.model.config import Config
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, gate, step
 from replcheck.model.engine.text import FlatError, FlatProperty, count
 from replcheck.model.features.joins import StartedSlots
@@ -200,19 +202,19 @@ class ZkMigration(StartedSlots):
     def zk_keys(self, zs: tuple[int, int, int]) -> list[tuple]:
         """The slots of ZooKeeper queue ``zs`` not migrated yet: the queue znode and its WAL
         znodes per WAL group."""
-        out = [("zk", *zs)]
+        out = [var.zk_queue(*zs)]
         for g in self.G:
-            out += [("zkw", *zs, g, q) for q in self.Q]
+            out += [var.zk_queue_wal(*zs, g, q) for q in self.Q]
         return out
 
     def sorts(self) -> dict[tuple, Any]:
         out = super().sorts()  # type: ignore[misc]
         for s in self.S:
-            out[("v3", s)] = "b"
-            out[("migmig", s)] = "b"
+            out[var.server_upgraded(s)] = "b"
+            out[var.migration_migrated(s)] = "b"
         for p in self.P:
-            out[("migdis", p)] = "b"
-        out[("mig",)] = ("i", 0, MIG_DONE)
+            out[var.migration_disabled_peer(p)] = "b"
+        out[var.migration_stage()] = ("i", 0, MIG_DONE)
         for zs in self.zslots:
             for k in self.zk_keys(zs):
                 out[k] = "b"
@@ -223,54 +225,54 @@ class ZkMigration(StartedSlots):
         for s, srv in enumerate(st.servers):
             if srv.version not in (OLD_VERSION, NEW_VERSION):
                 raise FlatError(f"a server of major version {srv.version}")
-            v[("v3", s)] = srv.version == NEW_VERSION
+            v[var.server_upgraded(s)] = srv.version == NEW_VERSION
         m = st.migration
         if not m:
             raise FlatError("no migration procedure: not in the migration's layout")
-        v[("mig",)] = m.stage
+        v[var.migration_stage()] = m.stage
         for p in self.P:
-            v[("migdis", p)] = bool(m.disabled >> p & 1)
+            v[var.migration_disabled_peer(p)] = bool(m.disabled >> p & 1)
         for s in self.S:
-            v[("migmig", s)] = bool(m.migrated >> s & 1)
+            v[var.migration_migrated(s)] = bool(m.migrated >> s & 1)
         for owner, q in st.zk:
             zs = (owner, q.peer, q.chain[0] if q.chain else NO_SOURCE)
             if self.chains.get(zs) != q.chain:
                 raise FlatError("a ZooKeeper queue that is not one of the initial state's")
-            if v[("zk", *zs)]:
+            if v[var.zk_queue(*zs)]:
                 raise FlatError("two ZooKeeper queues with one (owner, peer, source)")
-            v[("zk", *zs)] = True
+            v[var.zk_queue(*zs)] = True
             x = self.wal_owner(owner, zs[2])
             for key, pos in q.wals:
                 if key[0] != x or pos != 0:
                     raise FlatError("a ZooKeeper queue WAL of another server, or a position")
-                v[("zkw", *zs, key[1], key[2])] = True
+                v[var.zk_queue_wal(*zs, key[1], key[2])] = True
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         servers = tuple(
-            srv._replace(version=NEW_VERSION if v[("v3", s)] else OLD_VERSION)
+            srv._replace(version=NEW_VERSION if v[var.server_upgraded(s)] else OLD_VERSION)
             for s, srv in enumerate(st.servers)
         )
         zk = []
         for zs in self.zslots:
-            if v[("zk", *zs)]:
+            if v[var.zk_queue(*zs)]:
                 owner, p, src = zs
                 x = self.wal_owner(owner, src)
                 wals = tuple(
-                    ((x, g, q), 0) for g in self.G for q in self.Q if v[("zkw", *zs, g, q)]
+                    ((x, g, q), 0) for g in self.G for q in self.Q if v[var.zk_queue_wal(*zs, g, q)]
                 )
                 zk.append((owner, Queue(p, self.chains[zs], wals)))
         migration = Migration(
-            v[("mig",)],
-            sum(1 << p for p in self.P if v[("migdis", p)]),
-            sum(1 << s for s in self.S if v[("migmig", s)]),
+            v[var.migration_stage()],
+            sum(1 << p for p in self.P if v[var.migration_disabled_peer(p)]),
+            sum(1 << s for s in self.S if v[var.migration_migrated(s)]),
         )
         return st._replace(servers=servers, zk=tuple(sorted(zk)), migration=migration)
 
     def znode(self, t: Any, s: int) -> Any:
         """The replicator znode of ``s`` exists (it holds a queue)."""
-        return t.ops.or_(*(t[("zk", *zs)] for zs in self.zslots if zs[0] == s))
+        return t.ops.or_(*(t.zk_queue[*zs] for zs in self.zslots if zs[0] == s))
 
     # --- rules --------------------------------------------------------------------------------
 
@@ -281,8 +283,12 @@ class ZkMigration(StartedSlots):
 
     def upgraded_share_reached(self, ops: Any, get: Any) -> Any:
         """Seed 004: at least 30% of the (online) region servers run the new version."""
-        online = count(ops, (get(("alive", s)) for s in self.S))
-        new = count(ops, (ops.and_(get(("alive", s)), get(("v3", s))) for s in self.S))
+        now = named(get)
+        online = count(ops, (now.server_alive[s] for s in self.S))
+        new = count(
+            ops,
+            (ops.and_(now.server_alive[s], now.server_upgraded[s]) for s in self.S),
+        )
         return ops.and_(new > 0, new * SHARE[1] >= online * SHARE[0])
 
     def rule_claims_allowed(self, ops: Any, get: Any) -> Any:
@@ -290,7 +296,7 @@ class ZkMigration(StartedSlots):
         Seed 004 (``table-doc``): "Check whether we have finished the data migration, if not,
         just suspend the SCP" and "only after at least 30% region servers have been upgraded, we
         can start to execute the claim replication queue operations"."""
-        stage = get(("mig",))
+        stage = named(get).migration_stage
         done = stage == MIG_DONE
         if not self.doc:
             return done
@@ -301,49 +307,49 @@ class ZkMigration(StartedSlots):
         server with the new version". The code has no such filter (every online server is
         upgraded by the time it claims)."""
         alive = super().rule_claim_target(t, x)  # type: ignore[misc]
-        return t.ops.and_(alive, t[("v3", x)]) if self.doc else alive
+        return t.ops.and_(alive, t.server_upgraded[x]) if self.doc else alive
 
     def migration_holds_barrier(self, ops: Any, get: Any) -> Any:
         """``afterReplay``: a migration past DISABLE_CLEANER and not yet past ENABLE_CLEANER
         disables the barrier again (when it fences the cleaner)."""
         if not self.rule_migration_fences_cleaner():
             return 0
-        stage = get(("mig",))
+        stage = named(get).migration_stage
         return ops.ite(ops.and_(stage > MIG_DISABLE_CLEANER, stage <= MIG_ENABLE_CLEANER), 1, 0)
 
     def master_restart_barrier(self, ops: Any, tx: Any) -> None:
         """``afterReplay``: the AddPeerProcedures' count, plus ``migration_holds_barrier`` (the
         migration's own ``afterReplay``, separate code in HBase)."""
         super().master_restart_barrier(ops, tx)  # type: ignore[misc]
-        n = tx[("barn",)] + self.migration_holds_barrier(ops, tx.__getitem__)
-        tx[("bar",)] = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
-        tx[("barn",)] = n
+        n = tx.cleaner_barrier_holders + self.migration_holds_barrier(ops, tx.__getitem__)
+        tx.cleaner_barrier = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
+        tx.cleaner_barrier_holders = n
 
     # --- what waits, and version-2 servers ------------------------------------------------------
 
     @gate("ship", "persist", "advance", "finish")
     def new_version(self, t: Ctx, s: int, *rest: Any) -> None:
         """Version-2 servers do not replicate (see the module docstring)."""
-        t.require(t[("v3", s)])
+        t.require(t.server_upgraded[s])
 
     @gate("add_peer", "remove_peer")
     def peer_procedures_wait(self, t: Ctx, *args: Any) -> None:
         """No peer procedure is submitted while the migration runs."""
-        t.require(t[("mig",)] == MIG_DONE)
+        t.require(t.migration_stage == MIG_DONE)
 
     @gate("cleaner_start")
     def cleaner_after_first_state(self, t: Ctx) -> None:
         """The cleaner chore starts only after the migration's first state ran."""
-        t.require(t[("mig",)] > MIG_DISABLE_CLEANER)
+        t.require(t.migration_stage > MIG_DISABLE_CLEANER)
 
     def after_roll(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
         """A version-2 server also adds the new WAL to its normal ZooKeeper queues, while its
         znode exists."""
         super().after_roll(ops, tx, s, g, q)  # type: ignore[misc]
-        zk = ops.and_(ops.not_(tx[("v3", s)]), self.znode(tx, s))
+        zk = ops.and_(ops.not_(tx.server_upgraded[s]), self.znode(tx, s))
         for zs in self.zslots:
             if zs[0] == s and zs[2] == NO_SOURCE:
-                tx.when(ops.and_(zk, tx[("zk", *zs)]), ("zkw", *zs, g, q + 1), True)
+                tx.when(ops.and_(zk, tx.zk_queue[*zs])).zk_queue_wal[*zs, g, q + 1] = True
 
     # --- the migration procedure --------------------------------------------------------------
 
@@ -354,40 +360,44 @@ class ZkMigration(StartedSlots):
         fences = self.rule_migration_fences_cleaner()
         ready: Any = True
         if stage == MIG_DISABLE_CLEANER:
-            ready = ops.or_(not fences, t[("bar",)] != RUNNING)
+            ready = ops.or_(not fences, t.cleaner_barrier != RUNNING)
         elif stage == MIG_PREPARE:
-            ready = ops.not_(ops.or_(*(t[("pp", p)] for p in self.P)))
+            ready = ops.not_(ops.or_(*(t.peer_proc[p] for p in self.P)))
         elif stage == MIG_MIGRATE:
             ready = ops.not_(ops.or_(*self.migrate_left(t)))
         elif stage == MIG_WAIT_UPGRADING:
-            ready = ops.and_(*(ops.implies(Server(t, s).alive, t[("v3", s)]) for s in self.S))
-        t.require(t[("mig",)] == stage, ready)
+            ready = ops.and_(
+                *(ops.implies(Server(t, s).alive, t.server_upgraded[s]) for s in self.S)
+            )
+        t.require(t.migration_stage == stage, ready)
         nxt: Any = stage + 1
         if stage == MIG_DISABLE_CLEANER and fences:
-            bar, n = table_rules.barrier_disable_rule(ops, t[("bar",)], t[("barn",)])
-            t[("bar",)] = bar
-            t[("barn",)] = n
+            bar, n = table_rules.barrier_disable_rule(
+                ops, t.cleaner_barrier, t.cleaner_barrier_holders
+            )
+            t.cleaner_barrier = bar
+            t.cleaner_barrier_holders = n
         elif stage == MIG_PREPARE:
             for p in self.P:
-                t[("migdis", p)] = t[("peer", p)] == ENABLED
+                t.migration_disabled_peer[p] = t.peer_state[p] == ENABLED
             peers = ops.or_(*(self.storage(ops, t.get, p) for p in self.P))
             nxt = ops.ite(peers, nxt, self.no_peers_next(t))
         elif stage == MIG_DISABLE_PEER:
             for p in self.P:
-                t.when(t[("migdis", p)], ("peer", p), DISABLED)
+                t.when(t.migration_disabled_peer[p]).peer_state[p] = DISABLED
         elif stage == MIG_ENABLE_PEER:
             for p in self.P:
-                back = ops.and_(t[("migdis", p)], t[("peer", p)] == DISABLED)
-                t.when(back, ("peer", p), ENABLED)
+                back = ops.and_(t.migration_disabled_peer[p], t.peer_state[p] == DISABLED)
+                t.when(back).peer_state[p] = ENABLED
         elif stage == MIG_ENABLE_CLEANER and fences:
             self.barrier_enable(ops, t, True)
         elif stage == MIG_CLEAN_UP:
             self.clean_up(t)
-        t[("mig",)] = nxt
+        t.migration_stage = nxt
 
     def migrate_left(self, t: Ctx) -> list[Any]:
         """MIGRATE's tasks not done yet: a replicator znode's queue still in ZooKeeper."""
-        return [t[("zk", *zs)] for zs in self.zslots]
+        return [t.zk_queue[*zs] for zs in self.zslots]
 
     def no_peers_next(self, t: Ctx) -> Any:
         """PREPARE with no peer in storage: the next state, ENABLE_CLEANER (nothing to migrate or
@@ -409,22 +419,22 @@ class ZkMigration(StartedSlots):
     def migrate_server(self, t: Ctx, s: int) -> None:
         """MIGRATE: one replicator znode's queues become rows, then the znode is deleted"""
         ops = t.ops
-        t.require(t[("mig",)] == MIG_MIGRATE, self.znode(t, s))
+        t.require(t.migration_stage == MIG_MIGRATE, self.znode(t, s))
         mine = [zs for zs in self.zslots if zs[0] == s]
         # Each queue of a peer in storage becomes the row (peer, s, source) holding, per WAL
         # group, its oldest WAL at position 0 (ZooKeeper positions are never written here).
         for zs in mine:
             _o, p, src = zs
-            on = ops.and_(t[("zk", *zs)], self.storage(ops, t.get, p))
+            on = ops.and_(t.zk_queue[*zs], self.storage(ops, t.get, p))
             for g in self.G:
                 first: Any = None
                 for q in reversed(self.Q):
-                    here = t[("zkw", *zs, g, q)]
+                    here = t.zk_queue_wal[*zs, g, q]
                     first = q if first is None else ops.ite(here, q, first)
-                has = ops.or_(*(t[("zkw", *zs, g, q)] for q in self.Q))
+                has = ops.or_(*(t.zk_queue_wal[*zs, g, q] for q in self.Q))
                 self.set_offset(ops, t, ops.and_(on, has), (p, s, src), g, first, 0)
         self.delete_migrated(t, s)
-        t[("migmig", s)] = True
+        t.migration_migrated[s] = True
 
     @step(params=("old", "new"), fair=False, each=_upgrades)
     def upgrade(self, t: Ctx, old: int, new: int) -> None:
@@ -432,26 +442,27 @@ class ZkMigration(StartedSlots):
         ops = t.ops
         t.require(
             Server(t, old).alive,
-            ops.not_(t[("v3", old)]),
-            ops.not_(t[("started", new)]),
-            *(t[("started", x)] for x in self.spare if x < new),
+            ops.not_(t.server_upgraded[old]),
+            ops.not_(t.server_started[new]),
+            *(t.server_started[x] for x in self.spare if x < new),
         )
         self.kill(ops, t, old)
         self.start_server(ops, t, new)
-        t[("started", new)] = True
-        t[("v3", new)] = True
+        t.server_started[new] = True
+        t.server_upgraded[new] = True
 
     # --- properties ---------------------------------------------------------------------------
 
     def zk_covers(self, ops: Any, get: Any, p: int, w: int) -> Any:
         """``_covered``'s ZooKeeper clause for every entry of WAL slot ``w`` (their positions are
         0): a queue of ``p`` over the WAL's server holds an older WAL of its group, or this one."""
+        now = named(get)
         x, g, q = self.key[w]
         out = []
         for zs in self.zslots:
             if zs[1] == p and self.wal_owner(zs[0], zs[2]) == x:
-                held = ops.or_(*(get(("zkw", *zs, g, r)) for r in self.Q if r <= q))
-                out.append(ops.and_(get(("zk", *zs)), held))
+                held = ops.or_(*(now.zk_queue_wal[*zs, g, r] for r in self.Q if r <= q))
+                out.append(ops.and_(now.zk_queue[*zs], held))
         return ops.or_(*out)
 
     def properties(self) -> list[FlatProperty]:
@@ -469,7 +480,7 @@ class ZkMigration(StartedSlots):
                         return get(k)
                     w = by_uid[k[2]]
                     kept = ops.and_(
-                        get(("wplace", w)) != DELETED, self.zk_covers(ops, get, k[1] - 1, w)
+                        named(get).wal_place[w] != DELETED, self.zk_covers(ops, get, k[1] - 1, w)
                     )
                     return ops.or_(get(k), kept)
 
@@ -478,11 +489,13 @@ class ZkMigration(StartedSlots):
             return check
 
         def no_claim_mid_migration(ops: Any, get: Any) -> Any:
-            migrating = get(("mig",)) <= MIG_MIGRATE
+            now = named(get)
+            migrating = now.migration_stage <= MIG_MIGRATE
             claiming = ops.or_(
                 *(
                     ops.and_(
-                        get(("stage", d)) >= ARQP_ADD_MISSING, get(("stage", d)) <= ARQP_REMOVE
+                        now.scp_stage[d] >= ARQP_ADD_MISSING,
+                        now.scp_stage[d] <= ARQP_REMOVE,
                     )
                     for d in self.S
                 )

@@ -22,7 +22,7 @@ configuration feature.
   peer's queue (``MasterProcedureScheduler``'s PeerQueue) and starts when the lock is released
   (``peer_proc_start``); its PRE then checks the peer as it is by then.
 
-Layout: ``("ppq", p)``, the kind of the procedure waiting for peer ``p``'s lock, plus one
+Layout: ``peer_proc_queued[p]``, the kind of the procedure waiting for peer ``p``'s lock, plus one
 (``TState.queued``); the procedure slot's kind (``ppk``) takes the three new kinds.
 """
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import ABSENT, DISABLED, ENABLED, REMOVED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatError
 from replcheck.model.table import rules as table_rules
@@ -70,9 +71,9 @@ class PeerLifecycle(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for p in self.P:
-            out[("ppk", p)] = ("i", 0, max(out[("ppk", p)][2], ENABLE))
-            out[("ppq", p)] = ("i", 0, ENABLE + 1)
-            out[("pprf", p)] = "b"
+            out[var.peer_proc_kind(p)] = ("i", 0, max(out[var.peer_proc_kind(p)][2], ENABLE))
+            out[var.peer_proc_queued(p)] = ("i", 0, ENABLE + 1)
+            out[var.sources_refreshed(p)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
@@ -85,20 +86,20 @@ class PeerLifecycle(TableText):
         v: dict[tuple, Any] = super().encode(st._replace(pprocs=masked))  # type: ignore[misc]
         for p, proc in enumerate(st.pprocs):
             if proc and proc.kind in MODIFY_KINDS.values():
-                v[("ppk", p)] = proc.kind
+                v[var.peer_proc_kind(p)] = proc.kind
         queued = st.queued or (0,) * len(self.P)
         if len(queued) != len(self.P):
             raise FlatError("a procedure queue per peer")
         for p in self.P:
-            v[("ppq", p)] = queued[p]
-            v[("pprf", p)] = bool(st.refreshed >> p & 1)
+            v[var.peer_proc_queued(p)] = queued[p]
+            v[var.sources_refreshed(p)] = bool(st.refreshed >> p & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         return st._replace(
-            queued=tuple(v[("ppq", p)] for p in self.P),
-            refreshed=sum(1 << p for p in self.P if v[("pprf", p)]),
+            queued=tuple(v[var.peer_proc_queued(p)] for p in self.P),
+            refreshed=sum(1 << p for p in self.P if v[var.sources_refreshed(p)]),
         )
 
     def initial_queued(self) -> tuple[int, ...]:
@@ -112,23 +113,23 @@ class PeerLifecycle(TableText):
         the admin sees the peer); one for a peer whose lock is held waits in the peer's queue
         (one place), whatever the peer's state: its PRE decides."""
         ops = t.ops
-        later = ops.and_(self.rule_peer_checked_under_lock(ops), t[("pp", p)])
-        return [ops.or_(applies, later), t[("ppq", p)] == 0]
+        later = ops.and_(self.rule_peer_checked_under_lock(ops), t.peer_proc[p])
+        return [ops.or_(applies, later), t.peer_proc_queued[p] == 0]
 
     def enqueue(self, t: Ctx, p: int, kind: int, stage: int) -> None:
         """The procedure starts if the peer's lock is free, else waits in the peer's queue (every
         procedure's first stage is 0, so the queue holds only its kind)."""
-        busy = t[("pp", p)]
-        t.when(busy, ("ppq", p), kind + 1)
+        busy = t.peer_proc[p]
+        t.when(busy).peer_proc_queued[p] = kind + 1
         self.start_proc(t, t.ops.not_(busy), p, kind, stage)
 
     @step(params=("peer",), fair=True, each=_peers)
     def peer_proc_start(self, t: Ctx, p: int) -> None:
         """the peer's lock is free: its queued procedure starts"""
-        queued = t[("ppq", p)]
-        t.require(t.ops.not_(t[("pp", p)]), queued > 0)
+        queued = t.peer_proc_queued[p]
+        t.require(t.ops.not_(t.peer_proc[p]), queued > 0)
         self.start_proc(t, True, p, queued - 1, MP_PRE)
-        t[("ppq", p)] = 0
+        t.peer_proc_queued[p] = 0
 
     def rule_peer_id_free(self, ops: Any, status: Any) -> Any:
         """A peer may be added under an id never used, or under the id of a removed peer."""
@@ -137,7 +138,7 @@ class PeerLifecycle(TableText):
     def toggle(self, t: Ctx, p: int, want: int, to: int) -> None:
         """The admin disables or enables the peer: DisablePeerProcedure or EnablePeerProcedure
         is submitted."""
-        t.require(Budget(t, "admin").left > 0, *self.may_submit(t, p, t[("peer", p)] == want))
+        t.require(Budget(t, "admin").left > 0, *self.may_submit(t, p, t.peer_state[p] == want))
         self.submit(t, p, DISABLE if to == DISABLED else ENABLE, MP_PRE)
 
     @step(params=("peer",), fair=False, each=_peers)
@@ -166,7 +167,7 @@ class PeerLifecycle(TableText):
     def proc_mp_pre(self, t: Ctx, p: int, kind: int) -> None:
         """ModifyPeerProcedure PRE: the peer must be in storage (``checkPeerExists``); a disable
         of a disabled peer or an enable of an enabled one fails too."""
-        status = t[("peer", p)]
+        status = t.peer_state[p]
         ops = t.ops
         ok = self.storage(ops, t.get, p)
         if kind == DISABLE:
@@ -174,14 +175,14 @@ class PeerLifecycle(TableText):
         elif kind == ENABLE:
             ok = ops.and_(ok, status == DISABLED)
         ok = ops.or_(ok, ops.not_(self.rule_peer_checked_under_lock(ops)))
-        t.when(ok, ("pps", p), MP_STORAGE)
+        t.when(ok).peer_proc_stage[p] = MP_STORAGE
         self.clear(t, ops.not_(ok), self.proc_keys(p))
 
     def proc_mp_storage(self, t: Ctx, p: int, kind: int) -> None:
         """UPDATE_PEER_STORAGE: the new state (the new configuration is not in the model's
         state: only what the servers do with it is)."""
         if kind != UPDATE:
-            t[("peer", p)] = DISABLED if kind == DISABLE else ENABLED
+            t.peer_state[p] = DISABLED if kind == DISABLE else ENABLED
         self.set_stage(t, p, MP_REFRESH, refresh=True)
 
     def proc_mp_refresh(self, t: Ctx, p: int, kind: int) -> None:
@@ -196,19 +197,21 @@ class PeerLifecycle(TableText):
         """A peer added again under the id of a removed one is owed nothing its predecessor
         was: the edits written before are owed to no one."""
         super().after_add_storage(t, p)  # type: ignore[misc]
-        again = t[("rdone", p)]
+        again = t.peer_removed[p]
         for w in self.W:
             for j in range(self.E):
-                t.when(again, ("wowed", w, j, p), False)
+                t.when(again).entry_owed[w, j, p] = False
 
     def peer_idle(self, ops: Any, get: Any, p: int) -> Any:
         """No procedure of the peer runs, and none waits for its lock."""
-        return ops.and_(super().peer_idle(ops, get, p), get(("ppq", p)) == 0)  # type: ignore[misc]
+        return ops.and_(super().peer_idle(ops, get, p), named(get).peer_proc_queued[p] == 0)  # type: ignore[misc]
 
     def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
         """A refresh explains a duplicate too: the new source ships again what the one it
         replaced shipped and had not persisted (at-least-once)."""
-        return ops.or_(super().duplicates_explained_for(ops, get, p), get(("pprf", p)))  # type: ignore[misc]
+        return ops.or_(
+            super().duplicates_explained_for(ops, get, p), named(get).sources_refreshed[p]
+        )  # type: ignore[misc]
 
     # --- the refreshes, on the region servers -------------------------------------------------
 
@@ -235,7 +238,7 @@ class PeerLifecycle(TableText):
         """``refreshSources(p)`` on server ``s`` where ``cond`` holds: every source of the peer,
         normal and recovered, is terminated and created again over the same WALs, starting at
         the offset its queue row holds (``getStartOffset``)."""
-        t.when(cond, ("pprf", p), True)
+        t.when(cond).sources_refreshed[p] = True
         keep = self.rule_refresh_keeps_recovered_wals(ops)
         for sk in self.sh_keys:
             if sk[:2] != (s, p):
@@ -243,14 +246,16 @@ class PeerLifecycle(TableText):
             _s, _p, src, g, _m = sk
             present = ops.and_(cond, ShipperSlot(t, *sk).present)
             rk = (p, s, src)
-            has = ops.and_(t[("rex", *rk)], t[("rhas", *rk, g)])
-            ts = ops.ite(has, t[("rseq", *rk, g)], table_rules.NO_TIMESTAMP)
-            stored = ops.ite(has, t[("rpos", *rk, g)], 0)
-            start = self.first_wal_start(ops, has, ts, stored, [t[("shw", *sk, q)] for q in self.Q])
+            has = ops.and_(t.queue_row[*rk], t.queue_has_offset[*rk, g])
+            ts = ops.ite(has, t.queue_offset_wal[*rk, g], table_rules.NO_TIMESTAMP)
+            stored = ops.ite(has, t.queue_offset_pos[*rk, g], 0)
+            start = self.first_wal_start(
+                ops, has, ts, stored, [t.shipper_has_wal[*sk, q] for q in self.Q]
+            )
             if src == NO_SOURCE:
-                t.when(present, ("shpos", *sk), start)
+                t.when(present).shipper_pos[*sk] = start
                 continue
-            t.when(ops.and_(present, keep), ("shpos", *sk), start)
+            t.when(ops.and_(present, keep)).shipper_pos[*sk] = start
             # without its WALs the new recovered source has nothing to read: it ends at once
             # and, as the queue's last, removes the queue (``finishRecoveredSource``)
             self.clear(t, ops.and_(present, ops.not_(keep)), self.shipper_keys(sk))

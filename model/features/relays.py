@@ -5,8 +5,8 @@ another cluster's own edits, its log replicated onward and home, and what a live
 ours writes when it applies one.
 
 An edit relayed home is written to a WAL with its own id and cluster ids, so each WAL entry holds
-``("wu", w, j)`` (an index in the layout's ``uids``) and ``("wids", w, j)`` (an index in its
-cluster-id lists) beside its kind; the relay logs and the sinks' slots are
+``entry_edit[w, j]`` (an index in the layout's ``uids``) and ``entry_cluster_ids[w, j]`` (an index
+in its cluster-id lists) beside its kind; the relay logs and the sinks' slots are
 ``model/common/edit_space.py``'s. The properties read each entry's edit through ``entry``
 (``model/common/edit_properties.py``).
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.relay_steps import RelaySteps
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.text import FlatError
 from replcheck.model.table.views import TableText
 
@@ -57,42 +58,50 @@ class TableRelays(RelaySteps, TableText):
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for w in self.W:
             for j in range(self.E):
-                out[("wu", w, j)] = ("i", -1, len(self.uids) - 1)
-                out[("wids", w, j)] = ("i", -1, len(self.ids) - 1)
+                out[var.entry_edit(w, j)] = ("i", -1, len(self.uids) - 1)
+                out[var.entry_cluster_ids(w, j)] = ("i", -1, len(self.ids) - 1)
         self.relay_sorts(out)
         return out
 
     def wal_keys(self, w: int) -> list[tuple]:
         keys: list[tuple] = super().wal_keys(w)  # type: ignore[misc]
         for j in range(self.E):
-            keys += [("wu", w, j), ("wids", w, j)]
+            keys += [var.entry_edit(w, j), var.entry_cluster_ids(w, j)]
         return keys
 
     def _put_entry(self, v: dict[tuple, Any], w: int, j: int, e: Any) -> None:
-        v[("wu", w, j)] = self.uid_index[e.uid]
-        v[("wkind", w, j)] = e.kind
-        v[("wids", w, j)] = self.ids_index[e.cluster_ids]
+        v[var.entry_edit(w, j)] = self.uid_index[e.uid]
+        v[var.entry_kind(w, j)] = e.kind
+        v[var.entry_cluster_ids(w, j)] = self.ids_index[e.cluster_ids]
         for p in self.P:
-            v[("wowed", w, j, p)] = bool(e.owed >> p & 1)
+            v[var.entry_owed(w, j, p)] = bool(e.owed >> p & 1)
 
     def _entry(self, v: Any, w: int, j: int) -> Any:
         from replcheck.model.common.state import Edit
 
-        owed = sum(1 << p for p in self.P if v[("wowed", w, j, p)])
+        owed = sum(1 << p for p in self.P if v[var.entry_owed(w, j, p)])
         return Edit(
-            self.uids[v[("wu", w, j)]], v[("wkind", w, j)], self.ids[v[("wids", w, j)]], owed
+            self.uids[v[var.entry_edit(w, j)]],
+            v[var.entry_kind(w, j)],
+            self.ids[v[var.entry_cluster_ids(w, j)]],
+            owed,
         )
 
     # --- the text's pieces ----------------------------------------------------------------------
 
     def entry(self, get: Any, w: int, j: int) -> tuple[Any, Any, Any]:
-        return get(("wu", w, j)), get(("wkind", w, j)), get(("wids", w, j))
+        now = named(get)
+        return (
+            now.entry_edit[w, j],
+            now.entry_kind[w, j],
+            now.entry_cluster_ids[w, j],
+        )
 
     def write_entry(
         self, t: Any, cond: Any, w: int, j: int, uid: Any, kind: Any, ids: Any, owed: list[Any]
     ) -> None:
-        t.when(cond, ("wu", w, j), uid)
-        t.when(cond, ("wids", w, j), ids)
+        t.when(cond).entry_edit[w, j] = uid
+        t.when(cond).entry_cluster_ids[w, j] = ids
         super().write_entry(t, cond, w, j, uid, kind, ids, owed)  # type: ignore[misc]
 
     def append(
@@ -111,7 +120,7 @@ class TableRelays(RelaySteps, TableText):
         """``append``: where ``cond`` holds, the edit is entry ``j`` of WAL slot ``w``, owed to
         the peers ``rule_owed`` gives (read through ``get``, by default the state)."""
         if j >= self.E:
-            t.when(cond, ("overflow",), True)
+            t.when(cond).overflow = True
             return
         owed = [self.rule_owed(ops, get or t.get, s, kind, p, ids) for p in self.P]
         self.write_entry(t, cond, w, j, uid, kind, ids, owed)

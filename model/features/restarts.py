@@ -20,6 +20,7 @@ the new incarnation's constant server fields are those of a started server at th
 
 from __future__ import annotations
 
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import count
 from replcheck.model.table.state import SCP_DONE, SCP_NONE
@@ -70,12 +71,12 @@ class Restarts(TableText):
         for d in self.S:
             for p in self.P:
                 for src in self.SRC:
-                    sent = ops.and_(t[("ch", d, p, src)], t[("cht", d, p, src)] == s)
-                    self.clear(t, sent, [("ch", d, p, src), ("cht", d, p, src)])
+                    sent = ops.and_(t.claim_child[d, p, src], t.claim_target[d, p, src] == s)
+                    self.clear(t, sent, [var.claim_child(d, p, src), var.claim_target(d, p, src)])
         Crash(t, s).stage = SCP_NONE
         self.clear(t, True, self.scp_keys(s))
         for p in self.P:
-            t[("pprec", p, s)] = False
+            t.peer_proc_recorded[p, s] = False
 
 
 FEATURE = Restarts

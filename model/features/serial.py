@@ -34,21 +34,23 @@ Abstractions (each a documented choice):
 
 The layout's new slots:
 
-* ``("rgi",)``: the region's current range; ``("rgh", i)``, ``("rgb", i)``: the server and the
-  barrier (open sequence number) of range ``i`` (``rgh`` -1 until it opens); ``("rgn",)``: the
-  region's next sequence id;
-* ``("wsq", w, j)``: the sequence id of entry ``j`` of WAL slot ``w`` (-1 for no entry);
-* ``("lsid", p)``: the ``sid`` family's value for the region and peer ``p`` (-1,
+* ``region_range``: the region's current range; ``range_host[i]``, ``range_barrier[i]``: the server
+  and the
+  barrier (open sequence number) of range ``i`` (``rgh`` -1 until it opens); ``region_next_seq``:
+  the region's next sequence id;
+* ``entry_seq_id[w, j]``: the sequence id of entry ``j`` of WAL slot ``w`` (-1 for no entry);
+* ``last_pushed_seq_id[p]``: the ``sid`` family's value for the region and peer ``p`` (-1,
   ``HConstants.NO_SEQNUM``, while absent);
-* history for ``serial_order``, per serial peer: ``("stop", p)`` the latest range any edit of
-  the region applied at the peer came from (-1 for none), ``("sback", p)`` an edit of an earlier
-  range was applied after it.
+* history for ``serial_order``, per serial peer: ``peer_top_range[p]`` the latest range any edit of
+  the region applied at the peer came from (-1 for none), ``peer_went_back[p]`` an edit of an
+  earlier range was applied after it.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatProperty
 from replcheck.model.table import source
@@ -114,53 +116,53 @@ class SerialReplication(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         n = self.cfg.edits
-        out[("rgi",)] = ("i", 0, self.ranges - 1)
-        out[("rgn",)] = ("i", 0, n)
+        out[var.region_range()] = ("i", 0, self.ranges - 1)
+        out[var.region_next_seq()] = ("i", 0, n)
         for i in range(self.ranges):
-            out[("rgh", i)] = ("i", -1, self.cfg.servers - 1)
-            out[("rgb", i)] = ("i", 0, n)
+            out[var.range_host(i)] = ("i", -1, self.cfg.servers - 1)
+            out[var.range_barrier(i)] = ("i", 0, n)
         for w in self.W:
             for j in range(self.E):
-                out[("wsq", w, j)] = ("i", -1, max(n - 1, 0))
+                out[var.entry_seq_id(w, j)] = ("i", -1, max(n - 1, 0))
         for p in self.P:
-            out[("lsid", p)] = ("i", -1, max(n - 1, 0))
-            out[("stop", p)] = ("i", -1, self.ranges - 1)
-            out[("sback", p)] = "b"
+            out[var.last_pushed_seq_id(p)] = ("i", -1, max(n - 1, 0))
+            out[var.peer_top_range(p)] = ("i", -1, self.ranges - 1)
+            out[var.peer_went_back(p)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         rg = st.serial or initial(self.cfg.peers)
-        v[("rgi",)] = len(rg.hosts) - 1
-        v[("rgn",)] = rg.next_seq
+        v[var.region_range()] = len(rg.hosts) - 1
+        v[var.region_next_seq()] = rg.next_seq
         for i, (h, b) in enumerate(zip(rg.hosts, rg.barriers, strict=True)):
-            v[("rgh", i)] = h
-            v[("rgb", i)] = b
+            v[var.range_host(i)] = h
+            v[var.range_barrier(i)] = b
         for w, j, n in rg.seqs:
-            v[("wsq", w, j)] = n
+            v[var.entry_seq_id(w, j)] = n
         for p in self.P:
-            v[("lsid", p)] = rg.pushed[p]
-            v[("stop", p)] = rg.top[p]
-            v[("sback", p)] = bool(rg.back >> p & 1)
+            v[var.last_pushed_seq_id(p)] = rg.pushed[p]
+            v[var.peer_top_range(p)] = rg.top[p]
+            v[var.peer_went_back(p)] = bool(rg.back >> p & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
-        opened = range(v[("rgi",)] + 1)
+        opened = range(v[var.region_range()] + 1)
         return st._replace(
             serial=SerialRegion(
-                tuple(v[("rgh", i)] for i in opened),
-                tuple(v[("rgb", i)] for i in opened),
-                v[("rgn",)],
+                tuple(v[var.range_host(i)] for i in opened),
+                tuple(v[var.range_barrier(i)] for i in opened),
+                v[var.region_next_seq()],
                 tuple(
-                    (w, j, v[("wsq", w, j)])
+                    (w, j, v[var.entry_seq_id(w, j)])
                     for w in self.W
                     for j in range(self.E)
-                    if v[("wsq", w, j)] >= 0
+                    if v[var.entry_seq_id(w, j)] >= 0
                 ),
-                tuple(v[("lsid", p)] for p in self.P),
-                tuple(v[("stop", p)] for p in self.P),
-                sum(1 << p for p in self.P if v[("sback", p)]),
+                tuple(v[var.last_pushed_seq_id(p)] for p in self.P),
+                tuple(v[var.peer_top_range(p)] for p in self.P),
+                sum(1 << p for p in self.P if v[var.peer_went_back(p)]),
             )
         )
 
@@ -168,7 +170,8 @@ class SerialReplication(TableText):
 
     def host_is(self, ops: Any, get: Any, i: int, s: Any) -> Any:
         """Range ``i`` of the region is open (or was) on server ``s``."""
-        return ops.and_(get(("rgi",)) >= i, get(("rgh", i)) == s)
+        now = named(get)
+        return ops.and_(now.region_range >= i, now.range_host[i] == s)
 
     def never_hosted(self, ops: Any, get: Any, s: int) -> Any:
         """No range of the region was open on server ``s`` (a server hosts at most one)."""
@@ -183,38 +186,41 @@ class SerialReplication(TableText):
 
     def region_open_on(self, ops: Any, get: Any, s: int, g: int) -> Any:
         """The region's edits go to group 0 of the server its current range is open on."""
+        now = named(get)
         if g != 0:
             return False
         return ops.or_(
-            *(ops.and_(get(("rgi",)) == i, get(("rgh", i)) == s) for i in range(self.ranges))
+            *(ops.and_(now.region_range == i, now.range_host[i] == s) for i in range(self.ranges))
         )
 
     def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
         """The region's edit gets its next sequence id."""
         super().after_put(ops, t, s, g, q, j)  # type: ignore[misc]
-        n = t[("rgn",)]
-        t[("wsq", self.slot(s, g, q), j)] = n
-        t[("rgn",)] = n + 1
+        n = t.region_next_seq
+        t.entry_seq_id[self.slot(s, g, q), j] = n
+        t.region_next_seq = n + 1
 
     @step(params=("server",), fair=True, each=_opens, label=lambda text, st, get, a: a[:1])
     def open_region(self, t: Ctx, s: int, i: int) -> None:
         """assign the region of a dead server (SCP, after the split): a new range"""
         ops = t.ops
-        prev = t[("rgh", i - 1)]
+        prev = t.range_host[i - 1]
         dead = ops.or_(
             *(
                 ops.and_(
                     prev == x,
-                    ops.not_(t[("alive", x)]),
-                    t[("stage", x)] > SCP_SPLIT,
+                    ops.not_(t.server_alive[x]),
+                    t.scp_stage[x] > SCP_SPLIT,
                 )
                 for x in self.S
             )
         )
-        t.require(t[("rgi",)] == i - 1, dead, t[("alive", s)], self.never_hosted(ops, t.get, s))
-        t[("rgi",)] = i
-        t[("rgh", i)] = s
-        t[("rgb", i)] = t[("rgn",)]
+        t.require(
+            t.region_range == i - 1, dead, t.server_alive[s], self.never_hosted(ops, t.get, s)
+        )
+        t.region_range = i
+        t.range_host[i] = s
+        t.range_barrier[i] = t.region_next_seq
 
     # --- the source: the checker, and the sequence ids an offset write carries ----------------
 
@@ -228,6 +234,7 @@ class SerialReplication(TableText):
         """``SerialReplicationChecker.canPush`` for a serial peer: the head WAL's edits are of
         its server's range; the first range passes, a later one only once the range before it is
         pushed."""
+        now = named(get)
         s, p, src, _g, _m = sk
         base = super().batch_can_push(ops, get, sk, q)  # type: ignore[misc]
         if p not in self.serial:
@@ -238,7 +245,9 @@ class SerialReplication(TableText):
             *(
                 ops.implies(
                     self.host_is(ops, get, i, x),
-                    self.rule_previous_range_pushed(ops, get(("lsid", p)), get(("rgb", i))),
+                    self.rule_previous_range_pushed(
+                        ops, now.last_pushed_seq_id[p], now.range_barrier[i]
+                    ),
                 )
                 for i in range(1, self.ranges)
             ),
@@ -246,9 +255,14 @@ class SerialReplication(TableText):
 
     def last_seq_id(self, ops: Any, get: Any, w: int, upto: Any) -> Any:
         """The sequence id of the last entry of WAL slot ``w`` below ``upto`` (-1: none)."""
+        now = named(get)
         out: Any = -1
         for j in range(self.E):
-            out = ops.ite(ops.and_(upto > j, get(("wsq", w, j)) >= 0), get(("wsq", w, j)), out)
+            out = ops.ite(
+                ops.and_(upto > j, now.entry_seq_id[w, j] >= 0),
+                now.entry_seq_id[w, j],
+                out,
+            )
         return out
 
     def rule_seq_ids_with_offset(self) -> bool:
@@ -265,7 +279,7 @@ class SerialReplication(TableText):
         if p not in self.serial or not self.rule_seq_ids_with_offset():
             return
         new = self.last_seq_id(ops, t.get, self.head_slot(sk, q), upto)
-        t.when(new > t[("lsid", p)], ("lsid", p), new)
+        t.when(new > t.last_pushed_seq_id[p]).last_pushed_seq_id[p] = new
 
     @step(
         params=("server", "shipper"),
@@ -278,9 +292,9 @@ class SerialReplication(TableText):
         """the shipped batch's last sequence id, put apart from its offset"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        new = self.last_seq_id(ops, t.get, self.head_slot(sk, q), t[("shpos", *sk)])
-        t.require(self.head_is(ops, t.get, sk, q), new > t[("lsid", p)])
-        t[("lsid", p)] = new
+        new = self.last_seq_id(ops, t.get, self.head_slot(sk, q), t.shipper_pos[*sk])
+        t.require(self.head_is(ops, t.get, sk, q), new > t.last_pushed_seq_id[p])
+        t.last_pushed_seq_id[p] = new
 
     # --- the sink: the order the peer applies the region's edits in ---------------------------
 
@@ -295,10 +309,10 @@ class SerialReplication(TableText):
                 continue
             _origin, x, g, q, j = self.uids[uid]
             w = self.slot(x, g, q)
-            region = ops.and_(cond, tx[("wsq", w, j)] >= self.order_from(ops, tx.get, p))
-            r, top = self.range_of(ops, tx.get, x), tx[("stop", p)]
-            tx.when(ops.and_(region, r < top), ("sback", p), True)
-            tx.when(ops.and_(region, r > top), ("stop", p), r)
+            region = ops.and_(cond, tx.entry_seq_id[w, j] >= self.order_from(ops, tx.get, p))
+            r, top = self.range_of(ops, tx.get, x), tx.peer_top_range[p]
+            tx.when(ops.and_(region, r < top)).peer_went_back[p] = True
+            tx.when(ops.and_(region, r > top)).peer_top_range[p] = r
 
     # --- the property -------------------------------------------------------------------------
 
@@ -326,21 +340,22 @@ class SerialReplication(TableText):
             later one
             (at-least-once delivery may repeat a suffix of one range, as a retry from the last
             persisted offset does)."""
+            now = named(get)
             out = []
             for p in self.serial:
                 cl = p + 1
-                out.append(ops.not_(get(("sback", p))))
+                out.append(ops.not_(now.peer_went_back[p]))
                 for a in slots:
                     for b in slots:
                         if a == b:
                             continue
-                        sa, sb = get(("wsq", *a)), get(("wsq", *b))
+                        sa, sb = now.entry_seq_id[*a], now.entry_seq_id[*b]
                         gap = ops.and_(
                             sa >= self.order_from(ops, get, p),
                             sa < sb,
-                            get(("wowed", *a, p)),
-                            get(("app", cl, self.uid(*b))),
-                            ops.not_(get(("app", cl, self.uid(*a)))),
+                            now.entry_owed[*a, p],
+                            now.sink_applied[cl, self.uid(*b)],
+                            ops.not_(now.sink_applied[cl, self.uid(*a)]),
                         )
                         out.append(ops.not_(gap))
             return ops.and_(*out)

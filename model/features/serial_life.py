@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import DISABLED, ENABLED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx
 from replcheck.model.table.state import ADD, AP_ENABLE, AP_POST, AP_REOPEN, AP_SEQ_ID, TState
 from replcheck.model.table.views import TableText
@@ -56,27 +57,27 @@ class SerialLifecycle(TableText):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for p in self.P:
-            out[("pps", p)] = ("i", 0, max(out[("pps", p)][2], AP_ENABLE))
-            out[("sfrom", p)] = ("i", 0, self.cfg.edits)
+            out[var.peer_proc_stage(p)] = ("i", 0, max(out[var.peer_proc_stage(p)][2], AP_ENABLE))
+            out[var.serial_order_from(p)] = ("i", 0, self.cfg.edits)
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         start = st.serial_from or (0,) * len(self.P)
         for p in self.P:
-            v[("sfrom", p)] = start[p]
+            v[var.serial_order_from(p)] = start[p]
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
-        return st._replace(serial_from=tuple(v[("sfrom", p)] for p in self.P))
+        return st._replace(serial_from=tuple(v[var.serial_order_from(p)] for p in self.P))
 
     def order_from(self, ops: Any, get: Any, p: int) -> Any:
         """A serial peer added while the cluster runs is promised the order of the edits from
         the barrier SERIAL_PEER_UPDATE_LAST_PUSHED_SEQ_ID read on (history, written by that
         stage whatever it writes to the ``sid`` family): the edits before it are taken as
         pushed, and go as they come."""
-        return get(("sfrom", p))
+        return named(get).serial_order_from[p]
 
     # --- AddPeerProcedure ---------------------------------------------------------------------
 
@@ -110,9 +111,14 @@ class SerialLifecycle(TableText):
 
     def region_open(self, ops: Any, get: Any) -> Any:
         """The region's current range is open on a live server."""
+        now = named(get)
         return ops.or_(
             *(
-                ops.and_(get(("rgi",)) == i, get(("rgh", i)) == x, get(("alive", x)))
+                ops.and_(
+                    now.region_range == i,
+                    now.range_host[i] == x,
+                    now.server_alive[x],
+                )
                 for i in range(self.ranges)
                 for x in self.S
             )
@@ -122,17 +128,17 @@ class SerialLifecycle(TableText):
         """SERIAL_PEER_REOPEN_REGIONS: the open region closes and opens on live server ``s``,
         a new range whose barrier is the region's next sequence id."""
         ops = t.ops
-        i = t[("rgi",)]
+        i = t.region_range
         t.require(
-            t[("alive", s)],
+            t.server_alive[s],
             self.never_hosted(ops, t.get, s),  # type: ignore[attr-defined]
             self.region_open(ops, t.get),
             i < self.ranges - 1,
         )
         for k in range(1, self.ranges):
-            t.when(i == k - 1, ("rgh", k), s)
-            t.when(i == k - 1, ("rgb", k), t[("rgn",)])
-        t[("rgi",)] = i + 1
+            t.when(i == k - 1).range_host[k] = s
+            t.when(i == k - 1).range_barrier[k] = t.region_next_seq
+        t.region_range = i + 1
         self.set_stage(t, p, AP_SEQ_ID)  # type: ignore[attr-defined]
 
     def rule_writes_last_pushed_seq_ids(self) -> bool:
@@ -143,17 +149,17 @@ class SerialLifecycle(TableText):
     def proc_add_seq_id(self, t: Ctx, p: int) -> None:
         """SERIAL_PEER_UPDATE_LAST_PUSHED_SEQ_ID: ``setLastSequenceIds`` puts the region's last
         barrier minus one as the peer's last pushed sequence id (a plain put)."""
-        last = t[("rgb", 0)]
+        last = t.range_barrier[0]
         for k in range(1, self.ranges):
-            last = t.ops.ite(t[("rgi",)] == k, t[("rgb", k)], last)
+            last = t.ops.ite(t.region_range == k, t.range_barrier[k], last)
         if self.rule_writes_last_pushed_seq_ids():
-            t[("lsid", p)] = last - 1
-        t[("sfrom", p)] = last
+            t.last_pushed_seq_id[p] = last - 1
+        t.serial_order_from[p] = last
         self.set_stage(t, p, AP_ENABLE)  # type: ignore[attr-defined]
 
     def proc_add_enable(self, t: Ctx, p: int) -> None:
         """SERIAL_PEER_SET_PEER_ENABLED: the peer enabled in peer storage; POST is next."""
-        t[("peer", p)] = ENABLED
+        t.peer_state[p] = ENABLED
         self.set_stage(t, p, AP_POST)  # type: ignore[attr-defined]
 
     # --- RemovePeerProcedure ------------------------------------------------------------------
@@ -167,14 +173,14 @@ class SerialLifecycle(TableText):
         """``removeLastSequenceIds(peerId)``: the serial peer's last pushed sequence ids go."""
         super().removal_done(t, p, done)  # type: ignore[misc]
         if p in self.serial and self.rule_removal_deletes_last_seq_ids():  # type: ignore[attr-defined]
-            t.when(done, ("lsid", p), -1)
+            t.when(done).last_pushed_seq_id[p] = -1
 
     def peer_rows_left(self, ops: Any, get: Any, p: int) -> Any:
         """A serial peer's ``sid`` cells are rows of the peer too."""
         out = super().peer_rows_left(ops, get, p)  # type: ignore[misc]
         if p not in self.serial:  # type: ignore[attr-defined]
             return out
-        return ops.or_(out, get(("lsid", p)) >= 0)
+        return ops.or_(out, named(get).last_pushed_seq_id[p] >= 0)
 
 
 class AddSkipsSeqIds(SerialLifecycle):

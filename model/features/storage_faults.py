@@ -20,7 +20,7 @@ failed. Its sources are gone with its memory, so whoever claims its queues resta
 last persisted offset. Like a crash, an abort leaves more than one server up (the checkers keep a
 claim target).
 
-The layout's new slot: the budget ``("b", "storage_faults")``.
+The layout's new slot: the budget ``budget["storage_faults"]``.
 """
 
 from __future__ import annotations
@@ -94,14 +94,14 @@ class StorageFaults(TableText):
         if not self.rule_write_failure_aborts(ops):
             # carried on: the peer is in the server's peer cache (``replicationPeers.addPeer``
             # ran before ``addSource``), with no source and no row
-            t[("known", s, p)] = True
+            t.knows_peer[s, p] = True
 
     @step(params=("server", "shipper"), fair=False, each=_heads, label=_by_index, lead=head)
     def persist_write_fail(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
         """a shipper's setOffset of its shipped position fails"""
         ops = t.ops
         sk = (s, p, src, g, m)
-        pos = t[("shpos", *sk)]
+        pos = t.shipper_pos[*sk]
         t.require(
             self.head_is(ops, t.get, sk, q),
             pos > 0,

@@ -5,16 +5,19 @@ of the sync mutants (``MUTANTS``). The steps are the protocol text's,
 
 What the feature adds to the layout:
 
-* per peer its stored sync-replication pair, ``("sync", p)`` and ``("syncn", p)`` (state, new
-  state: NONE, ACTIVE, DOWNGRADE_ACTIVE, STANDBY), and ``("rdir", p)``, its remote WAL directory;
-* per server and peer the pair as the server last read it, ``("vs", s, p)`` / ``("vn", s, p)``,
-  and whether it drained the peer's sources for STANDBY, ``("drained", s, p)``;
+* per peer its stored sync-replication pair, ``sync_state[p]`` and ``sync_new_state[p]`` (state, new
+  state: NONE, ACTIVE, DOWNGRADE_ACTIVE, STANDBY), and ``remote_wal_dir[p]``, its remote WAL
+  directory;
+* per server and peer the pair as the server last read it, ``view_state[s, p]`` /
+  ``view_new_state[s, p]``, and whether it drained the peer's sources for STANDBY, ``drained[s,
+  p]``;
 * a TransitPeerSyncReplicationStateProcedure lives in the peer's procedure slot: its kind
   (``ppk``) is TRANSIT, ``pps`` is its step without the ``WAS_ENABLED`` flag, which is
-  ``("ppwe", p)``, and ``("ppt", p)`` the state it moves to; ``ppref``, ``pprec`` and the
-  ``removeAllQueues`` cursor are the base's (``pprec`` holds the servers ``table-doc`` records);
+  ``transit_was_enabled[p]``, and ``transit_target[p]`` the state it moves to; ``ppref``, ``pprec``
+  and the ``removeAllQueues`` cursor are the base's (``pprec`` holds the servers ``table-doc``
+  records);
 * per sync peer and edit slot a bit of the STANDBY-era history ``TState.stale``:
-  ``("stale", p, u)``, the edit that WAL slot and entry hold (only client puts append, so an
+  ``standby_stale[p, u]``, the edit that WAL slot and entry hold (only client puts append, so an
   edit's identity is its slot).
 
 The refusal of recovered sources is the design's dual-form ``rule_refuse_recovered`` applied to
@@ -34,6 +37,7 @@ from typing import Any
 from replcheck.model.config import Config
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.logic import generic_of
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.text import FlatProperty
 from replcheck.model.features.sync_procedure import TS_POST, WAS_ENABLED, step_of
 from replcheck.model.features.sync_replication import SyncNoRefusal, SyncReplication
@@ -70,20 +74,20 @@ class SyncFlat(SyncReplication):
         out = super().sorts()  # type: ignore[misc]
         state = ("i", 0, 3)
         for p in self.P:
-            out[("ppk", p)] = ("i", 0, max(out[("ppk", p)][2], TRANSIT))
-            out[("pps", p)] = ("i", 0, max(out[("pps", p)][2], TS_POST))
-            out[("ppwe", p)] = "b"
-            out[("ppt", p)] = state
-            out[("sync", p)] = state
-            out[("syncn", p)] = state
-            out[("rdir", p)] = "b"
+            out[var.peer_proc_kind(p)] = ("i", 0, max(out[var.peer_proc_kind(p)][2], TRANSIT))
+            out[var.peer_proc_stage(p)] = ("i", 0, max(out[var.peer_proc_stage(p)][2], TS_POST))
+            out[var.transit_was_enabled(p)] = "b"
+            out[var.transit_target(p)] = state
+            out[var.sync_state(p)] = state
+            out[var.sync_new_state(p)] = state
+            out[var.remote_wal_dir(p)] = "b"
             for s in self.S:
-                out[("vs", s, p)] = state
-                out[("vn", s, p)] = state
-                out[("drained", s, p)] = "b"
+                out[var.view_state(s, p)] = state
+                out[var.view_new_state(s, p)] = state
+                out[var.drained(s, p)] = "b"
         for p in self.SP:
             for u in self.U:
-                out[("stale", p, u)] = "b"
+                out[var.standby_stale(p, u)] = "b"
         return out
 
     # --- explicit <-> flat ----------------------------------------------------------------------
@@ -103,51 +107,54 @@ class SyncFlat(SyncReplication):
             if proc and proc.kind == TRANSIT:
                 if proc.stage >= 2 * WAS_ENABLED:
                     raise FlatError("a transition's stage out of range")
-                v[("ppk", p)] = TRANSIT
-                v[("ppwe", p)] = proc.stage >= WAS_ENABLED
-                v[("ppt", p)] = proc.target
+                v[var.peer_proc_kind(p)] = TRANSIT
+                v[var.transit_was_enabled(p)] = proc.stage >= WAS_ENABLED
+                v[var.transit_target(p)] = proc.target
         for p in self.P:
-            v[("sync", p)], v[("syncn", p)] = st.sync[p]
-            v[("rdir", p)] = bool(st.remote_dir >> p & 1)
+            v[var.sync_state(p)], v[var.sync_new_state(p)] = st.sync[p]
+            v[var.remote_wal_dir(p)] = bool(st.remote_dir >> p & 1)
         for s, srv in enumerate(st.servers):
             for p in self.P:
-                v[("vs", s, p)], v[("vn", s, p)] = srv.views[p]
-                v[("drained", s, p)] = bool(srv.drained >> p & 1)
+                v[var.view_state(s, p)], v[var.view_new_state(s, p)] = srv.views[p]
+                v[var.drained(s, p)] = bool(srv.drained >> p & 1)
         for p, uids in st.stale:
             if p not in self.SP:
                 raise FlatError("STANDBY-era history of a peer that is not a sync peer")
             for uid in uids:
                 if uid[0] != 0:
                     raise FlatError("STANDBY-era history of an edit not written here")
-                v[("stale", p, self.uid(c.slot(uid[1:4]), uid[4]))] = True
+                v[var.standby_stale(p, self.uid(c.slot(uid[1:4]), uid[4]))] = True
         return v
 
     def decode(self, v: Any) -> TState:
         st = super().decode(v)  # type: ignore[misc]
         pprocs = tuple(
-            proc._replace(stage=v[("pps", p)] + WAS_ENABLED * v[("ppwe", p)], target=v[("ppt", p)])
-            if proc and v[("ppk", p)] == TRANSIT
+            proc._replace(
+                stage=v[var.peer_proc_stage(p)] + WAS_ENABLED * v[var.transit_was_enabled(p)],
+                target=v[var.transit_target(p)],
+            )
+            if proc and v[var.peer_proc_kind(p)] == TRANSIT
             else proc
             for p, proc in enumerate(st.pprocs)
         )
         servers = tuple(
             srv._replace(
-                views=tuple((v[("vs", s, p)], v[("vn", s, p)]) for p in self.P),
-                drained=sum(1 << p for p in self.P if v[("drained", s, p)]),
+                views=tuple((v[var.view_state(s, p)], v[var.view_new_state(s, p)]) for p in self.P),
+                drained=sum(1 << p for p in self.P if v[var.drained(s, p)]),
             )
             for s, srv in enumerate(st.servers)
         )
         uids = [(0, *self.key[w], j) for w in self.W for j in range(self.E)]
         stale = []
         for p in self.SP:
-            mine = tuple(sorted(uids[u] for u in self.U if v[("stale", p, u)]))
+            mine = tuple(sorted(uids[u] for u in self.U if v[var.standby_stale(p, u)]))
             if mine:
                 stale.append((p, mine))
         return st._replace(
             pprocs=pprocs,
             servers=servers,
-            sync=tuple((v[("sync", p)], v[("syncn", p)]) for p in self.P),
-            remote_dir=sum(1 << p for p in self.P if v[("rdir", p)]),
+            sync=tuple((v[var.sync_state(p)], v[var.sync_new_state(p)]) for p in self.P),
+            remote_dir=sum(1 << p for p in self.P if v[var.remote_wal_dir(p)]),
             stale=tuple(stale),
         )
 
@@ -160,7 +167,7 @@ class SyncFlat(SyncReplication):
         def view(k: tuple) -> Any:
             if k[0] == "wowed" and k[3] in self.SP:
                 _, w, j, p = k
-                return ops.and_(get(k), ops.not_(get(("stale", p, self.uid(w, j)))))
+                return ops.and_(get(k), ops.not_(named(get).standby_stale[p, self.uid(w, j)]))
             return get(k)
 
         return view
@@ -170,9 +177,10 @@ class SyncFlat(SyncReplication):
         a peer's history is applied at its cluster."""
 
         def no_stale_edit_replicated(ops: Any, get: Any) -> Any:
+            now = named(get)
             return ops.and_(
                 *(
-                    ops.not_(ops.and_(get(("stale", p, u)), get(("app", p + 1, u))))
+                    ops.not_(ops.and_(now.standby_stale[p, u], now.sink_applied[p + 1, u]))
                     for p in self.SP
                     for u in self.U
                 )

@@ -28,23 +28,24 @@ with their files (``removePeerRemoteWALs``, ``delete_remote_dirs``).
 Abstractions: the ACTIVE acknowledges at most ``Config.remote_wals`` edits, each in its own
 remote WAL (it rolls after each), which is what makes "a write to a renamed directory fails" a
 single step; the ACTIVE's other state (its own sync state, its local WALs) is left out, and the
-remote directory bit ``TState.remote_dir`` (``("rdir", p)``) is cluster 0's ``remoteWALs/<peerId>``
-(the one DOWNGRADE_ACTIVE -> ACTIVE also requires, in the model as before). What a replay writes
-into cluster 0's own WALs (which are replicated back to the old ACTIVE) is not modelled, nor the
-workers' one-WAL-per-server limit.
+remote directory bit ``TState.remote_dir`` (``remote_wal_dir[p]``) is cluster 0's
+``remoteWALs/<peerId>`` (the one DOWNGRADE_ACTIVE -> ACTIVE also requires, in the model as before).
+What a replay writes into cluster 0's own WALs (which are replicated back to the old ACTIVE) is not
+modelled, nor the workers' one-WAL-per-server limit.
 
-The layout's slots, per sync peer ``p`` and remote WAL ``k``: ``("rwn", p)`` edits acknowledged;
-``("rwf", p, k)`` where WAL ``k``'s file is (``table_sync.FILE_NAMES``); ``("rwa", p, k)`` its
-edit is applied at cluster 0; ``("rwrep", p)`` / ``("rwsnap", p)`` the ``-replay`` and
-``-snapshot`` directories exist; ``("rwst", p)`` RecoverStandbyProcedure's step;
-``("rwch", p, k)`` WAL ``k``'s child procedure is still to run; ``("rwda", p)`` the peer's
-cluster went ACTIVE -> DOWNGRADE_ACTIVE (``TState.remote``).
+The layout's slots, per sync peer ``p`` and remote WAL ``k``: ``remote_acked[p]`` edits
+acknowledged; ``remote_wal_file[p, k]`` where WAL ``k``'s file is (``table_sync.FILE_NAMES``);
+``remote_applied[p, k]`` its edit is applied at cluster 0; ``remote_replay_dir[p]`` /
+``remote_snapshot_dir[p]`` the ``-replay`` and ``-snapshot`` directories exist; ``recover_step[p]``
+RecoverStandbyProcedure's step; ``replay_child[p, k]`` WAL ``k``'s child procedure is still to run;
+``remote_downgraded[p]`` the peer's cluster went ACTIVE -> DOWNGRADE_ACTIVE (``TState.remote``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.features.sync_procedure import (
     IN_DIR,
@@ -85,45 +86,45 @@ class SyncRemote(SyncReplication):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         for p in self.P:
-            out[("pps", p)] = ("i", 0, max(out[("pps", p)][2], TS_REPLAY))
+            out[var.peer_proc_stage(p)] = ("i", 0, max(out[var.peer_proc_stage(p)][2], TS_REPLAY))
         for p in self.SP:
-            out[("rwn", p)] = ("i", 0, self.cfg.remote_wals)
-            out[("rwrep", p)] = "b"
-            out[("rwsnap", p)] = "b"
-            out[("rwst", p)] = ("i", 0, RS_SNAPSHOT)
-            out[("rwda", p)] = "b"
+            out[var.remote_acked(p)] = ("i", 0, self.cfg.remote_wals)
+            out[var.remote_replay_dir(p)] = "b"
+            out[var.remote_snapshot_dir(p)] = "b"
+            out[var.recover_step(p)] = ("i", 0, RS_SNAPSHOT)
+            out[var.remote_downgraded(p)] = "b"
             for k in self.RW:
-                out[("rwf", p, k)] = ("i", 0, IN_SNAPSHOT)
-                out[("rwa", p, k)] = "b"
-                out[("rwch", p, k)] = "b"
+                out[var.remote_wal_file(p, k)] = ("i", 0, IN_SNAPSHOT)
+                out[var.remote_applied(p, k)] = "b"
+                out[var.replay_child(p, k)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         for p, rem in enumerate(st.remote):
-            v[("rwn", p)] = rem.acked
-            v[("rwrep", p)] = rem.replay_dir
-            v[("rwsnap", p)] = rem.snapshot_dir
-            v[("rwst", p)] = rem.recover
-            v[("rwda", p)] = rem.downgraded
+            v[var.remote_acked(p)] = rem.acked
+            v[var.remote_replay_dir(p)] = rem.replay_dir
+            v[var.remote_snapshot_dir(p)] = rem.snapshot_dir
+            v[var.recover_step(p)] = rem.recover
+            v[var.remote_downgraded(p)] = rem.downgraded
             for k in self.RW:
-                v[("rwf", p, k)] = rem.files[k]
-                v[("rwa", p, k)] = bool(rem.applied >> k & 1)
-                v[("rwch", p, k)] = bool(rem.children >> k & 1)
+                v[var.remote_wal_file(p, k)] = rem.files[k]
+                v[var.remote_applied(p, k)] = bool(rem.applied >> k & 1)
+                v[var.replay_child(p, k)] = bool(rem.children >> k & 1)
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         remote = tuple(
             RemoteWals(
-                acked=v[("rwn", p)],
-                files=tuple(v[("rwf", p, k)] for k in self.RW),
-                applied=sum(1 << k for k in self.RW if v[("rwa", p, k)]),
-                replay_dir=v[("rwrep", p)],
-                snapshot_dir=v[("rwsnap", p)],
-                recover=v[("rwst", p)],
-                children=sum(1 << k for k in self.RW if v[("rwch", p, k)]),
-                downgraded=v[("rwda", p)],
+                acked=v[var.remote_acked(p)],
+                files=tuple(v[var.remote_wal_file(p, k)] for k in self.RW),
+                applied=sum(1 << k for k in self.RW if v[var.remote_applied(p, k)]),
+                replay_dir=v[var.remote_replay_dir(p)],
+                snapshot_dir=v[var.remote_snapshot_dir(p)],
+                recover=v[var.recover_step(p)],
+                children=sum(1 << k for k in self.RW if v[var.replay_child(p, k)]),
+                downgraded=v[var.remote_downgraded(p)],
             )
             for p in self.SP
         )
@@ -136,7 +137,7 @@ class SyncRemote(SyncReplication):
         ``cleanOldLogs``, which runs once the WAL is replicated to its end (its edit applied at
         cluster 0), whether that cluster is still ACTIVE or went DOWNGRADE_ACTIVE since
         (HBASE-20434)."""
-        return t[("rwa", p, k)]
+        return t.remote_applied[p, k]
 
     def rule_replays_remote_wals(self, ops: Any) -> Any:
         """Does the transition from STANDBY to DOWNGRADE_ACTIVE run REPLAY_REMOTE_WAL_IN_PEER
@@ -151,37 +152,37 @@ class SyncRemote(SyncReplication):
         file in cluster 0's remoteWALs/<peerId>"""
         ops = t.ops
         t.require(
-            t[("rwn", p)] == k,
-            ops.not_(t[("rwda", p)]),
-            t[("sync", p)] == STANDBY,
-            t[("rdir", p)],
+            t.remote_acked[p] == k,
+            ops.not_(t.remote_downgraded[p]),
+            t.sync_state[p] == STANDBY,
+            t.remote_wal_dir[p],
         )
-        t[("rwf", p, k)] = IN_DIR
-        t[("rwn", p)] = k + 1
+        t.remote_wal_file[p, k] = IN_DIR
+        t.remote_acked[p] = k + 1
 
     @step(params=("peer",), fair=False, each=lambda text: [(p,) for p in text.SP])
     def remote_downgrade(self, t: Ctx, p: int) -> None:
         """the peer's cluster goes ACTIVE -> DOWNGRADE_ACTIVE: it writes no remote WAL any
         more, and its source goes on replicating to cluster 0"""
-        t.require(t.ops.not_(t[("rwda", p)]))
-        t[("rwda", p)] = True
+        t.require(t.ops.not_(t.remote_downgraded[p]))
+        t.remote_downgraded[p] = True
 
     @step(params=("peer", "wal"), fair=False, each=_remote_wals)
     def remote_ship(self, t: Ctx, p: int, k: int) -> None:
         """the ACTIVE's source replicates an edit to cluster 0 (in order)"""
         ops = t.ops
         t.require(
-            k < t[("rwn", p)],
-            ops.not_(t[("rwa", p, k)]),
-            t[("rwa", p, k - 1)] if k else True,
+            k < t.remote_acked[p],
+            ops.not_(t.remote_applied[p, k]),
+            t.remote_applied[p, k - 1] if k else True,
         )
-        t[("rwa", p, k)] = True
+        t.remote_applied[p, k] = True
 
     @step(params=("peer", "wal"), fair=True, each=_remote_wals)
     def remote_clean(self, t: Ctx, p: int, k: int) -> None:
         """the ACTIVE's source deletes a WAL's remote copy (cleanOldLogs -> removeRemoteWALs)"""
-        t.require(t[("rwf", p, k)] == IN_DIR, self.rule_remote_wal_removable(t, p, k))
-        t[("rwf", p, k)] = NO_FILE
+        t.require(t.remote_wal_file[p, k] == IN_DIR, self.rule_remote_wal_removable(t, p, k))
+        t.remote_wal_file[p, k] = NO_FILE
 
     # --- cluster 0's transition to DOWNGRADE_ACTIVE -----------------------------------------------
 
@@ -192,7 +193,7 @@ class SyncRemote(SyncReplication):
         if to != DOWNGRADE_ACTIVE or p not in self.SP:
             return base
         ops = t.ops
-        replay = ops.and_(t[("sync", p)] == STANDBY, self.rule_replays_remote_wals(ops))
+        replay = ops.and_(t.sync_state[p] == STANDBY, self.rule_replays_remote_wals(ops))
         return ops.ite(replay, TS_REPLAY, base)
 
     def proc_steps(self, p: int) -> dict[str, Any]:
@@ -213,57 +214,57 @@ class SyncRemote(SyncReplication):
         ``remoteWALs/<peerId>`` becomes ``<peerId>-replay``, an older ``-replay`` deleted first.
         With neither there the rename fails the procedure; here it waits."""
         ops = t.ops
-        src = t[("rdir", p)]
-        t.require(t[("rwst", p)] == RS_RENAME, ops.or_(src, t[("rwrep", p)]))
+        src = t.remote_wal_dir[p]
+        t.require(t.recover_step[p] == RS_RENAME, ops.or_(src, t.remote_replay_dir[p]))
         for k in self.RW:
-            f = t[("rwf", p, k)]
+            f = t.remote_wal_file[p, k]
             old = ops.or_(f == IN_REPLAY, f == REPLAYED)
-            t.when(ops.and_(src, old), ("rwf", p, k), NO_FILE)
-            t.when(ops.and_(src, f == IN_DIR), ("rwf", p, k), IN_REPLAY)
-        t[("rdir", p)] = False
-        t[("rwrep", p)] = True
-        t[("rwst", p)] = RS_DISPATCH
+            t.when(ops.and_(src, old)).remote_wal_file[p, k] = NO_FILE
+            t.when(ops.and_(src, f == IN_DIR)).remote_wal_file[p, k] = IN_REPLAY
+        t.remote_wal_dir[p] = False
+        t.remote_replay_dir[p] = True
+        t.recover_step[p] = RS_DISPATCH
 
     def rs_dispatch(self, t: Ctx, p: int) -> None:
         """DISPATCH_WALS: ``<peerId>-replay`` is listed and a SyncReplicationReplayWALProcedure
         added for each ``.syncrep`` WAL in it."""
-        t.require(t[("rwst", p)] == RS_DISPATCH)
+        t.require(t.recover_step[p] == RS_DISPATCH)
         ops = t.ops
         for k in self.RW:
-            f = t[("rwf", p, k)]
-            t[("rwch", p, k)] = ops.or_(f == IN_REPLAY, f == REPLAYED)
-        t[("rwst", p)] = RS_REPLAY
+            f = t.remote_wal_file[p, k]
+            t.replay_child[p, k] = ops.or_(f == IN_REPLAY, f == REPLAYED)
+        t.recover_step[p] = RS_REPLAY
 
     @step(params=("peer", "wal"), fair=True, each=_remote_wals)
     def replay_wal(self, t: Ctx, p: int, k: int) -> None:
         """SyncReplicationReplayWALProcedure: a worker region server replays a remote WAL into
         cluster 0, and the master truncates the WAL (a truncated one has nothing to replay)"""
         ops = t.ops
-        t.require(t[("rwch", p, k)], ops.or_(*(Server(t, s).alive for s in self.S)))
-        fresh = t[("rwf", p, k)] == IN_REPLAY
-        t.when(fresh, ("rwa", p, k), True)
-        t.when(fresh, ("rwf", p, k), REPLAYED)
-        t[("rwch", p, k)] = False
+        t.require(t.replay_child[p, k], ops.or_(*(Server(t, s).alive for s in self.S)))
+        fresh = t.remote_wal_file[p, k] == IN_REPLAY
+        t.when(fresh).remote_applied[p, k] = True
+        t.when(fresh).remote_wal_file[p, k] = REPLAYED
+        t.replay_child[p, k] = False
 
     def rs_snapshot(self, t: Ctx, p: int) -> None:
         """UNREGISTER_PEER_FROM_WORKER_STORAGE and SNAPSHOT_SYNC_REPLICATION_WALS_DIR, once every
         child ended: ``<peerId>-replay`` becomes ``<peerId>-snapshot``, an older one deleted
         first; the transition goes on to TRANSIT."""
         ops = t.ops
-        src = t[("rwrep", p)]
+        src = t.remote_replay_dir[p]
         t.require(
-            t[("rwst", p)] == RS_REPLAY,
-            *(ops.not_(t[("rwch", p, k)]) for k in self.RW),
-            ops.or_(src, t[("rwsnap", p)]),
+            t.recover_step[p] == RS_REPLAY,
+            *(ops.not_(t.replay_child[p, k]) for k in self.RW),
+            ops.or_(src, t.remote_snapshot_dir[p]),
         )
         for k in self.RW:
-            f = t[("rwf", p, k)]
-            t.when(ops.and_(src, f == IN_SNAPSHOT), ("rwf", p, k), NO_FILE)
+            f = t.remote_wal_file[p, k]
+            t.when(ops.and_(src, f == IN_SNAPSHOT)).remote_wal_file[p, k] = NO_FILE
             moved = ops.and_(src, ops.or_(f == IN_REPLAY, f == REPLAYED))
-            t.when(moved, ("rwf", p, k), IN_SNAPSHOT)
-        t[("rwrep", p)] = False
-        t[("rwsnap", p)] = True
-        t[("rwst", p)] = RS_RENAME
+            t.when(moved).remote_wal_file[p, k] = IN_SNAPSHOT
+        t.remote_replay_dir[p] = False
+        t.remote_snapshot_dir[p] = True
+        t.recover_step[p] = RS_RENAME
         PeerProc(t, p).stage = TS_TRANSIT
 
     # --- RemovePeerProcedure --------------------------------------------------------------------
@@ -278,11 +279,11 @@ class SyncRemote(SyncReplication):
     def delete_remote_dirs(self, t: Ctx, p: int, done: Any) -> None:
         """``removePeerRemoteWALs``, where ``done`` holds: ``remoteWALs/<peerId>``, its
         ``-replay`` and its ``-snapshot`` directories are deleted with every file in them."""
-        t.when(done, ("rdir", p), False)
-        t.when(done, ("rwrep", p), False)
-        t.when(done, ("rwsnap", p), False)
+        t.when(done).remote_wal_dir[p] = False
+        t.when(done).remote_replay_dir[p] = False
+        t.when(done).remote_snapshot_dir[p] = False
         for k in self.RW:
-            t.when(done, ("rwf", p, k), NO_FILE)
+            t.when(done).remote_wal_file[p, k] = NO_FILE
 
 
 # --- mutants --------------------------------------------------------------------------------------
@@ -313,7 +314,7 @@ class RemoteKeptInDowngrade(SyncRemote):
     def rule_remote_wal_removable(self, t: Any, p: int, k: int) -> Any:
         """A replicated WAL's remote copy is deleted only while its cluster is still ACTIVE:
         once it went DOWNGRADE_ACTIVE the copies stay in cluster 0's remote WAL directory."""
-        return t.ops.and_(t[("rwa", p, k)], t.ops.not_(t[("rwda", p)]))
+        return t.ops.and_(t.remote_applied[p, k], t.ops.not_(t.remote_downgraded[p]))
 
 
 class RemovePeerKeepsReplayDirs(SyncRemote):
@@ -322,9 +323,11 @@ class RemovePeerKeepsReplayDirs(SyncRemote):
     def delete_remote_dirs(self, t: Ctx, p: int, done: Any) -> None:
         """Only ``remoteWALs/<peerId>`` and its files are deleted; ``-replay`` and ``-snapshot``
         stay."""
-        t.when(done, ("rdir", p), False)
+        t.when(done).remote_wal_dir[p] = False
         for k in self.RW:
-            t.when(t.ops.and_(done, t[("rwf", p, k)] == IN_DIR), ("rwf", p, k), NO_FILE)
+            t.when(t.ops.and_(done, t.remote_wal_file[p, k] == IN_DIR)).remote_wal_file[p, k] = (
+                NO_FILE
+            )
 
 
 FEATURE = SyncRemote

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import DISABLED, ENABLED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, gate, step
 from replcheck.model.features.sync_procedure import (
     ALLOWED,
@@ -64,17 +65,19 @@ class SyncReplication(PeerProcedures):
 
     def proc_keys(self, p: int) -> list[tuple]:
         """The peer procedure's variables, with the transition's ``WAS_ENABLED`` flag and target."""
-        return [*super().proc_keys(p), ("ppwe", p), ("ppt", p)]
+        return [*super().proc_keys(p), var.transit_was_enabled(p), var.transit_target(p)]
 
     def cursor_keys(self, p: int) -> list[tuple]:
         """``removeAllQueues``' cursor: ``()`` is every one of these at its default."""
-        return [("ppc", p), ("ppn", p)] + [("ppkey", p, o, src) for o in self.S for src in self.SRC]
+        return [var.peer_proc_cursor(p), var.peer_proc_pass(p)] + [
+            var.peer_proc_row_left(p, o, src) for o in self.S for src in self.SRC
+        ]
 
     def roll(self, ops: Any, t: Any, cond: Any, s: int, g: int) -> None:
         """``do_roll`` where ``cond`` holds and a next WAL slot is left (``open_next_wal`` from
         whichever WAL is current when the step starts)."""
         wps = self.cfg.wals_per_server
-        cur = t[("cur", s, g)]
+        cur = t.current_wal[s, g]
         at = {q: ops.and_(cond, cur == q) for q in self.Q if q + 1 < wps}
         for q, c in at.items():
             self.open_next_wal(ops, t, c, s, g, q)
@@ -85,21 +88,22 @@ class SyncReplication(PeerProcedures):
             for j in range(self.E):
                 u = self.uid(w, j)
                 cond = ops.and_(
-                    t[("wex", w)],
-                    j < t[("wn", w)],
-                    t[("wowed", w, j, p)],
-                    ops.not_(t[("app", p + 1, u)]),
+                    t.wal_exists[w],
+                    j < t.wal_length[w],
+                    t.entry_owed[w, j, p],
+                    ops.not_(t.sink_applied[p + 1, u]),
                 )
-                t.when(cond, ("stale", p, u), True)
+                t.when(cond).standby_stale[p, u] = True
 
     # --- what sync peers change in the base steps ---------------------------------------------
 
     def rule_owed(self, ops: Any, get: Any, s: int, kind: Any, p: int, ids: Any = 0) -> Any:
         """``rule_owed``: not to a peer this server knows to be (going) STANDBY."""
+        now = named(get)
         return ops.and_(
             super().rule_owed(ops, get, s, kind, p, ids),
-            get(("vs", s, p)) != STANDBY,
-            get(("vn", s, p)) != STANDBY,
+            now.view_state[s, p] != STANDBY,
+            now.view_new_state[s, p] != STANDBY,
         )
 
     def after_put(self, ops: Any, t: Any, s: int, g: int, q: int, j: int) -> None:
@@ -109,8 +113,8 @@ class SyncReplication(PeerProcedures):
         w = self.slot(s, g, q)
         u = self.uid(w, j)
         for p in self.SP:
-            stale = ops.and_(t[("syncn", p)] == STANDBY, t[("wowed", w, j, p)])
-            t.when(stale, ("stale", p, u), True)
+            stale = ops.and_(t.sync_new_state[p] == STANDBY, t.entry_owed[w, j, p])
+            t.when(stale).standby_stale[p, u] = True
 
     @gate("roll")
     def keeps_last_wal_slot(self, t: Any, s: int, g: int, q: int) -> None:
@@ -123,42 +127,45 @@ class SyncReplication(PeerProcedures):
         stored pairs."""
         super().start_server(ops, t, s)
         for p in self.P:
-            t[("vs", s, p)] = t[("sync", p)]
-            t[("vn", s, p)] = t[("syncn", p)]
+            t.view_state[s, p] = t.sync_state[p]
+            t.view_new_state[s, p] = t.sync_new_state[p]
 
     def kill(self, ops: Any, t: Any, s: int) -> None:
         """``kill``: the drained flags are memory too (the views stay)."""
         super().kill(ops, t, s)
         for p in self.P:
-            t[("drained", s, p)] = False
+            t.drained[s, p] = False
 
     @gate("remove_peer")
     def removable_sync_state(self, t: Any, p: int) -> None:
         """``remove_peer``: only a peer whose sync state is NONE or DOWNGRADE_ACTIVE."""
-        state = t[("sync", p)]
+        state = t.sync_state[p]
         t.require(t.ops.or_(state == NONE, state == DOWNGRADE_ACTIVE))
 
     def after_add_storage(self, t: Ctx, p: int) -> None:
         """AddPeer's storage step stores a sync peer as (DOWNGRADE_ACTIVE, NONE)."""
         if p in self.SP:
-            t[("sync", p)] = DOWNGRADE_ACTIVE
-            t[("syncn", p)] = NONE
+            t.sync_state[p] = DOWNGRADE_ACTIVE
+            t.sync_new_state[p] = NONE
 
     def removal_done(self, t: Ctx, p: int, done: Any) -> None:
         """RemovePeer's last step also deletes the remote WAL directory."""
-        t.when(done, ("rdir", p), False)
+        t.when(done).remote_wal_dir[p] = False
 
     def rs_add_peer(self, ops: Any, t: Any, cond: Any, p: int, s: int) -> None:
         """``RSM.addPeer``: the new source's server also reads the peer's sync states."""
-        on = ops.and_(cond, ops.not_(t[("known", s, p)]))
+        on = ops.and_(cond, ops.not_(t.knows_peer[s, p]))
         super().rs_add_peer(ops, t, cond, p, s)
-        t.when(on, ("vs", s, p), t[("sync", p)])
-        t.when(on, ("vn", s, p), t[("syncn", p)])
+        t.when(on).view_state[s, p] = t.sync_state[p]
+        t.when(on).view_new_state[s, p] = t.sync_new_state[p]
 
     def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
         """``rule_refuse_recovered`` of the claimer ``t``, the design's dual-form rule over its
         view of the peer."""
-        return self.rule["rule_refuse_recovered"](ops, get(("vs", t, p)), get(("vn", t, p)))
+        now = named(get)
+        return self.rule["rule_refuse_recovered"](
+            ops, now.view_state[t, p], now.view_new_state[t, p]
+        )
 
     # --- the admin command --------------------------------------------------------------------
 
@@ -166,21 +173,21 @@ class SyncReplication(PeerProcedures):
     def transit_peer(self, t: Ctx, p: int, to: int) -> None:
         """admin: TransitPeerSyncReplicationStateProcedure is submitted"""
         ops = t.ops
-        state = t[("sync", p)]
+        state = t.sync_state[p]
         froms = [f for f, tos in ALLOWED.items() if to in tos]
         t.require(
             Budget(t, "admin").left > 0,
             self.storage(ops, t.get, p),
             ops.not_(PeerProc(t, p).present),
-            t[("syncn", p)] == NONE,
+            t.sync_new_state[p] == NONE,
             ops.or_(*(state == f for f in froms)),
-            t[("rdir", p)] if to == ACTIVE else True,
+            t.remote_wal_dir[p] if to == ACTIVE else True,
         )
         Budget(t, "admin").left = Budget(t, "admin").left - 1
         PeerProc(t, p).present = True
         PeerProc(t, p).kind = TRANSIT
         PeerProc(t, p).stage = TS_PRE
-        t[("ppt", p)] = to
+        t.transit_target[p] = to
 
     # --- the master's procedure ---------------------------------------------------------------
 
@@ -189,18 +196,19 @@ class SyncReplication(PeerProcedures):
         is unfinished; the code records none."""
         if not getattr(self.design, "doc_waits_for_scps", False):
             return False
-        return ops.or_(get(("alive", s)), self.scp_unfinished(ops, get, s))
+        return ops.or_(named(get).server_alive[s], self.scp_unfinished(ops, get, s))
 
     def rule_transit_pending(self, ops: Any, get: Any, p: int) -> Any:
         """``rule_transit_pending``: a recorded server whose SCP has not finished."""
+        now = named(get)
         return ops.or_(
-            *(ops.and_(get(("pprec", p, s)), get(("stage", s)) != SCP_DONE) for s in self.S)
+            *(ops.and_(now.peer_proc_recorded[p, s], now.scp_stage[s] != SCP_DONE) for s in self.S)
         )
 
     def refresh_all(self, t: Ctx, p: int) -> None:
         """A refresh sent to every online server."""
         for s in self.S:
-            PeerProc(t, p).refresh[s] = t[("alive", s)]
+            PeerProc(t, p).refresh[s] = t.server_alive[s]
 
     def proc_steps(self, p: int) -> dict[str, ProcStep]:
         """The transition's steps join the peer's procedure steps (``transit_step``): one per
@@ -220,13 +228,13 @@ class SyncReplication(PeerProcedures):
                 body = getattr(self, "ts_" + name.replace("-", "_"))
 
                 def run(t: Ctx, body: Any = body, to: int = to) -> None:
-                    t.require(t[("ppt", p)] == to)
+                    t.require(t.transit_target[p] == to)
                     body(t, p, to)
 
                 out[f"ts-{name}-{to}"] = (TRANSIT, stage, run)
 
         def finish(ops: Any, t: Any, done: Any) -> None:
-            t.when(done, ("pps", p), TS_TRANSIT)
+            t.when(done).peer_proc_stage[p] = TS_TRANSIT
             self.clear(t, done, self.cursor_keys(p))
 
         out.update(self.cursor_proc_steps(p, finish, TRANSIT, TS_REMOVE_ALL, prefix="ts-"))
@@ -242,7 +250,7 @@ class SyncReplication(PeerProcedures):
 
     def ts_pre(self, t: Ctx, p: int) -> None:
         """PRE: whether the peer was enabled, and (``table-doc``) the servers to wait for."""
-        t[("ppwe", p)] = t[("peer", p)] == ENABLED
+        t.transit_was_enabled[p] = t.peer_state[p] == ENABLED
         for s in self.S:
             PeerProc(t, p).recorded[s] = self.rule_transit_waits_for(t.ops, t.get, s)
         PeerProc(t, p).stage = TS_SET_NEW
@@ -251,8 +259,8 @@ class SyncReplication(PeerProcedures):
         """SET_PEER_NEW_SYNC_REPLICATION_STATE: to STANDBY the enabled peer is disabled; the new
         state stored; the stage-0 refreshes sent."""
         if to == STANDBY:
-            t.when(t[("ppwe", p)], ("peer", p), DISABLED)
-        t[("syncn", p)] = to
+            t.when(t.transit_was_enabled[p]).peer_state[p] = DISABLED
+        t.sync_new_state[p] = to
         if to == STANDBY:
             self.record_stale(t.ops, t, p)
         PeerProc(t, p).stage = TS_REFRESH_BEGIN
@@ -277,8 +285,8 @@ class SyncReplication(PeerProcedures):
         """TRANSIT_PEER_NEW_SYNC_REPLICATION_STATE, once no recorded server is pending: the new
         state becomes the state; the stage-1 refreshes sent."""
         t.require(t.ops.not_(self.rule_transit_pending(t.ops, t.get, p)))
-        t[("sync", p)] = t[("syncn", p)]
-        t[("syncn", p)] = NONE
+        t.sync_state[p] = t.sync_new_state[p]
+        t.sync_new_state[p] = NONE
         if to == STANDBY:
             self.record_stale(t.ops, t, p)
         PeerProc(t, p).stage = TS_REFRESH_END
@@ -290,13 +298,15 @@ class SyncReplication(PeerProcedures):
         """The stage-1 refreshes ended: to STANDBY the peer is enabled again if it was, or the
         remote WAL directory made; else POST."""
         if to == STANDBY:
-            PeerProc(t, p).stage = t.ops.ite(t[("ppwe", p)], TS_SET_ENABLED, TS_CREATE_DIR)
+            PeerProc(t, p).stage = t.ops.ite(
+                t.transit_was_enabled[p], TS_SET_ENABLED, TS_CREATE_DIR
+            )
         else:
             PeerProc(t, p).stage = TS_POST
 
     def ts_set_enabled(self, t: Ctx, p: int) -> None:
         """SYNC_REPLICATION_SET_PEER_ENABLED, and its refresh sent."""
-        t[("peer", p)] = ENABLED
+        t.peer_state[p] = ENABLED
         PeerProc(t, p).stage = TS_ENABLE_REFRESH
         self.refresh_all(t, p)
 
@@ -306,7 +316,7 @@ class SyncReplication(PeerProcedures):
 
     def ts_create_dir(self, t: Ctx, p: int) -> None:
         """CREATE_DIR_FOR_REMOTE_WAL."""
-        t[("rdir", p)] = True
+        t.remote_wal_dir[p] = True
         PeerProc(t, p).stage = TS_POST
 
     def ts_post(self, t: Ctx, p: int) -> None:
@@ -342,13 +352,13 @@ class SyncReplication(PeerProcedures):
         PeerProc(t, p).refresh[s] = False
         if stage is None:
             return
-        alive = t[("alive", s)]
-        t.when(alive, ("vs", s, p), t[("sync", p)])
-        t.when(alive, ("vn", s, p), t[("syncn", p)])
+        alive = t.server_alive[s]
+        t.when(alive).view_state[s, p] = t.sync_state[p]
+        t.when(alive).view_new_state[s, p] = t.sync_new_state[p]
         if stage == TS_REFRESH_BEGIN:
-            t.when(alive, ("pprec", p, s), False)
+            t.when(alive).peer_proc_recorded[p, s] = False
         else:
-            self.drain_sources(ops, t, ops.and_(alive, t[("sync", p)] == STANDBY), p, s)
+            self.drain_sources(ops, t, ops.and_(alive, t.sync_state[p] == STANDBY), p, s)
 
     def drain_sources(self, ops: Any, t: Any, cond: Any, p: int, s: int) -> None:
         """``drain_sources`` where ``cond`` holds: the normal source's offset of each group is set
@@ -358,7 +368,7 @@ class SyncReplication(PeerProcedures):
             if src == NO_SOURCE:
                 continue
             slots = [sk for sk in self.sh_keys if sk[:3] == (s, p, src)]
-            has = ops.or_(*(t[("sh", *sk)] for sk in slots))
+            has = ops.or_(*(t.shipper[*sk] for sk in slots))
             self.remove_row(t, ops.and_(cond, has), (p, s, src))
             for sk in slots:
                 self.clear(t, cond, self.shipper_keys(sk))
@@ -367,17 +377,17 @@ class SyncReplication(PeerProcedures):
             if sk[:3] != (s, p, NO_SOURCE):
                 continue
             g = sk[3]
-            on = ops.and_(cond, t[("sh", *sk)])
-            bits = [t[("shw", *sk, q)] for q in self.Q]
+            on = ops.and_(cond, t.shipper[*sk])
+            bits = [t.shipper_has_wal[*sk, q] for q in self.Q]
             last: Any = 0
             for q in self.Q:
                 last = ops.ite(bits[q], q, last)
             self.set_offset(ops, t, ops.and_(on, ops.or_(*bits)), (p, s, NO_SOURCE), g, last, FULL)
             for q in self.Q:
-                t.when(on, ("shw", *sk, q), False)
-            t.when(on, ("shpos", *sk), 0)
+                t.when(on).shipper_has_wal[*sk, q] = False
+            t.when(on).shipper_pos[*sk] = 0
             rolls.append((g, on))
-        t.when(cond, ("drained", s, p), True)
+        t.when(cond).drained[s, p] = True
         for g, on in rolls:
             self.roll(ops, t, on, s, g)
 

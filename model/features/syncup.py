@@ -33,16 +33,18 @@ Abstractions (each a documented choice):
 
 The layout's new slots:
 
-* ``("mup",)``: the master is up. While it is down no ServerCrashProcedure stage, peer
+* ``master_up``: the master is up. While it is down no ServerCrashProcedure stage, peer
   procedure, refresh, log cleaner start or master restart runs (``master_up``, a gate);
-* ``("started", s)``: the server has joined the cluster (a spare server has not, and until then
+* ``server_started[s]``: the server has joined the cluster (a spare server has not, and until then
   is an unstarted slot: not alive, no WAL, no SCP);
-* ``("mk", s)``: the tool's marker file for server ``s``; ``("info",)``: its info file;
-* ``("sufail",)``: the last run died part-way; ``("sudie",)``: the runs that may still die;
-* ``("surun",)``: the tool is running; its offline view of the queue rows is a copy of the
+* ``syncup_marker[s]``: the tool's marker file for server ``s``; ``syncup_info_file``: its info
+  file;
+* ``syncup_failed``: the last run died part-way; ``syncup_deaths_left``: the runs that may still
+  die;
+* ``syncup_running``: the tool is running; its offline view of the queue rows is a copy of the
   ``queue`` family with row prefix ``sv``;
-* ``("suw", p, w, pos)``: the work item ``(peer p, the WAL in slot w, position pos)`` is still to
-  ship. The work list is a sorted tuple of distinct items, so a bit per possible item is exact;
+* ``syncup_work[p, w, pos]``: the work item ``(peer p, the WAL in slot w, position pos)`` is still
+  to ship. The work list is a sorted tuple of distinct items, so a bit per possible item is exact;
   the position is a start position, so it lies in ``0..edits_per_wal``.
 """
 
@@ -53,8 +55,10 @@ from dataclasses import replace
 from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, DELETED, ENABLED, LIVE_DIR, bits
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, Var, gate, step
 from replcheck.model.engine.text import FlatError, FlatProperty, Tx
+from replcheck.model.features.families import SYNCUP_VIEW
 from replcheck.model.features.joins import StartedSlots
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.rules import NO_TIMESTAMP
@@ -135,7 +139,7 @@ class SyncUpTool(StartedSlots):
     are ``StepBase``'s)."""
 
     handles = frozenset({"syncup", "spare_servers"})
-    variables = (Var(("mup",), "b", "master_up"), Var(("info",), "b", "info"))
+    variables = (Var(var.master_up(), "b", "master_up"), Var(var.syncup_info_file(), "b", "info"))
     encoded_fields = ("syncup", "markers")
 
     # --- the layout ---------------------------------------------------------------------------
@@ -143,50 +147,52 @@ class SyncUpTool(StartedSlots):
     def sorts(self) -> dict[tuple, Any]:
         out: dict[tuple, Any] = super().sorts()  # type: ignore[misc]
         Q, E = self.cfg.wals_per_server, self.E
-        out[("surun",)] = "b"
-        out[("sufail",)] = "b"
-        out[("sudie",)] = ("i", 0, self.cfg.syncup_failures)
+        out[var.syncup_running()] = "b"
+        out[var.syncup_failed()] = "b"
+        out[var.syncup_deaths_left()] = ("i", 0, self.cfg.syncup_failures)
         for s in self.S:
-            out[("mk", s)] = "b"
+            out[var.syncup_marker(s)] = "b"
         for rk in self.rkeys:
-            out[("svex", *rk)] = "b"
+            out[var.syncup_row(*rk)] = "b"
             for og in self.OG:
-                out[("svhas", *rk, og)] = "b"
-                out[("svseq", *rk, og)] = ("i", -1, Q - 1)
-                out[("svpos", *rk, og)] = ("i", -1, E)
+                out[var.syncup_has_offset(*rk, og)] = "b"
+                out[var.syncup_offset_wal(*rk, og)] = ("i", -1, Q - 1)
+                out[var.syncup_offset_pos(*rk, og)] = ("i", -1, E)
         for item in _work_items(self):
-            out[("suw", *item)] = "b"
+            out[var.syncup_work(*item)] = "b"
         return out
 
     def encode(self, st: TState) -> dict[tuple, Any]:
         v: dict[tuple, Any] = super().encode(st)  # type: ignore[misc]
         for s in self.S:
-            v[("mk", s)] = bool(st.markers >> s & 1)
+            v[var.syncup_marker(s)] = bool(st.markers >> s & 1)
         su = st.syncup
-        v[("surun",)] = su.running
-        v[("sufail",)] = su.failed
-        v[("sudie",)] = su.deaths
+        v[var.syncup_running()] = su.running
+        v[var.syncup_failed()] = su.failed
+        v[var.syncup_deaths_left()] = su.deaths
         for row in su.view:
             self._put_row(v, "sv", row)
         for p, key, pos in su.work:
             if not 0 <= pos <= self.E:
                 raise FlatError("a ReplicationSyncUp work item past the end of its WAL")
-            v[("suw", p, self.cfg.slot(key), pos)] = True
+            v[var.syncup_work(p, self.cfg.slot(key), pos)] = True
         return v
 
     def decode(self, v: Any) -> TState:
         st: TState = super().decode(v)  # type: ignore[misc]
         work = tuple(
-            (p, self.key[w], pos) for p, w, pos in _work_items(self) if v[("suw", p, w, pos)]
+            (p, self.key[w], pos)
+            for p, w, pos in _work_items(self)
+            if v[var.syncup_work(p, w, pos)]
         )
         return st._replace(
-            markers=sum(1 << s for s in self.S if v[("mk", s)]),
+            markers=sum(1 << s for s in self.S if v[var.syncup_marker(s)]),
             syncup=SyncUp(
-                v[("surun",)],
+                v[var.syncup_running()],
                 self._get_rows(v, "sv"),
                 tuple(sorted(work)),
-                v[("sufail",)],
-                v[("sudie",)],
+                v[var.syncup_failed()],
+                v[var.syncup_deaths_left()],
             ),
         )
 
@@ -195,15 +201,15 @@ class SyncUpTool(StartedSlots):
     @gate(*MASTER_KINDS)
     def master_up(self, t: Ctx, *args: Any) -> None:
         """The active master runs procedures, refreshes and the cleaner only while it is up."""
-        t.require(t[("mup",)])
+        t.require(t.master_up)
 
     def rule_should_skip(self, t: Any, d: int) -> Any:
         """``shouldSkip``: ReplicationSyncUp left a marker file for the dead server."""
-        return t[("mk", d)]
+        return t.syncup_marker[d]
 
     def after_remove(self, t: Ctx, d: int) -> None:
         """REMOVE_QUEUES deletes the marker file after the queues."""
-        t[("mk", d)] = False
+        t.syncup_marker[d] = False
 
     # --- the cluster stops --------------------------------------------------------------------
 
@@ -213,18 +219,18 @@ class SyncUpTool(StartedSlots):
         ops = t.ops
         # Once: with a spare slot, only while some slot has not joined yet.
         spare_left = (
-            ops.or_(*(ops.not_(t[("started", s)]) for s in self.S))
+            ops.or_(*(ops.not_(t.server_started[s]) for s in self.S))
             if self.cfg.spare_servers
             else True
         )
-        t.require(t[("mup",)], ops.or_(*(Server(t, s).alive for s in self.S)), spare_left)
+        t.require(t.master_up, ops.or_(*(Server(t, s).alive for s in self.S)), spare_left)
         for s in self.S:
             when_apply(ops, t, Server(t, s).alive, lambda o, tx, s=s: self.kill(o, tx, s))
         for s in self.S:
             for m in range(2):
                 self.clear(t, True, self.claim_keys(s, m))
-        t[("mup",)] = False
-        t[("b", "puts")] = 0
+        t.master_up = False
+        t.budget["puts"] = 0
 
     # --- the tool -----------------------------------------------------------------------------
 
@@ -233,7 +239,7 @@ class SyncUpTool(StartedSlots):
         ops = t.ops
         wals = [w for w in self.W if self.key[w][0] == s]
         return ops.and_(
-            t[("started", s)],
+            t.server_started[s],
             ops.or_(
                 *(ops.and_(WalFile(t, w).exists, WalFile(t, w).place == LIVE_DIR) for w in wals)
             ),
@@ -274,12 +280,12 @@ class SyncUpTool(StartedSlots):
         # ``-f`` a second run fails with no change (a stutter, not generated); the operator
         # reruns with ``-f`` after a run that died (``force``), which overwrites it.
         t.require(
-            ops.not_(t[("mup",)]),
-            ops.not_(t[("surun",)]),
-            t[("info",)] if force else ops.not_(t[("info",)]),
-            *([t[("sufail",)]] if force else []),
+            ops.not_(t.master_up),
+            ops.not_(t.syncup_running),
+            t.syncup_info_file if force else ops.not_(t.syncup_info_file),
+            *([t.syncup_failed] if force else []),
         )
-        marked = [t[("mk", s)] for s in self.S]
+        marked = [t.syncup_marker[s] for s in self.S]
         claims = [self.rule_syncup_claims(t, s, marked[s]) for s in self.S]
         dirs = [self.syncup_wal_dir(t, s) for s in self.S]
         items: dict[tuple, list[Any]] = {item: [] for item in _work_items(self)}
@@ -302,15 +308,15 @@ class SyncUpTool(StartedSlots):
                         items[(p, w, j)].append(ops.and_(listed, at == j))
         owners = [ops.or_(*(Row(t, *rk).exists for rk in self.rkeys if rk[1] == s)) for s in self.S]
         for rk in self.rkeys:
-            for k, vk in zip(self.row_keys(rk), self.row_keys(rk, "sv"), strict=True):
+            for k, vk in zip(self.row_keys(rk), self.row_keys(rk, SYNCUP_VIEW), strict=True):
                 t[vk] = t[k]
         for s in self.S:
-            t[("mk", s)] = ops.or_(t[("mk", s)], dirs[s], owners[s])
+            t.syncup_marker[s] = ops.or_(t.syncup_marker[s], dirs[s], owners[s])
         for key, conds in items.items():
-            t[("suw", *key)] = ops.or_(*conds)
-        t[("info",)] = True
-        t[("surun",)] = True
-        t[("sufail",)] = False
+            t.syncup_work[*key] = ops.or_(*conds)
+        t.syncup_info_file = True
+        t.syncup_running = True
+        t.syncup_failed = False
 
     @step(params=("item",), fair=True, each=_items, label=_work_index)
     def syncup_ship(self, t: Ctx, p: int, w: int, pos: int) -> None:
@@ -318,9 +324,9 @@ class SyncUpTool(StartedSlots):
         ops = t.ops
         target = p + 1
         t.require(
-            t[("suw", p, w, pos)],
-            t[("peer", p)] == ENABLED,
-            ops.or_(*(ops.not_(t[("down", target, k)]) for k in self.K)),
+            t.syncup_work[p, w, pos],
+            t.peer_state[p] == ENABLED,
+            ops.or_(*(ops.not_(t.sink_down[target, k]) for k in self.K)),
         )
         wal = WalFile(t, w)
         n = wal.entries
@@ -330,28 +336,28 @@ class SyncUpTool(StartedSlots):
             ok = ops.and_(wal.exists, j < n, self.shipper_ok(ops, kind, target, ids))
             batch.append((ok, uid, kind, ids))
         self.deliver(ops, t, target, batch)
-        t[("suw", p, w, pos)] = False
+        t.syncup_work[p, w, pos] = False
 
     @step(params=(), fair=True, each=_once)
     def syncup_finish(self, t: Ctx) -> None:
         """ReplicationSyncUp exits; the info file and markers stay"""
         ops = t.ops
-        t.require(t[("surun",)], *(ops.not_(t[("suw", *item)]) for item in _work_items(self)))
-        t[("surun",)] = False
+        t.require(t.syncup_running, *(ops.not_(t.syncup_work[*item]) for item in _work_items(self)))
+        t.syncup_running = False
         for rk in self.rkeys:
-            self.clear(t, True, self.row_keys(rk, "sv"))
+            self.clear(t, True, self.row_keys(rk, SYNCUP_VIEW))
 
     @step(params=(), fair=False, each=_fails)
     def syncup_fail(self, t: Ctx) -> None:
         """ReplicationSyncUp dies part-way; its info file and markers stay"""
-        t.require(t[("surun",)], t[("sudie",)] > 0)
-        t[("sudie",)] = t[("sudie",)] - 1
-        t[("surun",)] = False
-        t[("sufail",)] = True
+        t.require(t.syncup_running, t.syncup_deaths_left > 0)
+        t.syncup_deaths_left = t.syncup_deaths_left - 1
+        t.syncup_running = False
+        t.syncup_failed = True
         for item in _work_items(self):
-            t[("suw", *item)] = False
+            t.syncup_work[*item] = False
         for rk in self.rkeys:
-            self.clear(t, True, self.row_keys(rk, "sv"))
+            self.clear(t, True, self.row_keys(rk, SYNCUP_VIEW))
 
     # --- the master starts again ---------------------------------------------------------------
 
@@ -362,35 +368,35 @@ class SyncUpTool(StartedSlots):
         # The operator starts the cluster once a run finished (``syncup_abandon``: also after one
         # that died; the master cannot tell them apart).
         t.require(
-            ops.not_(t[("mup",)]),
-            ops.not_(t[("surun",)]),
-            t[("info",)],
-            *([] if self.cfg.syncup_abandon else [ops.not_(t[("sufail",)])]),
+            ops.not_(t.master_up),
+            ops.not_(t.syncup_running),
+            t.syncup_info_file,
+            *([] if self.cfg.syncup_abandon else [ops.not_(t.syncup_failed)]),
         )
 
         def join(s: int) -> Callable[[Any, Tx], None]:
             def apply(o: Any, tx: Tx) -> None:
                 self.start_server(o, tx, s)
-                tx[("started", s)] = True
+                tx.server_started[s] = True
 
             return apply
 
-        t[("mup",)] = True
+        t.master_up = True
         for p in self.P:
-            t[("sid", p)] = False
-        t[("info",)] = False
-        t[("sufail",)] = False
+            t.last_pushed_row[p] = False
+        t.syncup_info_file = False
+        t.syncup_failed = False
         earlier: list[Any] = []
         for s in self.S:
-            first = ops.and_(ops.not_(t[("started", s)]), *earlier)
-            earlier.append(t[("started", s)])
+            first = ops.and_(ops.not_(t.server_started[s]), *earlier)
+            earlier.append(t.server_started[s])
             when_apply(ops, t, first, join(s))
 
     # --- properties ---------------------------------------------------------------------------
 
     def syncup_covers(self, ops: Any, get: Any, p: int, w: int, j: int) -> Any:
         """A work item of the running tool still ships entry ``j`` of WAL slot ``w`` to ``p``."""
-        return ops.or_(*(get(("suw", p, w, pos)) for pos in range(min(j, self.E) + 1)))
+        return ops.or_(*(named(get).syncup_work[p, w, pos] for pos in range(min(j, self.E) + 1)))
 
     def properties(self) -> list[FlatProperty]:
         """``no_lost_edit`` counts an edit as covered also while a work item of the running tool
@@ -406,7 +412,7 @@ class SyncUpTool(StartedSlots):
                 cl, u = k[1], k[2]
                 w, j = divmod(u, E)
                 shipping = ops.and_(
-                    self.syncup_covers(ops, get, cl - 1, w, j), get(("wplace", w)) != DELETED
+                    self.syncup_covers(ops, get, cl - 1, w, j), named(get).wal_place[w] != DELETED
                 )
                 return ops.or_(get(k), shipping)
 

@@ -74,7 +74,7 @@ class ZombieSteps(ZombieWals, TableText):
 
     def zombie(self, ops: Any, t: Any, s: int) -> Any:
         """Server ``s`` has started and is dead."""
-        started = t[("started", s)] if isinstance(self, StartedSlots) else True
+        started = t.server_started[s] if isinstance(self, StartedSlots) else True
         return ops.and_(started, ops.not_(Server(t, s).alive))
 
     def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
@@ -115,19 +115,19 @@ class ZombieSteps(ZombieWals, TableText):
             True if pos == FULL else pos <= WalFile(t, w).entries,
         )
         self.set_offset(ops, t, True, (p, s, src), g, q, pos)
-        t[("sid", p)] = True
+        t.last_pushed_row[p] = True
 
     @step(params=("peer", "server"), fair=False, each=_refreshes)
     def zombie_refresh(self, t: Ctx, p: int, s: int) -> None:
         """a dead server runs a refresh the master sent it before its session expired"""
         ops = t.ops
-        removed = t[("peer", p)] == REMOVED
+        removed = t.peer_state[p] == REMOVED
         known = Server(t, s).knows[p]
         t.require(self.zombie(ops, t, s), removed == known)
         self.rs_remove_peer(ops, t, removed, p, s)
         self.rs_add_peer(ops, t, ops.not_(removed), p, s)
         # the server is dead to the model: what it knows and its sources stay as they were
-        t[("known", s, p)] = known
+        t.knows_peer[s, p] = known
         for sk in self.sh_keys:
             if sk[:2] == (s, p):
                 self.clear(t, True, self.shipper_keys(sk))

@@ -16,7 +16,7 @@ CLAIM round sent to a live server (``model/table/scp.py``) runs there.
 * ``claim_redeliver``: a master restart re-sends a claim still running on its target, which runs
   ``claimQueue`` a second time (reading the offsets now).
 
-A server's pending claims are the slots ``("cl", t, m)`` for ``m`` 0 and 1 (a redelivered one
+A server's pending claims are ``claim_pending[claimer, slot]`` for slot 0 and 1 (a redelivered one
 second), each with the child's peer, source and dead server and the offsets read.
 """
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, LIVE_DIR
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.rules import NO_TIMESTAMP
@@ -59,11 +60,12 @@ class Claims(TableText):
 
     def claim_is(self, ops: Any, get: Any, t: int, m: int, d: int, p: int, src: int) -> Any:
         """Pending claim ``m`` of ``t`` is the child of queue ``(p, d, src)``."""
+        now = named(get)
         return ops.and_(
-            get(("cl", t, m)),
-            get(("clp", t, m)) == p,
-            get(("cls", t, m)) == src,
-            get(("cld", t, m)) == d,
+            now.claim_pending[t, m],
+            now.claim_peer[t, m] == p,
+            now.claim_source[t, m] == src,
+            now.claim_dead[t, m] == d,
         )
 
     def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
@@ -76,10 +78,11 @@ class Claims(TableText):
     ) -> Any:
         """Does a recovered source list WAL ``(x, g, q)``: in oldWALs and ``shouldReplicate``
         from the offset?"""
+        now = named(get)
         w = self.slot(x, g, q)
         return ops.and_(
-            get(("wex", w)),
-            get(("wplace", w)) == ARCHIVED,
+            now.wal_exists[w],
+            now.wal_place[w] == ARCHIVED,
             table_rules.should_replicate_rule(ops, has, ts, pos, q),
         )
 
@@ -88,25 +91,25 @@ class Claims(TableText):
         with the offsets of pending claim 0 of ``c``; returns (processed, source, read)."""
         rk = (p, d, src)
         read = [
-            (og, t[("clhas", c, 0, og)], t[("clseq", c, 0, og)], t[("clpos", c, 0, og)])
+            (og, t.claim_read_has[c, 0, og], t.claim_read_wal[c, 0, og], t.claim_read_pos[c, 0, og])
             for og in self.OG
         ]
         # The first column read (group 0 when nothing was read), and the row's value of it.
-        col = ops.and_(t[("rex", *rk)], t[("rhas", *rk, 0)])
-        cseq, cpos = t[("rseq", *rk, 0)], t[("rpos", *rk, 0)]
+        col = ops.and_(t.queue_row[*rk], t.queue_has_offset[*rk, 0])
+        cseq, cpos = t.queue_offset_wal[*rk, 0], t.queue_offset_pos[*rk, 0]
         rseq: Any = 0
         rpos: Any = 0
         for og, has, seq, pos in reversed(read):
-            col = ops.ite(has, ops.and_(t[("rex", *rk)], t[("rhas", *rk, og)]), col)
-            cseq = ops.ite(has, t[("rseq", *rk, og)], cseq)
-            cpos = ops.ite(has, t[("rpos", *rk, og)], cpos)
+            col = ops.ite(has, ops.and_(t.queue_row[*rk], t.queue_has_offset[*rk, og]), col)
+            cseq = ops.ite(has, t.queue_offset_wal[*rk, og], cseq)
+            cpos = ops.ite(has, t.queue_offset_pos[*rk, og], cpos)
             rseq = ops.ite(has, seq, rseq)
             rpos = ops.ite(has, pos, rpos)
         cseq = ops.ite(col, cseq, 0)
         cpos = ops.ite(col, cpos, 0)
         holds = table_rules.claim_guard_rule(
             ops,
-            t[("rex", *rk)],
+            t.queue_row[*rk],
             ops.or_(*(has for _og, has, _s, _p in read)),
             col,
             cseq,
@@ -119,12 +122,12 @@ class Claims(TableText):
         self.pop_claim(t, c)
         self.remove_row(t, applies, rk)
         nk = (p, c, source)
-        t.when(applies, ("rex", *nk), True)
+        t.when(applies).queue_row[*nk] = True
         for og, has, seq, pos in read:
             on = ops.and_(applies, has)
-            t.when(on, ("rhas", *nk, og), True)
-            t.when(on, ("rseq", *nk, og), seq)
-            t.when(on, ("rpos", *nk, og), pos)
+            t.when(on).queue_has_offset[*nk, og] = True
+            t.when(on).queue_offset_wal[*nk, og] = seq
+            t.when(on).queue_offset_pos[*nk, og] = pos
         return applies, source, read
 
     def start_recovered(
@@ -155,32 +158,33 @@ class Claims(TableText):
         """claim: sleep, check the peer, getOffsets"""
         ops = t.ops
         rk = (p, d, src)
-        t.require(t[("ch", d, p, src)])
+        t.require(t.claim_child[d, p, src])
         t.require(
-            t[("cht", d, p, src)] == c,
+            t.claim_target[d, p, src] == c,
             Server(t, c).alive,
-            ops.not_(t[("cl", c, 0)]),
+            ops.not_(t.claim_pending[c, 0]),
         )
         known = self.rule["rule_claim_peer_known"](ops, Server(t, c).knows[p])
-        read = ops.or_(*(t[("rhas", *rk, og)] for og in self.OG))
+        read = ops.or_(*(t.queue_has_offset[*rk, og] for og in self.OG))
         ok = ops.and_(known, read)
-        self.clear(t, ops.not_(ok), [("ch", d, p, src), ("cht", d, p, src)])
-        t.when(ok, ("cl", c, 0), True)
-        t.when(ok, ("clp", c, 0), p)
-        t.when(ok, ("cls", c, 0), src)
-        t.when(ok, ("cld", c, 0), d)
+        self.clear(t, ops.not_(ok), [var.claim_child(d, p, src), var.claim_target(d, p, src)])
+        t.when(ok).claim_pending[c, 0] = True
+        t.when(ok).claim_peer[c, 0] = p
+        t.when(ok).claim_source[c, 0] = src
+        t.when(ok).claim_dead[c, 0] = d
         for og in self.OG:
-            for f in ("has", "seq", "pos"):
-                t.when(ok, ("cl" + f, c, 0, og), t[("r" + f, *rk, og)])
+            t.when(ok).claim_read_has[c, 0, og] = t.queue_has_offset[*rk, og]
+            t.when(ok).claim_read_wal[c, 0, og] = t.queue_offset_wal[*rk, og]
+            t.when(ok).claim_read_pos[c, 0, og] = t.queue_offset_pos[*rk, og]
 
     @step(params=("server",), fair=True, each=_claims, label=_claimer)
     def claim_commit(self, t: Ctx, c: int, d: int, p: int, src: int) -> None:
         """claim: conditional delete+put; start recovered source"""
         ops = t.ops
-        t.require(t[("cl", c, 0)])
+        t.require(t.claim_pending[c, 0])
         t.require(Server(t, c).alive, self.claim_is(ops, t.get, c, 0, d, p, src))
-        mine = ops.and_(t[("ch", d, p, src)], t[("cht", d, p, src)] == c)
-        self.clear(t, mine, [("ch", d, p, src), ("cht", d, p, src)])
+        mine = ops.and_(t.claim_child[d, p, src], t.claim_target[d, p, src] == c)
+        self.clear(t, mine, [var.claim_child(d, p, src), var.claim_target(d, p, src)])
         applies, source, read = self.claim_queue(ops, t, c, d, p, src)
         known = self.rule["rule_claim_peer_known"](ops, Server(t, c).knows[p])
         drop = ops.or_(ops.not_(known), self.refuse_recovered(ops, t.get, c, p))
@@ -196,17 +200,17 @@ class Claims(TableText):
     def claim_lost(self, t: Ctx, d: int, p: int, src: int) -> None:
         """the claim's target is gone: the child finishes"""
         ops = t.ops
-        t.require(t[("ch", d, p, src)])
-        target = t[("cht", d, p, src)]
+        t.require(t.claim_child[d, p, src])
+        target = t.claim_target[d, p, src]
         dead = ops.or_(*(ops.and_(target == x, ops.not_(Server(t, x).alive)) for x in self.S))
-        t.require(t[("ch", d, p, src)], dead)
-        self.clear(t, True, [("ch", d, p, src), ("cht", d, p, src)])
+        t.require(t.claim_child[d, p, src], dead)
+        self.clear(t, True, [var.claim_child(d, p, src), var.claim_target(d, p, src)])
 
     @step(params=("server",), fair=True, each=_claims, label=_claimer)
     def zombie_claim_commit(self, t: Ctx, c: int, d: int, p: int, src: int) -> None:
         """a dead claimer's in-flight claim mutation lands before its own SCP splits its logs"""
         ops = t.ops
-        t.require(t[("cl", c, 0)])
+        t.require(t.claim_pending[c, 0])
         t.require(
             ops.not_(Server(t, c).alive),
             Crash(t, c).stage == SCP_SPLIT,
@@ -219,21 +223,22 @@ class Claims(TableText):
         """master restart: a claim still running on its target is dispatched again"""
         ops = t.ops
         rk = (p, d, src)
-        t.require(t[("cl", c, 0)])
+        t.require(t.claim_pending[c, 0])
         t.require(
-            t[("b", "master_restarts")] > 0,
+            t.budget["master_restarts"] > 0,
             Server(t, c).alive,
             self.claim_is(ops, t.get, c, 0, d, p, src),
-            ops.not_(t[("cl", c, 1)]),
+            ops.not_(t.claim_pending[c, 1]),
         )
-        t[("b", "master_restarts")] = t[("b", "master_restarts")] - 1
-        t[("cl", c, 1)] = True
-        t[("clp", c, 1)] = p
-        t[("cls", c, 1)] = src
-        t[("cld", c, 1)] = d
+        t.budget["master_restarts"] = t.budget["master_restarts"] - 1
+        t.claim_pending[c, 1] = True
+        t.claim_peer[c, 1] = p
+        t.claim_source[c, 1] = src
+        t.claim_dead[c, 1] = d
         for og in self.OG:
-            for f in ("has", "seq", "pos"):
-                t[("cl" + f, c, 1, og)] = t[("r" + f, *rk, og)]
+            t.claim_read_has[c, 1, og] = t.queue_has_offset[*rk, og]
+            t.claim_read_wal[c, 1, og] = t.queue_offset_wal[*rk, og]
+            t.claim_read_pos[c, 1, og] = t.queue_offset_pos[*rk, og]
 
 
 class RecoveredListsWalDir(Claims):
@@ -245,5 +250,6 @@ class RecoveredListsWalDir(Claims):
     ) -> Any:
         """The recovered queue lists every WAL of the group still in ``WALs/``, whatever its
         offset; none in oldWALs."""
+        now = named(get)
         w = self.slot(x, g, q)
-        return ops.and_(get(("wex", w)), get(("wplace", w)) == LIVE_DIR)
+        return ops.and_(now.wal_exists[w], now.wal_place[w] == LIVE_DIR)

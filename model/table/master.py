@@ -24,12 +24,14 @@ class MasterRestart(TableText):
         n = count(
             ops,
             (
-                ops.and_(t[("pp", p)], t[("ppk", p)] == ADD, t[("pps", p)] > AP_PRE, fence)
+                ops.and_(
+                    t.peer_proc[p], t.peer_proc_kind[p] == ADD, t.peer_proc_stage[p] > AP_PRE, fence
+                )
                 for p in self.P
             ),
         )
-        t[("bar",)] = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
-        t[("barn",)] = n
+        t.cleaner_barrier = ops.ite(n > 0, BARRIER_DISABLED, NOT_RUNNING)
+        t.cleaner_barrier_holders = n
 
     @step(params=(), fair=False, each=lambda text: [()] if text.cfg.master_restarts else [])
     def master_restart(self, t: Ctx) -> None:
@@ -47,5 +49,5 @@ class RestartForgetsBarrier(MasterRestart):
     def master_restart_barrier(self, ops: Any, t: Any) -> None:
         """The restarted master leaves the cleaner barrier down: no replayed AddPeerProcedure
         disables the log cleaner again."""
-        t[("bar",)] = NOT_RUNNING
-        t[("barn",)] = 0
+        t.cleaner_barrier = NOT_RUNNING
+        t.cleaner_barrier_holders = 0

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replcheck.model.common.state import ENABLED, REMOVED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.seams import ROW_DELETE
@@ -107,7 +108,10 @@ class PeerProcedures(TableText):
     def rule_removal_pending(self, ops: Any, get: Any, p: int) -> Any:
         """Is any recorded crash's procedure unfinished? Only the recorded ones count."""
         return ops.or_(
-            *(ops.and_(get(("pprec", p, d)), self.waited_for(ops, get, d)) for d in self.S)
+            *(
+                ops.and_(named(get).peer_proc_recorded[p, d], self.waited_for(ops, get, d))
+                for d in self.S
+            )
         )
 
     def rule_peer_checked_under_lock(self, ops: Any) -> Any:
@@ -119,11 +123,11 @@ class PeerProcedures(TableText):
     def barrier_enable(self, ops: Any, t: Any, cond: Any) -> None:
         """Where ``cond`` holds, the barrier's ``enable()``: DISABLED by one procedure becomes
         NOT_RUNNING, by more is disabled by one fewer."""
-        bar, n = t[("bar",)], t[("barn",)]
+        bar, n = t.cleaner_barrier, t.cleaner_barrier_holders
         on = ops.and_(cond, bar == BARRIER_DISABLED)
         last = n <= 1
-        t.when(on, ("bar",), ops.ite(last, NOT_RUNNING, BARRIER_DISABLED))
-        t.when(on, ("barn",), ops.ite(last, 0, n - 1))
+        t.when(on).cleaner_barrier = ops.ite(last, NOT_RUNNING, BARRIER_DISABLED)
+        t.when(on).cleaner_barrier_holders = ops.ite(last, 0, n - 1)
 
     def after_add_storage(self, t: Ctx, p: int) -> None:
         """What else UPDATE_PEER_STORAGE stores with a new peer (sync replication's states)."""
@@ -167,8 +171,8 @@ class PeerProcedures(TableText):
     def removal_finish(self, t: Any, p: int, done: Any) -> None:
         """Where ``done`` holds (the last pass of ``removeAllQueues`` is over): the peer's other
         rows go and the procedure ends."""
-        t.when(done, ("sid", p), False)
-        t.when(done, ("rdone", p), True)
+        t.when(done).last_pushed_row[p] = False
+        t.when(done).peer_removed[p] = True
         self.clear(t, done, self.proc_keys(p))
         self.removal_done(t, p, done)
 
@@ -218,7 +222,7 @@ class PeerProcedures(TableText):
         (``checkQueuesDeleted``, ``add_refused``)."""
         ops = t.ops
         fence = self.rule["rule_fence_add"](ops)
-        t.require(table_rules.add_peer_may_leave_pre(ops, fence, t[("bar",)]))
+        t.require(table_rules.add_peer_may_leave_pre(ops, fence, t.cleaner_barrier))
         fail = ops.or_(
             ops.and_(self.rule_peer_checked_under_lock(ops), self.storage(ops, t.get, p)),
             *(Row(t, p, o, src).exists for o in self.S for src in self.SRC),
@@ -226,15 +230,15 @@ class PeerProcedures(TableText):
         )
         ok = ops.not_(fail)
         on = ops.and_(ok, fence)
-        bar, n = table_rules.barrier_disable_rule(ops, t[("bar",)], t[("barn",)])
-        t.when(on, ("bar",), bar)
-        t.when(on, ("barn",), n)
-        t.when(ok, ("pps", p), AP_STORAGE)
+        bar, n = table_rules.barrier_disable_rule(ops, t.cleaner_barrier, t.cleaner_barrier_holders)
+        t.when(on).cleaner_barrier = bar
+        t.when(on).cleaner_barrier_holders = n
+        t.when(ok).peer_proc_stage[p] = AP_STORAGE
         self.clear(t, fail, self.proc_keys(p))
 
     def proc_add_storage(self, t: Ctx, p: int) -> None:
         """AddPeerProcedure UPDATE_PEER_STORAGE: the peer is stored (``added_state``)."""
-        t[("peer", p)] = self.added_state(p)
+        t.peer_state[p] = self.added_state(p)
         self.set_stage(t, p, AP_REFRESH, refresh=True)
         self.after_add_storage(t, p)
 
@@ -254,13 +258,13 @@ class PeerProcedures(TableText):
         exists = ops.or_(
             ops.not_(self.rule_peer_checked_under_lock(ops)), self.storage(ops, t.get, p)
         )
-        t.when(exists, ("pps", p), RP_STORAGE)
+        t.when(exists).peer_proc_stage[p] = RP_STORAGE
         self.clear(t, ops.not_(exists), self.proc_keys(p))
 
     def proc_rm_storage(self, t: Ctx, p: int) -> None:
         """RemovePeerProcedure UPDATE_PEER_STORAGE: the peer removed; the claim procedures still
         running recorded."""
-        t[("peer", p)] = REMOVED
+        t.peer_state[p] = REMOVED
         for d in self.S:
             PeerProc(t, p).recorded[d] = self.rule_removal_waits_for(t.ops, t.get, d)
         self.set_stage(t, p, RP_REFRESH, refresh=True)
@@ -274,7 +278,7 @@ class PeerProcedures(TableText):
         ``removeAllQueues`` begins."""
         t.require(t.ops.not_(self.rule_removal_pending(t.ops, t.get, p)))
         self.set_stage(t, p, RP_REMOVE_ALL)
-        self.clear(t, True, [("ppc", p), ("ppn", p)])
+        self.clear(t, True, [var.peer_proc_cursor(p), var.peer_proc_pass(p)])
 
     # --- the refreshes, on the region servers -------------------------------------------------
 
@@ -312,7 +316,7 @@ class PeerProcedures(TableText):
             cur = Server(t, s).current[g]
             self.set_offset(ops, t, on, (p, s, NO_SOURCE), g, cur, 0)
             self.add_shipper(ops, t, on, (s, p, NO_SOURCE, g), [cur == q for q in self.Q], 0)
-        t.when(on, ("known", s, p), True)
+        t.when(on).knows_peer[s, p] = True
 
     def rs_remove_peer(self, ops: Any, t: Any, cond: Any, p: int, s: int) -> None:
         """``RSM.removePeer`` where ``cond`` holds: every source of the peer, recovered ones
@@ -325,7 +329,7 @@ class PeerProcedures(TableText):
         for sk in self.sh_keys:
             if sk[:2] == (s, p):
                 self.clear(t, cond, self.shipper_keys(sk))
-        t.when(cond, ("known", s, p), False)
+        t.when(cond).knows_peer[s, p] = False
 
 
 # --- mutants --------------------------------------------------------------------------------------
@@ -359,7 +363,7 @@ class RemovePeerKeepsRecovered(PeerProcedures):
         for sk in self.sh_keys:
             if sk[:3] == (s, p, NO_SOURCE):
                 self.clear(t, cond, self.shipper_keys(sk))
-        t.when(cond, ("known", s, p), False)
+        t.when(cond).knows_peer[s, p] = False
 
 
 class CheckedAtSubmission(PeerProcedures):

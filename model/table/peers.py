@@ -33,14 +33,14 @@ class PeerAdmin(TableText):
         state is one the command is for) and no procedure of the peer runs: the peer's
         procedures hold its lock one at a time, and here the admin waits for the last one
         (the ``peer_life`` feature queues the command instead)."""
-        return [applies, t.ops.not_(t[("pp", p)])]
+        return [applies, t.ops.not_(t.peer_proc[p])]
 
     def start_proc(self, t: Ctx, cond: Any, p: int, kind: Any, stage: Any) -> None:
         """Where ``cond`` holds, the procedure of ``kind`` for peer ``p`` is persisted at
         ``stage`` and holds the peer's lock."""
-        t.when(cond, ("pp", p), True)
-        t.when(cond, ("ppk", p), kind)
-        t.when(cond, ("pps", p), stage)
+        t.when(cond).peer_proc[p] = True
+        t.when(cond).peer_proc_kind[p] = kind
+        t.when(cond).peer_proc_stage[p] = stage
 
     def enqueue(self, t: Ctx, p: int, kind: int, stage: int) -> None:
         """The submitted procedure starts at once (``may_submit`` let it in only with the
@@ -55,7 +55,7 @@ class PeerAdmin(TableText):
     @step(params=("peer",), fair=False, each=_peers)
     def add_peer(self, t: Ctx, p: int) -> None:
         """admin: AddPeerProcedure is submitted"""
-        applies = self.rule_peer_id_free(t.ops, t[("peer", p)])
+        applies = self.rule_peer_id_free(t.ops, t.peer_state[p])
         t.require(Budget(t, "admin").left > 0, *self.may_submit(t, p, applies))
         self.submit(t, p, ADD, AP_PRE)
 
@@ -77,9 +77,9 @@ class PeerAdmin(TableText):
         sources follow the peer's state (``source_ships_rule``). This is the grain of a
         recorded run's admin command (trace validation); the ``peer_life`` feature runs
         DisablePeerProcedure and EnablePeerProcedure stage by stage instead."""
-        t.require(Budget(t, "admin").left > 0, *self.may_submit(t, p, t[("peer", p)] == want))
+        t.require(Budget(t, "admin").left > 0, *self.may_submit(t, p, t.peer_state[p] == want))
         Budget(t, "admin").left = Budget(t, "admin").left - 1
-        t[("peer", p)] = to
+        t.peer_state[p] = to
 
     @step(params=("peer",), fair=False, each=_toggled)
     def disable_peer(self, t: Ctx, p: int) -> None:

@@ -22,6 +22,7 @@ from replcheck.model.common.edit_properties import (
     unneeded_files_deleted,
 )
 from replcheck.model.common.state import DELETED, REMOVED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.text import FlatProperty, count, off
 from replcheck.model.features.sync_procedure import IN_DIR, NO_FILE
 from replcheck.model.table import rules as table_rules
@@ -46,9 +47,10 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def offset_covers(ops: Any, get: Any, rk: tuple, g: int, q: int, j: int) -> Any:
         """``should_replicate(offset, key) and start_position(offset, key) <= index`` for the
         row's column of group ``g`` (None when absent)."""
-        has = get(("rhas", *rk, g))
-        ts = ops.ite(has, get(("rseq", *rk, g)), NO_TIMESTAMP)
-        pos = ops.ite(has, get(("rpos", *rk, g)), 0)
+        now = named(get)
+        has = now.queue_has_offset[*rk, g]
+        ts = ops.ite(has, now.queue_offset_wal[*rk, g], NO_TIMESTAMP)
+        pos = ops.ite(has, now.queue_offset_pos[*rk, g], 0)
         return ops.and_(
             table_rules.should_replicate_rule(ops, has, ts, pos, q),
             table_rules.start_position_rule(ops, has, ts, pos, q) <= j,
@@ -57,19 +59,20 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def covered(ops: Any, get: Any, p: int, w: int, j: int) -> Any:
         """``_covered``: a live source has the entry queued; a dead owner's row still needs it;
         ADD_MISSING_QUEUES will add a queue for the crashed server."""
+        now = named(get)
         x, g, q = z.key[w]
         out = []
         for sk in z.sh_keys:
             o, sp, src, sg, _m = sk
             if sp != p or sg != g or z.wal_owner(o, src) != x:
                 continue
-            head = ops.and_(*(ops.not_(get(("shw", *sk, r))) for r in range(q)))
+            head = ops.and_(*(ops.not_(now.shipper_has_wal[*sk, r]) for r in range(q)))
             out.append(
                 ops.and_(
-                    get(("alive", o)),
-                    get(("sh", *sk)),
-                    get(("shw", *sk, q)),
-                    ops.or_(ops.not_(head), get(("shpos", *sk)) <= j),
+                    now.server_alive[o],
+                    now.shipper[*sk],
+                    now.shipper_has_wal[*sk, q],
+                    ops.or_(ops.not_(head), now.shipper_pos[*sk] <= j),
                 )
             )
         for rk in z.rkeys:
@@ -78,22 +81,22 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 continue
             out.append(
                 ops.and_(
-                    get(("rex", *rk)),
-                    ops.not_(get(("alive", o))),
+                    now.queue_row[*rk],
+                    ops.not_(now.server_alive[o]),
                     offset_covers(ops, get, rk, g, q, j),
                 )
             )
-        stage = get(("stage", x))
-        dead = ops.not_(get(("alive", x)))
+        stage = now.scp_stage[x]
+        dead = ops.not_(now.server_alive[x])
         out.append(
             ops.and_(
                 dead,
                 stage >= SCP_SPLIT,
                 stage <= ARQP_ADD_MISSING,
-                get(("peer", p)) != REMOVED,
+                now.peer_state[p] != REMOVED,
             )
         )
-        out.append(ops.and_(dead, stage == ARQP_PUT_MISSING, get(("scpp", x, p))))
+        out.append(ops.and_(dead, stage == ARQP_PUT_MISSING, now.scp_missing_peer[x, p]))
         return ops.or_(*out)
 
     def no_lost_edit(ops: Any, get: Any) -> Any:
@@ -103,12 +106,13 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         still exists."""
         ok = []
         for owed, w, j, p in unapplied(z, ops, get):
-            safe = ops.and_(get(("wplace", w)) != DELETED, covered(ops, get, p, w, j))
+            safe = ops.and_(named(get).wal_place[w] != DELETED, covered(ops, get, p, w, j))
             ok.append(ops.implies(owed, safe))
         return ops.and_(*ok)
 
     def deleted(ops: Any, get: Any, w: int) -> Any:
-        return ops.and_(get(("wex", w)), get(("wplace", w)) == DELETED)
+        now = named(get)
+        return ops.and_(now.wal_exists[w], now.wal_place[w] == DELETED)
 
     def no_wal_deleted_while_needed(ops: Any, get: Any) -> Any:
         """Seed 004: "all the files before this offset can be deleted, otherwise not." No deleted
@@ -116,6 +120,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         offset of a queue row of such a peer (a live, SCP-unfinished or not-yet-claimed server's
         queue). (A removed peer's source ships until the refresh on its server stops it, and the
         cleaner no longer keeps its WALs: what it can no longer read is owed to no one.)"""
+        now = named(get)
         gone = {}
         for w in W:
             d = deleted(ops, get, w)
@@ -126,24 +131,28 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
             return True
         for sk in z.sh_keys:
             o, p, src, g, _m = sk
-            on = ops.and_(get(("alive", o)), get(("peer", p)) != REMOVED, get(("sh", *sk)))
+            on = ops.and_(
+                now.server_alive[o],
+                now.peer_state[p] != REMOVED,
+                now.shipper[*sk],
+            )
             if off(on):
                 continue
             for q in Q:
                 w = z.slot(z.wal_owner(o, src), g, q)
                 if w in gone:
-                    ok.append(ops.not_(ops.and_(on, get(("shw", *sk, q)), gone[w])))
+                    ok.append(ops.not_(ops.and_(on, now.shipper_has_wal[*sk, q], gone[w])))
         for rk in z.rkeys:
             p, o, src = rk
-            on = ops.and_(get(("rex", *rk)), get(("peer", p)) != REMOVED)
+            on = ops.and_(now.queue_row[*rk], now.peer_state[p] != REMOVED)
             if off(on):
                 continue
             x = z.wal_owner(o, src)
             for g in G:
-                has = get(("rhas", *rk, g))
+                has = now.queue_has_offset[*rk, g]
                 if off(has):
                     continue
-                seq, pos = get(("rseq", *rk, g)), get(("rpos", *rk, g))
+                seq, pos = now.queue_offset_wal[*rk, g], now.queue_offset_pos[*rk, g]
                 for q in Q:
                     w = z.slot(x, g, q)
                     if w not in gone:
@@ -157,20 +166,21 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         file" (seed 003: "the latest position that has been replicated"). A persisted group
         offset never points past the data its WAL holds: a restarted or recovered source starts
         there, and an offset past the end would skip the edits written up to it."""
+        now = named(get)
         out = []
         for rk in z.rkeys:
             _p, o, src = rk
-            on = get(("rex", *rk))
+            on = now.queue_row[*rk]
             if off(on):
                 continue
             x = z.wal_owner(o, src)
             for g in G:
-                has = ops.and_(on, get(("rhas", *rk, g)))
+                has = ops.and_(on, now.queue_has_offset[*rk, g])
                 if off(has):
                     continue
-                seq, pos = get(("rseq", *rk, g)), get(("rpos", *rk, g))
+                seq, pos = now.queue_offset_wal[*rk, g], now.queue_offset_pos[*rk, g]
                 for q in Q:
-                    n = get(("wn", z.slot(x, g, q)))
+                    n = now.wal_length[z.slot(x, g, q)]
                     out.append(ops.not_(ops.and_(has, seq == q, pos > n)))
         return ops.and_(*out)
 
@@ -181,15 +191,16 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         for p in P:
             for x in S:
                 rows = [rk for rk in z.rkeys if rk[0] == p and z.wal_owner(rk[1], rk[2]) == x]
-                out.append(count(ops, (get(("rex", *rk)) for rk in rows)) <= 1)
+                out.append(count(ops, (named(get).queue_row[*rk] for rk in rows)) <= 1)
         return ops.and_(*out)
 
     def single_source(ops: Any, get: Any) -> Any:
         """Seed 000: "the master cluster Region Server creates one new source thread per copied
         queue": each WAL is read for a peer by at most one live source."""
+        now = named(get)
         live = []
         for sk in z.sh_keys:
-            on = ops.and_(get(("alive", sk[0])), get(("sh", *sk)))
+            on = ops.and_(now.server_alive[sk[0]], now.shipper[*sk])
             if not off(on):
                 live.append((sk, on))
         out = []
@@ -199,7 +210,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
                 n = count(
                     ops,
                     (
-                        ops.and_(on, get(("shw", *sk, q)))
+                        ops.and_(on, now.shipper_has_wal[*sk, q])
                         for sk, on in live
                         if sk[1] == p and sk[3] == g and z.wal_owner(sk[0], sk[2]) == x
                     ),
@@ -213,10 +224,11 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         delete these replication queues properly." Once it finished, no queue, ``sid`` or
         ``hfileref`` row of the peer exists, and none is created afterwards (until the peer is added
         again under its id)."""
+        now = named(get)
         out = []
         for p in P:
-            done = ops.and_(get(("rdone", p)), get(("peer", p)) == REMOVED)
-            rows = ops.or_(*(get(("rex", *rk)) for rk in z.rkeys if rk[0] == p))
+            done = ops.and_(now.peer_removed[p], now.peer_state[p] == REMOVED)
+            rows = ops.or_(*(now.queue_row[*rk] for rk in z.rkeys if rk[0] == p))
             out.append(ops.not_(ops.and_(done, ops.or_(rows, z.peer_rows_left(ops, get, p)))))
         return ops.and_(*out)
 
@@ -226,13 +238,14 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         every live region server has a normal source for the peer exactly when the peer is in
         peer storage: a server that does not know of a peer replicates nothing to it, and
         nothing else notices."""
+        now = named(get)
         out = []
         for p in P:
             stored = z.storage(ops, get, p)
             idle = z.peer_idle(ops, get, p)
             for s in S:
-                agree = ops.eq(get(("known", s, p)), stored)
-                out.append(ops.implies(ops.and_(idle, get(("alive", s))), agree))
+                agree = ops.eq(now.knows_peer[s, p], stored)
+                out.append(ops.implies(ops.and_(idle, now.server_alive[s]), agree))
         return ops.and_(*out)
 
     def no_stale_edit_replicated(ops: Any, get: Any) -> Any:
@@ -251,12 +264,13 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         once replicated". Every edit the ACTIVE cluster acknowledged (written to its WAL and to
         the remote WAL) is in cluster 0 once cluster 0 is no longer STANDBY (applies with
         ``remote_wals``: cluster 0 is the STANDBY, ``model/features/sync_remote.py``)."""
+        now = named(get)
         out = []
         for p in SP:
-            promoted = get(("sync", p)) != STANDBY
+            promoted = now.sync_state[p] != STANDBY
             for k in RW:
-                acked = k < get(("rwn", p))
-                out.append(ops.implies(ops.and_(promoted, acked), get(("rwa", p, k))))
+                acked = k < now.remote_acked[p]
+                out.append(ops.implies(ops.and_(promoted, acked), now.remote_applied[p, k]))
         return ops.and_(*out)
 
     def no_remote_wals_after_removal(ops: Any, get: Any) -> Any:
@@ -264,11 +278,16 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         ``-snapshot`` dirs; ``.syncrep`` WALs ...)"; RemovePeerProcedure deletes them all
         (``removePeerRemoteWALs``). Once it finished, none of the peer's remote WAL directories
         and no remote WAL of the peer is left (applies with ``remote_wals``)."""
+        now = named(get)
         out = []
         for p in SP:
-            left = [get(("rdir", p)), get(("rwrep", p)), get(("rwsnap", p))]
-            left += [get(("rwf", p, k)) != NO_FILE for k in RW]
-            out.append(ops.implies(get(("rdone", p)), ops.not_(ops.or_(*left))))
+            left = [
+                now.remote_wal_dir[p],
+                now.remote_replay_dir[p],
+                now.remote_snapshot_dir[p],
+            ]
+            left += [now.remote_wal_file[p, k] != NO_FILE for k in RW]
+            out.append(ops.implies(now.peer_removed[p], ops.not_(ops.or_(*left))))
         return ops.and_(*out)
 
     def replicated_remote_wals_deleted(ops: Any, get: Any) -> Any:
@@ -276,9 +295,10 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         (``cleanOldLogs`` -> ``removeRemoteWALs``, also in DA: HBASE-20434)." Goal: no remote WAL
         whose edit cluster 0 has applied is left in ``remoteWALs/<peerId>``, whether the peer's
         cluster is still ACTIVE or went DOWNGRADE_ACTIVE (applies with ``remote_wals``)."""
+        now = named(get)
         return ops.and_(
             *(
-                ops.not_(ops.and_(get(("rwf", p, k)) == IN_DIR, get(("rwa", p, k))))
+                ops.not_(ops.and_(now.remote_wal_file[p, k] == IN_DIR, now.remote_applied[p, k]))
                 for p in SP
                 for k in RW
             )
@@ -297,7 +317,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         region_replica_replication queues then we can not delete the data right now, otherwise we
         may crash the old region servers". No region server has aborted because its own queue
         znode was removed under its running source (applies with ``legacy_peer``)."""
-        return ops.not_(ops.or_(*(get(("labort", s)) for s in z.legacy_servers)))
+        return ops.not_(ops.or_(*(named(get).legacy_aborted[s] for s in z.legacy_servers)))
 
     def hfile_refs_migrated(ops: Any, get: Any) -> Any:
         """Reference section 9: MIGRATE runs "3 parallel tasks: queues, last pushed seq ids,
@@ -305,10 +325,12 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         for replication" in the table only. While the bulk-loaded hfile's marker is owed to a
         peer that still exists and not yet applied there, the peer's reference is in ZooKeeper
         (not migrated yet) or in its ``hfileref`` row (applies with ``zk_hfile_refs``)."""
+        now = named(get)
         return ops.and_(
             *(
                 ops.implies(
-                    z.marker_owed(ops, get, p), ops.or_(get(("zkhf", p)), get(("hfref", p)))
+                    z.marker_owed(ops, get, p),
+                    ops.or_(now.zk_hfile_refs[p], now.hfile_ref[p]),
                 )
                 for p in z.zk_hfile_peers
             )
@@ -317,17 +339,25 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     def offsets_monotone(ops: Any, before: Any, after: Any) -> Any:
         """Seed 004: "When starting a recovered replication queue, we will skip all the files before
         this offset": a queue's group offset never moves backwards in timestamp order."""
+        was = named(before)
+        now = named(after)
         out = []
         for rk in z.rkeys:
             for og in z.OG:
                 had = ops.and_(
-                    before(("rex", *rk)),
-                    before(("rhas", *rk, og)),
-                    before(("rseq", *rk, og)) != BEGIN_SEQ,
+                    was.queue_row[*rk],
+                    was.queue_has_offset[*rk, og],
+                    was.queue_offset_wal[*rk, og] != BEGIN_SEQ,
                 )
-                has = ops.and_(after(("rex", *rk)), after(("rhas", *rk, og)))
-                s0, p0 = before(("rseq", *rk, og)), before(("rpos", *rk, og))
-                s1, p1 = after(("rseq", *rk, og)), after(("rpos", *rk, og))
+                has = ops.and_(now.queue_row[*rk], now.queue_has_offset[*rk, og])
+                s0, p0 = (
+                    was.queue_offset_wal[*rk, og],
+                    was.queue_offset_pos[*rk, og],
+                )
+                s1, p1 = (
+                    now.queue_offset_wal[*rk, og],
+                    now.queue_offset_pos[*rk, og],
+                )
                 back = ops.or_(
                     s1 < s0,
                     ops.and_(s1 == s0, p0 >= 0, p1 >= 0, p1 < p0),
@@ -344,7 +374,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
     duplicates_explained.__doc__ = duplicates_only_explained.__doc__
 
     def encoding_capacity(ops: Any, get: Any) -> Any:
-        return ops.not_(get(("overflow",)))
+        return ops.not_(named(get).overflow)
 
     # --- liveness goals (a feature mixin reads them through its own view) ---------------------
 
@@ -357,36 +387,44 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         """Seed 004: "in the claim queue stage of SCP, we list all the replication peers, create a
         replication queue for it if it does not exist yet, and then let other region servers to
         claim it." Goal: no dead server owns a queue of a peer in storage, and no SCP is stuck."""
+        now = named(get)
         rows = [
             ops.and_(
-                get(("rex", *rk)), ops.not_(get(("alive", rk[1]))), get(("peer", rk[0])) != REMOVED
+                now.queue_row[*rk],
+                ops.not_(now.server_alive[rk[1]]),
+                now.peer_state[rk[0]] != REMOVED,
             )
             for rk in z.rkeys
         ]
-        stuck = ops.or_(*(get(("stage", s)) == SCP_CLAIM_STAGE for s in S))
+        stuck = ops.or_(*(now.scp_stage[s] == SCP_CLAIM_STAGE for s in S))
         return ops.and_(
             ops.not_(ops.or_(*rows)),
-            ops.or_(ops.not_(stuck), ops.not_(field(get, "master_up", ("mup",)))),
+            ops.or_(ops.not_(stuck), ops.not_(field(get, "master_up", var.master_up()))),
         )
 
     def removal_finishes(ops: Any, get: Any) -> Any:
         """Seed 004: collect the ongoing SCPs once, "otherwise if there are new SCPs scheduled, it
         could make us stuck here forever". Goal: no RemovePeerProcedure is pending."""
-        return ops.not_(ops.or_(*(ops.and_(get(("pp", p)), get(("ppk", p)) == REMOVE) for p in P)))
+        now = named(get)
+        return ops.not_(
+            ops.or_(*(ops.and_(now.peer_proc[p], now.peer_proc_kind[p] == REMOVE) for p in P))
+        )
 
     def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
         """Seed 004: "we need to have a way to delete these replication queues properly." Goal: no
         queue of a removed peer is left."""
+        now = named(get)
         return ops.not_(
             ops.or_(
-                *(ops.and_(get(("rex", *rk)), get(("peer", rk[0])) == REMOVED) for rk in z.rkeys)
+                *(ops.and_(now.queue_row[*rk], now.peer_state[rk[0]] == REMOVED) for rk in z.rkeys)
             )
         )
 
     def unneeded_wals_deleted(ops: Any, get: Any) -> Any:
+        now = named(get)
         others = []
         if z.cfg.cleaner_input:  # meta WALs and other files are never needed
-            others = [get(("ometa", s)) for s in S] + [get(("ojunk",))]
+            others = [now.oldwals_meta[s] for s in S] + [now.oldwals_junk]
         return unneeded_files_deleted(z, ops, get, others)
 
     unneeded_wals_deleted.__doc__ = unneeded_files_deleted.__doc__
@@ -402,7 +440,7 @@ def table_properties(z: TableFlat) -> list[FlatProperty]:
         during the assignment processing, we need to create a WAL file and write the open marker to
         it, but before we can writing anything into the WAL file, we need to store this WAL file to
         the system table. Deadlock." Goal: the region of ``hbase:replication`` is open."""
-        return field(get, "table_online", ("online",))
+        return field(get, "table_online", var.replication_table_online())
 
     edits = edit_properties(z)
     out = [

@@ -28,6 +28,7 @@ from itertools import permutations
 from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, LIVE_DIR
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import count, lookup
 from replcheck.model.table.state import (
@@ -76,7 +77,7 @@ class AssignQueues(TableText):
 
     def rule_add_missing(self, ops: Any, get: Any, d: int, p: int) -> Any:
         """ADD_MISSING_QUEUES: a peer in storage the crashed server has no normal queue for."""
-        return ops.and_(self.storage(ops, get, p), ops.not_(get(("rex", p, d, NO_SOURCE))))
+        return ops.and_(self.storage(ops, get, p), ops.not_(named(get).queue_row[p, d, NO_SOURCE]))
 
     def claim_queue_keys(self, d: int) -> list[tuple[int, int]]:
         """The (peer, source) keys of ``d``'s rows, in row-key order."""
@@ -102,8 +103,8 @@ class AssignQueues(TableText):
             for q in self.Q:
                 w = self.slot(d, g, q)
                 live = ops.and_(WalFile(t, w).exists, WalFile(t, w).place == LIVE_DIR)
-                t.when(live, ("wplace", w), ARCHIVED)
-                t.when(live, ("wclosed", w), True)
+                t.when(live).wal_place[w] = ARCHIVED
+                t.when(live).wal_closed[w] = True
         for m in range(2):
             self.clear(t, True, self.claim_keys(d, m))
         peers = ops.or_(*(self.storage(ops, t.get, p) for p in self.P))
@@ -127,14 +128,14 @@ class AssignQueues(TableText):
         Crash(t, d).stage = ops.ite(skip, ARQP_REMOVE, ARQP_PUT_MISSING)
         self.clear(t, True, self.scp_keys(d))
         for p in self.P:
-            t[("scpp", d, p)] = ops.and_(ops.not_(skip), missing[p])
+            t.scp_missing_peer[d, p] = ops.and_(ops.not_(skip), missing[p])
 
     @step(params=("dead",), fair=True, each=each_server)
     def arqp_put_missing(self, t: Ctx, d: int) -> None:
         """ADD_MISSING_QUEUES: a BEGIN queue per missing peer"""
         t.require(Crash(t, d).stage == ARQP_PUT_MISSING)
         for p in self.P:
-            self.set_offset(t.ops, t, t[("scpp", d, p)], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
+            self.set_offset(t.ops, t, t.scp_missing_peer[d, p], (p, d, NO_SOURCE), -1, BEGIN_SEQ, 0)
         Crash(t, d).stage = ARQP_CLAIM
         self.clear(t, True, self.scp_keys(d))
 
@@ -146,7 +147,7 @@ class AssignQueues(TableText):
         n = len(tup)
         keys = self.claim_queue_keys(d)
         skip = self.rule_should_skip(t, d)
-        idle = [ops.not_(t[("ch", d, p, src)]) for p, src in keys]
+        idle = [ops.not_(t.claim_child[d, p, src]) for p, src in keys]
         nq = count(ops, self.round_queues(t, d))
         if tup:
             online = count(ops, (self.rule_claim_target(t, x) for x in self.S))
@@ -163,8 +164,8 @@ class AssignQueues(TableText):
             # The marker sends the procedure to REMOVE_QUEUES with no child (a mutant's round
             # may still have claimed queues here).
             for p, src in keys:
-                t.when(skip, ("ch", d, p, src), False)
-                t.when(skip, ("cht", d, p, src), 0)
+                t.when(skip).claim_child[d, p, src] = False
+                t.when(skip).claim_target[d, p, src] = 0
             Crash(t, d).stage = ops.ite(skip, ARQP_REMOVE, Crash(t, d).stage)
 
     def rule_rerun_add_missing(self) -> bool:
@@ -174,7 +175,7 @@ class AssignQueues(TableText):
 
     def reran(self, t: Any, d: int) -> Any:
         """Has this procedure's last round re-run ADD_MISSING_QUEUES (the SCP's peer mask)?"""
-        return t.ops.or_(*(t[("scpp", d, p)] for p in self.P))
+        return t.ops.or_(*(t.scp_missing_peer[d, p] for p in self.P))
 
     def rerun_adds(self, t: Any, d: int) -> list[Any]:
         """Per peer: this round's re-run of ADD_MISSING_QUEUES adds its BEGIN queue (only with
@@ -211,10 +212,10 @@ class AssignQueues(TableText):
         for i, (p, src) in enumerate(self.claim_queue_keys(d)):
             rank = count(ops, here[:i])
             on = ops.and_(here[i], rank < len(tup))
-            t[("ch", d, p, src)] = on
-            t[("cht", d, p, src)] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
+            t.claim_child[d, p, src] = on
+            t.claim_target[d, p, src] = ops.ite(on, lookup(ops, rank, list(tup), 0), 0)
         for p in self.P:
-            t[("scpp", d, p)] = ops.or_(*adds) if p == 0 else False
+            t.scp_missing_peer[d, p] = ops.or_(*adds) if p == 0 else False
 
     @step(params=("dead",), fair=True, each=each_server)
     def arqp_remove(self, t: Ctx, d: int) -> None:

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from replcheck.model.common.state import DELETED, DISABLED, ENABLED, LIVE_DIR
+from replcheck.model.engine.names import Family, named, var
 from replcheck.model.engine.text import Tx
 from replcheck.model.table import rules as table_rules
+from replcheck.model.table.families import QUEUE
 from replcheck.model.table.state import (
     ARQP_ADD_MISSING,
     ARQP_REMOVE,
@@ -61,17 +63,17 @@ class StepBase:
         """Entry ``j`` of WAL slot ``w``: its edit (an index in ``uids``), kind and cluster-id
         list (an index in ``ids``). Without relay clusters every entry is our client's
         (``model/features/relays.py`` reads them from the state)."""
-        return self.uid(w, j), get(("wkind", w, j)), 0
+        return self.uid(w, j), named(get).entry_kind[w, j], 0
 
     def write_entry(
         self, t: Tx, cond: Any, w: int, j: int, uid: Any, kind: Any, ids: Any, owed: list[Any]
     ) -> None:
         """Where ``cond`` holds, entry ``j`` of WAL slot ``w`` is the edit ``uid`` of ``kind``
         and cluster-id list ``ids``, owed to each peer ``p`` where ``owed[p]``."""
-        t.when(cond, ("wkind", w, j), kind)
+        t.when(cond).entry_kind[w, j] = kind
         for p in self.P:
-            t.when(cond, ("wowed", w, j, p), owed[p])
-        t.when(cond, ("wn", w), j + 1)
+            t.when(cond).entry_owed[w, j, p] = owed[p]
+        t.when(cond).wal_length[w] = j + 1
 
     def as_stored(self, ops: Any, t: Tx) -> Any:
         """``t``'s reads, but a server knows every peer in storage (what a dead server's
@@ -104,51 +106,53 @@ class StepBase:
     def peer_idle(self, ops: Any, get: Any, p: int) -> Any:
         """No procedure of peer ``p`` is under way (a feature adds those waiting for its
         lock)."""
-        return ops.not_(get(("pp", p)))
+        return ops.not_(named(get).peer_proc[p])
 
     def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
         """Does peer ``p``'s history explain an edit applied twice there by a live server's own
         sources? Its removal does (the peer may have been added again, and its new sources
         start at the current WAL's beginning); a feature adds what else does."""
-        return get(("rdone", p))
+        return named(get).peer_removed[p]
 
     def peer_rows_left(self, ops: Any, get: Any, p: int) -> Any:
         """Are cells of peer ``p`` left in ``hbase:replication`` other than its queues? Its
         ``sid`` row (a feature adds the ``sid`` values and the ``hfileref`` row it holds)."""
-        return get(("sid", p))
+        return named(get).last_pushed_row[p]
 
     def storage(self, ops: Any, get: Any, p: int) -> Any:
         """``listPeers``: the peer is in peer storage."""
-        status = get(("peer", p))
+        status = named(get).peer_state[p]
         return ops.or_(status == ENABLED, status == DISABLED)
 
     def scp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
         """Server ``d``'s SCP is scheduled and not finished."""
-        stage = get(("stage", d))
+        stage = named(get).scp_stage[d]
         return ops.and_(stage != SCP_NONE, stage != SCP_DONE)
 
     def arqp_unfinished(self, ops: Any, get: Any, d: int) -> Any:
         """Server ``d``'s SCP is in its AssignReplicationQueuesProcedure (adding the missing
         queues, claiming or removing them)."""
-        stage = get(("stage", d))
+        stage = named(get).scp_stage[d]
         return ops.and_(stage >= ARQP_ADD_MISSING, stage <= ARQP_REMOVE)
 
-    def row_keys(self, rk: tuple, prefix: str = "r") -> list[tuple]:
+    def row_keys(self, rk: tuple, row: tuple[Family, ...] = QUEUE) -> list[tuple]:
         """The slots of queue row ``rk`` (peer, owner, source): its existence and each WAL
-        group's offset column."""
-        out = [(prefix + "ex", *rk)]
+        group's offset column, in the queue family (``QUEUE``) or a copy of it (the cleaner's
+        ``SNAPSHOT``, ReplicationSyncUp's ``SYNCUP_VIEW``)."""
+        exists, has, wal, pos = row
+        out = [exists(*rk)]
         for og in self.OG:
-            out += [(prefix + f, *rk, og) for f in ("has", "seq", "pos")]
+            out += [has(*rk, og), wal(*rk, og), pos(*rk, og)]
         return out
 
     def set_offset(
         self, ops: Any, tx: Tx, cond: Any, rk: tuple, og: int, seq: Any, pos: Any
     ) -> None:
         """``setOffset``: a put of one column; it (re)creates the row."""
-        tx.when(cond, ("rex", *rk), True)
-        tx.when(cond, ("rhas", *rk, og), True)
-        tx.when(cond, ("rseq", *rk, og), seq)
-        tx.when(cond, ("rpos", *rk, og), pos)
+        tx.when(cond).queue_row[*rk] = True
+        tx.when(cond).queue_has_offset[*rk, og] = True
+        tx.when(cond).queue_offset_wal[*rk, og] = seq
+        tx.when(cond).queue_offset_pos[*rk, og] = pos
 
     def remove_row(self, tx: Tx, cond: Any, rk: tuple) -> None:
         """``removeQueue``: delete the row."""
@@ -156,7 +160,9 @@ class StepBase:
 
     def shipper_keys(self, sk: tuple) -> list[tuple]:
         """The slots of shipper slot ``sk``: in use, its offset and its queued WALs."""
-        return [("sh", *sk), ("shpos", *sk)] + [("shw", *sk, q) for q in self.Q]
+        return [var.shipper(*sk), var.shipper_pos(*sk)] + [
+            var.shipper_has_wal(*sk, q) for q in self.Q
+        ]
 
     def add_shipper(
         self, ops: Any, tx: Tx, cond: Any, base: tuple, bits: list[Any], pos: Any
@@ -166,14 +172,14 @@ class StepBase:
         taken: list[Any] = []
         for m in range(len([k for k in self.sh_keys if k[:4] == base])):
             sk = (*base, m)
-            on = tx[("sh", *sk)]
+            on = tx.shipper[*sk]
             here = ops.and_(cond, ops.not_(on), *taken)
             taken.append(on)
-            tx.when(here, ("sh", *sk), True)
-            tx.when(here, ("shpos", *sk), pos)
+            tx.when(here).shipper[*sk] = True
+            tx.when(here).shipper_pos[*sk] = pos
             for q in self.Q:
-                tx.when(here, ("shw", *sk, q), bits[q])
-        tx.when(ops.and_(cond, *taken), ("overflow",), True)
+                tx.when(here).shipper_has_wal[*sk, q] = bits[q]
+        tx.when(ops.and_(cond, *taken)).overflow = True
 
     def first_wal_start(self, ops: Any, has: Any, ts: Any, pos: Any, bits: list[Any]) -> Any:
         """``getStartOffset`` for the first WAL a new source's group holds (``bits``, one flag
@@ -186,16 +192,17 @@ class StepBase:
 
     def head_is(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
         """The shipper slot is in use and its head WAL is sequence ``q``."""
+        now = named(get)
         return ops.and_(
-            get(("alive", sk[0])),
-            get(("sh", *sk)),
-            get(("shw", *sk, q)),
-            *(ops.not_(get(("shw", *sk, r))) for r in range(q)),
+            now.server_alive[sk[0]],
+            now.shipper[*sk],
+            now.shipper_has_wal[*sk, q],
+            *(ops.not_(now.shipper_has_wal[*sk, r]) for r in range(q)),
         )
 
     def more_after(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
         """The shipper has a WAL queued after sequence ``q`` (a newer one in its group)."""
-        return ops.or_(*(get(("shw", *sk, r)) for r in self.Q if r > q))
+        return ops.or_(*(named(get).shipper_has_wal[*sk, r] for r in self.Q if r > q))
 
     def head_slot(self, sk: tuple, q: int) -> int:
         """The WAL slot of shipper ``sk``'s WAL of sequence ``q`` (of the server whose WALs
@@ -205,7 +212,8 @@ class StepBase:
 
     def readable(self, ops: Any, get: Any, w: int) -> Any:
         """``head``: the WAL exists and is not deleted."""
-        return ops.and_(get(("wex", w)), get(("wplace", w)) != DELETED)
+        now = named(get)
+        return ops.and_(now.wal_exists[w], now.wal_place[w] != DELETED)
 
     def shipper_ok(self, ops: Any, kind: Any, target: int, ids: Any = 0) -> Any:
         """``rule_ships`` on an edit of ``kind`` and cluster-id list ``ids`` (by default our
@@ -218,30 +226,39 @@ class StepBase:
         for g in self.G:
             for q in self.Q:
                 w = self.slot(s, g, q)
-                tx.when(ops.and_(tx[("cur", s, g)] == q, tx[("wex", w)]), ("wclosed", w), True)
-        tx[("alive", s)] = False
+                tx.when(ops.and_(tx.current_wal[s, g] == q, tx.wal_exists[w])).wal_closed[w] = True
+        tx.server_alive[s] = False
         for p in self.P:
-            tx[("known", s, p)] = False
+            tx.knows_peer[s, p] = False
         for sk in self.sh_keys:
             if sk[0] == s:
                 self.clear(tx, True, self.shipper_keys(sk))
-        tx[("stage", s)] = SCP_SPLIT
+        tx.scp_stage[s] = SCP_SPLIT
         self.clear(tx, True, self.scp_keys(s))
 
     def scp_keys(self, d: int) -> list[tuple]:
         """The SCP's peers and children."""
-        out = [("scpp", d, p) for p in self.P]
+        out = [var.scp_missing_peer(d, p) for p in self.P]
         for p in self.P:
             for src in self.SRC:
-                out += [("ch", d, p, src), ("cht", d, p, src)]
+                out += [var.claim_child(d, p, src), var.claim_target(d, p, src)]
         return out
 
     def claim_keys(self, s: int, m: int) -> list[tuple]:
         """The slots of server ``s``'s ``m``-th pending claim: the queue it claims and the
         offsets it read."""
-        out = [("cl", s, m), ("clp", s, m), ("cls", s, m), ("cld", s, m)]
+        out = [
+            var.claim_pending(s, m),
+            var.claim_peer(s, m),
+            var.claim_source(s, m),
+            var.claim_dead(s, m),
+        ]
         for og in self.OG:
-            out += [("clhas", s, m, og), ("clseq", s, m, og), ("clpos", s, m, og)]
+            out += [
+                var.claim_read_has(s, m, og),
+                var.claim_read_wal(s, m, og),
+                var.claim_read_pos(s, m, og),
+            ]
         return out
 
     def pop_claim(self, tx: Tx, t: int) -> None:
@@ -254,10 +271,16 @@ class StepBase:
         """The slots of peer ``p``'s peer procedure: its kind and stage, the servers it still
         has to refresh, the crashed servers it recorded to wait for, and removeAllQueues'
         cursor."""
-        out = [("pp", p), ("ppk", p), ("pps", p), ("ppc", p), ("ppn", p)]
+        out = [
+            var.peer_proc(p),
+            var.peer_proc_kind(p),
+            var.peer_proc_stage(p),
+            var.peer_proc_cursor(p),
+            var.peer_proc_pass(p),
+        ]
         for s in self.S:
-            out += [("ppref", p, s), ("pprec", p, s)]
-            out += [("ppkey", p, s, src) for src in self.SRC]
+            out += [var.peer_proc_refresh(p, s), var.peer_proc_recorded(p, s)]
+            out += [var.peer_proc_row_left(p, s, src) for src in self.SRC]
         return out
 
     # --- removeAllQueues' cursor (RemovePeerProcedure and the sync transition's REMOVE_ALL) -----
@@ -266,21 +289,21 @@ class StepBase:
         """When ``cond``: the cursor holds a bit per row key of peer ``p`` that exists now."""
         for o in self.S:
             for src in self.SRC:
-                tx.when(cond, ("ppkey", p, o, src), tx[("rex", p, o, src)])
+                tx.when(cond).peer_proc_row_left[p, o, src] = tx.queue_row[p, o, src]
 
     def cursor_start(self, tx: Tx, p: int) -> None:
         """The first pass of ``removeAllQueues``: list peer ``p``'s rows."""
-        tx[("ppc", p)] = True
-        tx[("ppn", p)] = 0
+        tx.peer_proc_cursor[p] = True
+        tx.peer_proc_pass[p] = 0
         self.cursor_read(tx, p, True)
 
     def cursor_next(self, ops: Any, tx: Tx, p: int) -> Any:
         """A pass ended with every listed row removed: list again unless it was the last pass
         (``rule_remove_passes``); the condition "that was the last pass"."""
-        n = tx[("ppn", p)]
+        n = tx.peer_proc_pass[p]
         done = n + 1 >= self.passes
         again = ops.not_(done)
-        tx.when(again, ("ppn", p), n + 1)
+        tx.when(again).peer_proc_pass[p] = n + 1
         self.cursor_read(tx, p, again)
         return done
 
@@ -298,13 +321,17 @@ class StepBase:
         keys = [(o, src) for o in self.S for src in self.SRC]
 
         def idle(ops: Any, get: Any) -> Any:
-            return ops.not_(get(("ppc", p)))
+            return ops.not_(named(get).peer_proc_cursor[p])
 
         def read(ops: Any, tx: Tx) -> None:
             self.cursor_start(tx, p)
 
         def none_listed(ops: Any, get: Any) -> Any:
-            return ops.and_(get(("ppc", p)), *(ops.not_(get(("ppkey", p, *k))) for k in keys))
+            now = named(get)
+            return ops.and_(
+                now.peer_proc_cursor[p],
+                *(ops.not_(now.peer_proc_row_left[p, *k]) for k in keys),
+            )
 
         def next_pass(ops: Any, tx: Tx) -> None:
             finish(ops, tx, self.cursor_next(ops, tx, p))
@@ -313,11 +340,12 @@ class StepBase:
         for k in keys:
 
             def listed(ops: Any, get: Any, k: tuple = k) -> Any:
-                return ops.and_(get(("ppc", p)), get(("ppkey", p, *k)))
+                now = named(get)
+                return ops.and_(now.peer_proc_cursor[p], now.peer_proc_row_left[p, *k])
 
             def delete(ops: Any, tx: Tx, k: tuple = k) -> None:
                 self.remove_row(tx, True, (p, *k))
-                tx[("ppkey", p, *k)] = False
+                tx.peer_proc_row_left[p, *k] = False
 
             out.append((f"{ROW_DELETE}{k}", listed, delete))
         return out
@@ -326,10 +354,10 @@ class StepBase:
 
     def wal_keys(self, w: int) -> list[tuple]:
         """Every variable of WAL slot ``w``."""
-        out = [("wex", w), ("wn", w), ("wclosed", w), ("wplace", w)]
+        out = [var.wal_exists(w), var.wal_length(w), var.wal_closed(w), var.wal_place(w)]
         for j in range(self.E):
-            out.append(("wkind", w, j))
-            out += [("wowed", w, j, p) for p in self.P]
+            out.append(var.entry_kind(w, j))
+            out += [var.entry_owed(w, j, p) for p in self.P]
         return out
 
     def start_server(self, ops: Any, tx: Tx, s: int) -> None:
@@ -338,19 +366,19 @@ class StepBase:
         for g in self.G:
             w = self.slot(s, g, 0)
             self.clear(tx, True, self.wal_keys(w))
-            tx[("wex", w)] = True
-            tx[("wplace", w)] = LIVE_DIR
-            tx[("cur", s, g)] = 0
+            tx.wal_exists[w] = True
+            tx.wal_place[w] = LIVE_DIR
+            tx.current_wal[s, g] = 0
         known = [self.storage(ops, tx.__getitem__, p) for p in self.P]
-        tx[("alive", s)] = True
+        tx.server_alive[s] = True
         for sk in self.sh_keys:
             if sk[0] == s:
                 self.clear(tx, True, self.shipper_keys(sk))
         for p in self.P:
-            tx[("known", s, p)] = known[p]
+            tx.knows_peer[s, p] = known[p]
             for g in self.G:
                 sk = (s, p, NO_SOURCE, g, 0)
-                tx[("sh", *sk)] = known[p]
-                tx[("shw", *sk, 0)] = known[p]
+                tx.shipper[*sk] = known[p]
+                tx.shipper_has_wal[*sk, 0] = known[p]
         for m in range(2):  # the pending-claim slots (``pop_claim``)
             self.clear(tx, True, self.claim_keys(s, m))

@@ -22,6 +22,7 @@ from typing import Any
 
 from replcheck.model.common import rules
 from replcheck.model.common.state import Shipper
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.state import FULL, NO_SOURCE, TState
@@ -30,10 +31,11 @@ from replcheck.model.table.views import TableText, WalFile
 
 def slot_shipper(text: Any, get: Any, sk: tuple) -> Shipper:
     """The shipper in slot ``sk`` as the readable state holds it."""
+    now = named(get)
     s, p, src, g, _m = sk
     owner = text.wal_owner(s, src)
-    wals = tuple((owner, g, q) for q in text.Q if get(("shw", *sk, q)))
-    return Shipper(p, () if src == NO_SOURCE else (src,), g, wals, get(("shpos", *sk)))
+    wals = tuple((owner, g, q) for q in text.Q if now.shipper_has_wal[*sk, q])
+    return Shipper(p, () if src == NO_SOURCE else (src,), g, wals, now.shipper_pos[*sk])
 
 
 def shipper_index(text: Any, st: TState, get: Any, sk: tuple) -> int:
@@ -43,7 +45,7 @@ def shipper_index(text: Any, st: TState, get: Any, sk: tuple) -> int:
     earlier = sum(
         1
         for m in range(sk[4])
-        if get(("sh", *sk[:4], m)) and slot_shipper(text, get, (*sk[:4], m)) == mine
+        if named(get).shipper[*sk[:4], m] and slot_shipper(text, get, (*sk[:4], m)) == mine
     )
     return st.servers[sk[0]].shippers.index(mine) + earlier
 
@@ -64,7 +66,7 @@ def _ships(text: Any) -> list[tuple]:
 
 def head(text: Any, s: int, p: int, src: int, g: int, m: int, q: int, *_rest: int) -> list:
     """A shipper step's ``lead``: its shipper slot's WAL list holds sequence ``q``."""
-    return [(("shw", s, p, src, g, m, q), True)]
+    return [(var.shipper_has_wal(s, p, src, g, m, q), True)]
 
 
 def _heads(text: Any) -> list[tuple]:
@@ -80,11 +82,12 @@ class Sources(TableText):
 
     def stored_is(self, ops: Any, get: Any, rk: tuple, g: int, seq: Any, pos: Any) -> Any:
         """``stored(...) == (seq, pos)``: the row has that column with that value."""
+        now = named(get)
         return ops.and_(
-            get(("rex", *rk)),
-            get(("rhas", *rk, g)),
-            get(("rseq", *rk, g)) == seq,
-            get(("rpos", *rk, g)) == pos,
+            now.queue_row[*rk],
+            now.queue_has_offset[*rk, g],
+            now.queue_offset_wal[*rk, g] == seq,
+            now.queue_offset_pos[*rk, g] == pos,
         )
 
     def rule_recovered_done(self, ops: Any, get: Any, sk: tuple) -> Any:
@@ -92,7 +95,9 @@ class Sources(TableText):
         (HBASE-28155's fix)."""
         s, p, src, _g, _m = sk
         return ops.not_(
-            ops.or_(*(get(("sh", *x)) for x in self.sh_keys if x[:3] == (s, p, src) and x != sk))
+            ops.or_(
+                *(named(get).shipper[*x] for x in self.sh_keys if x[:3] == (s, p, src) and x != sk)
+            )
         )
 
     def batch_can_push(self, ops: Any, get: Any, sk: tuple, q: int) -> Any:
@@ -131,7 +136,7 @@ class Sources(TableText):
         target = p + 1
         w = self.head_slot(sk, q)
         batch = self.cfg.batch
-        pos, n = t[("shpos", *sk)], WalFile(t, w).entries
+        pos, n = t.shipper_pos[*sk], WalFile(t, w).entries
         # ``batch_keeps``: the batch holds an edit the filter keeps (else no sink is needed).
         # the batch's entries: on plain values only those from ``pos`` (``below``)
         batch_of = []
@@ -144,16 +149,16 @@ class Sources(TableText):
         keeps = ops.or_(*(ok for ok, _uid, _kind, _ids in batch_of))
         t.require(
             self.head_is(ops, t.get, sk, q),
-            table_rules.source_ships_rule(ops, t[("peer", p)]),
+            table_rules.source_ships_rule(ops, t.peer_state[p]),
             self.readable(ops, t.get, w),
             pos < n,
-            ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
+            ops.or_(ops.not_(t.sink_down[target, k]), ops.not_(keeps)),
             self.batch_can_push(ops, t.get, sk, q),
         )
         self.deliver(ops, t, target, batch_of)
         end = ops.ite(n < pos + batch, n, pos + batch)
         self.after_ship(ops, t, sk, q, pos, end)
-        t[("shpos", *sk)] = self.rule_position_after_ship(ops, pos, end)
+        t.shipper_pos[*sk] = self.rule_position_after_ship(ops, pos, end)
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
@@ -161,7 +166,7 @@ class Sources(TableText):
         ops = t.ops
         sk = (s, p, src, g, m)
         rk = (p, s, src)
-        pos = t[("shpos", *sk)]
+        pos = t.shipper_pos[*sk]
         t.require(
             self.head_is(ops, t.get, sk, q),
             pos > 0,
@@ -169,7 +174,7 @@ class Sources(TableText):
         )
         self.set_offset(ops, t, True, rk, g, q, pos)
         self.push_seq_ids(ops, t, sk, q, pos)
-        t[("sid", p)] = True
+        t.last_pushed_row[p] = True
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def advance(self, t: Ctx, s: int, p: int, src: int, g: int, m: int, q: int) -> None:
@@ -181,15 +186,15 @@ class Sources(TableText):
             ops,
             self.more_after(ops, t.get, sk, q),
             WalFile(t, w).closed,
-            t[("shpos", *sk)],
+            t.shipper_pos[*sk],
             WalFile(t, w).entries,
         )
-        pos = t[("shpos", *sk)]
+        pos = t.shipper_pos[*sk]
         t.require(self.head_is(ops, t.get, sk, q), self.readable(ops, t.get, w), done)
         self.set_offset(ops, t, True, (p, s, src), g, q, FULL)
         self.push_seq_ids(ops, t, sk, q, WalFile(t, w).entries)
-        t[("shw", *sk, q)] = False
-        t[("shpos", *sk)] = self.rule_position_after_switch(ops, pos)
+        t.shipper_has_wal[*sk, q] = False
+        t.shipper_pos[*sk] = self.rule_position_after_switch(ops, pos)
 
     @step(
         params=("server", "shipper"), fair=True, each=_recovered_heads, label=_by_index, lead=head
@@ -204,7 +209,7 @@ class Sources(TableText):
             ops.not_(self.more_after(ops, t.get, sk, q)),
             self.readable(ops, t.get, w),
             WalFile(t, w).closed,
-            t[("shpos", *sk)] >= WalFile(t, w).entries,
+            t.shipper_pos[*sk] >= WalFile(t, w).entries,
         )
         done = self.rule_recovered_done(ops, t.get, sk)
         self.push_seq_ids(ops, t, sk, q, WalFile(t, w).entries)

@@ -19,6 +19,7 @@ from typing import Any
 
 from replcheck.model.common import rules
 from replcheck.model.common.state import ARCHIVED, LIVE_DIR
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import Ctx, Reader, step
 from replcheck.model.table.state import NO_SOURCE
 from replcheck.model.table.views import Budget, Server, TableText, WalFile
@@ -76,7 +77,8 @@ class Wals(TableText):
         for whose filter accepts the edit (of ``kind`` and cluster-id list ``ids``, an index in
         the layout's ``ids``: by default our client's)."""
         return ops.and_(
-            get(("known", s, p)), self.replicable(ops, rules.replicable_rule, kind, ids, p + 1)
+            named(get).knows_peer[s, p],
+            self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
         )
 
     @step(
@@ -118,15 +120,15 @@ class Wals(TableText):
         every normal source of the group (in memory) and becomes the group's current WAL: the
         roll itself, also taken inside other steps (sync replication's ``drainSources``)."""
         old, new = self.slot(s, g, q), self.slot(s, g, q + 1)
-        t.when(cond, ("wclosed", old), True)
-        t.when(cond, ("wex", new), True)
-        t.when(cond, ("wn", new), 0)
-        t.when(cond, ("wclosed", new), False)
-        t.when(cond, ("wplace", new), LIVE_DIR)
+        t.when(cond).wal_closed[old] = True
+        t.when(cond).wal_exists[new] = True
+        t.when(cond).wal_length[new] = 0
+        t.when(cond).wal_closed[new] = False
+        t.when(cond).wal_place[new] = LIVE_DIR
         for sk in self.sh_keys:
             if sk[0] == s and sk[2] == NO_SOURCE and sk[3] == g:
-                t.when(ops.and_(cond, t[("sh", *sk)]), ("shw", *sk, q + 1), True)
-        t.when(cond, ("cur", s, g), q + 1)
+                t.when(ops.and_(cond, t.shipper[*sk])).shipper_has_wal[*sk, q + 1] = True
+        t.when(cond).current_wal[s, g] = q + 1
 
     def after_roll(self, ops: Any, t: Any, s: int, g: int, q: int) -> None:
         """What else a roll of ``s``'s group ``g`` from sequence ``q`` writes."""

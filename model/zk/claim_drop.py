@@ -6,7 +6,7 @@ oldPeer: removeQueue(claimedId)"; HBASE-17077). Between the claim and the delete
 the claimer's znode, where a log cleaner reading at that moment finds it, and where a claimer
 that dies in between leaves it for the next one.
 
-The layout marks such a queue with the slot ``("drop", server, peer, queue)`` when the claim
+The layout marks such a queue with the slot ``drop_claimed[server, peer, queue]`` when the claim
 starts its sources (``start_recovered``) and provides ``drop_queue``.
 """
 
@@ -40,6 +40,6 @@ class ClaimDrops:
     @step(params=("server", "queue"), fair=True, each=_drops, label=_index)
     def drop_claimed_queue(self, t: Ctx, s: int, p: int, ci: int) -> None:
         """a claimer deletes a claimed queue whose peer is gone (removeQueue)"""
-        t.require(t[("drop", s, p, ci)])
-        t[("drop", s, p, ci)] = False
+        t.require(t.drop_claimed[s, p, ci])
+        t.drop_claimed[s, p, ci] = False
         self.drop_queue(t.ops, t, True, s, p, ci)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import NO_LOCK
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 
 
@@ -48,22 +49,22 @@ def _readable(text: Any, s: int, d: int, p: int, ci: int) -> list:
     """``claim_read``'s ``lead``: dead ``d``'s failover is pending and its queue ``(p, ci)``
     there; ``s`` is alive and not in a claim already."""
     return [
-        (("fail", d), True),
-        (("rex", d), True),
-        (("qex", d, p, ci), True),
-        (("alive", s), True),
-        (("cl", s), False),
+        (var.failover_pending(d), True),
+        (var.rs_znode(d), True),
+        (var.queue_znode(d, p, ci), True),
+        (var.server_alive(s), True),
+        (var.claiming(s), False),
     ]
 
 
 def _read(text: Any, s: int, d: int, p: int, ci: int) -> list:
     """``claim_commit``'s ``lead``: live ``s`` read dead ``d``'s queue ``(p, ci)``."""
     return [
-        (("cl", s), True),
-        (("cld", s), d),
-        (("clp", s), p),
-        (("clc", s), ci),
-        (("alive", s), True),
+        (var.claiming(s), True),
+        (var.claiming_dead(s), d),
+        (var.claiming_peer(s), p),
+        (var.claiming_chain(s), ci),
+        (var.server_alive(s), True),
     ]
 
 
@@ -96,13 +97,13 @@ class MultiClaims:
     )
     def claim_read(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
         """read a dead server's queue positions"""
-        t[("cl", s)] = True
-        t[("cld", s)] = d
-        t[("clp", s)] = p
-        t[("clc", s)] = ci
+        t.claiming[s] = True
+        t.claiming_dead[s] = d
+        t.claiming_peer[s] = p
+        t.claiming_chain[s] = ci
         for w in self.W:
-            t[("clin", s, w)] = t[("qin", d, p, ci, w)]
-            t[("clpos", s, w)] = t[("qpos", d, p, ci, w)]
+            t.claiming_has_wal[s, w] = t.queue_has_wal[d, p, ci, w]
+            t.claiming_wal_pos[s, w] = t.queue_wal_pos[d, p, ci, w]
 
     @step(params=("server",), fair=True, each=_queues, label=_claimer, lead=_read)
     def claim_commit(self, t: Ctx, s: int, d: int, p: int, ci: int) -> None:
@@ -110,12 +111,14 @@ class MultiClaims:
         ops = t.ops
         nci = self.new_chain[(ci, d)]
         if nci < 0:
-            t[("overflow",)] = True
+            t.overflow = True
             return
-        snap = [(w, t[("clin", s, w)], t[("clpos", s, w)]) for w in self.W]
+        snap = [(w, t.claiming_has_wal[s, w], t.claiming_wal_pos[s, w]) for w in self.W]
         self.clear_claim(t, s)
-        same = ops.and_(*(ops.eq(t[("qin", d, p, ci, w)], inn) for w, inn, _ in snap))
-        applies = self.rule["claim_applies"](ops, t[("qex", d, p, ci)], same, t[("qex", s, p, nci)])
+        same = ops.and_(*(ops.eq(t.queue_has_wal[d, p, ci, w], inn) for w, inn, _ in snap))
+        applies = self.rule["claim_applies"](
+            ops, t.queue_znode[d, p, ci], same, t.queue_znode[s, p, nci]
+        )
         self.claim_failed(ops, t, ops.not_(applies), s, p, nci, snap)
         self.drop_queue(ops, t, applies, d, p, ci)
         self.put_queue(ops, t, applies, s, p, nci, snap)
@@ -136,19 +139,19 @@ class MultiClaims:
     def scp_finish(self, t: Ctx, d: int) -> None:
         """SCP: the dead server has no queue left; delete its znode"""
         ops = t.ops
-        queues = ops.or_(*(t[("qex", d, p, ci)] for p in self.P for ci in self.CH))
-        t.require(t[("fail", d)], ops.not_(ops.and_(t[("rex", d)], queues)))
-        t[("fail", d)] = False
-        gone = t[("rex", d)]
-        t.when(gone, ("rex", d), False)
-        t.when(gone, ("lock", d), NO_LOCK)
+        queues = ops.or_(*(t.queue_znode[d, p, ci] for p in self.P for ci in self.CH))
+        t.require(t.failover_pending[d], ops.not_(ops.and_(t.rs_znode[d], queues)))
+        t.failover_pending[d] = False
+        gone = t.rs_znode[d]
+        t.when(gone).rs_znode[d] = False
+        t.when(gone).rs_lock[d] = NO_LOCK
         self.bump_cversion(ops, t, gone)
 
     @step(params=("dead",), fair=False, each=lambda text: [])
     def lose_failover_event(self, t: Ctx, d: int) -> None:
         """a failover trigger is lost"""
-        t.require(t[("fail", d)])
-        t[("fail", d)] = False
+        t.require(t.failover_pending[d])
+        t.failover_pending[d] = False
 
 
 class LockClaims:
@@ -167,28 +170,33 @@ class LockClaims:
 
     def copied(self, ops: Any, get: Any, s: int, d: int, p: int, ci: int) -> Any:
         """Does ``s`` hold a copy of dead ``d``'s queue ``(p, ci)`` with every WAL of it?"""
+        now = named(get)
         nci = self.new_chain[(ci, d)]
         if nci < 0:
             return False
         return ops.and_(
-            get(("qex", s, p, nci)),
-            *(ops.implies(get(("qin", d, p, ci, w)), get(("qin", s, p, nci, w))) for w in self.W),
+            now.queue_znode[s, p, nci],
+            *(
+                ops.implies(now.queue_has_wal[d, p, ci, w], now.queue_has_wal[s, p, nci, w])
+                for w in self.W
+            ),
         )
 
     def holder(self, ops: Any, get: Any, s: int, d: int) -> Any:
         """Live server ``s`` holds the lock znode of dead server ``d``."""
-        return ops.and_(get(("rex", d)), get(("lock", d)) == s, get(("alive", s)))
+        now = named(get)
+        return ops.and_(now.rs_znode[d], now.rs_lock[d] == s, now.server_alive[s])
 
     @step(params=("server", "dead"), fair=True, each=_pairs)
     def lock(self, t: Ctx, s: int, d: int) -> None:
         """create /rs/<dead>/lock (the race of seed 000)"""
         t.require(
-            t[("rex", d)],
-            t[("lock", d)] == NO_LOCK,
-            t.ops.not_(t[("alive", d)]),
-            t[("alive", s)],
+            t.rs_znode[d],
+            t.rs_lock[d] == NO_LOCK,
+            t.ops.not_(t.server_alive[d]),
+            t.server_alive[s],
         )
-        t[("lock", d)] = s
+        t.rs_lock[d] = s
 
     @step(
         params=("server", "dead", "queue"),
@@ -201,14 +209,14 @@ class LockClaims:
         ops = t.ops
         t.require(
             self.holder(ops, t.get, s, d),
-            t[("qex", d, p, ci)],
+            t.queue_znode[d, p, ci],
             ops.not_(self.copied(ops, t.get, s, d, p, ci)),
         )
         nci = self.new_chain[(ci, d)]
         if nci < 0:
-            t[("overflow",)] = True
+            t.overflow = True
             return
-        wals = [(w, t[("qin", d, p, ci, w)], t[("qpos", d, p, ci, w)]) for w in self.W]
+        wals = [(w, t.queue_has_wal[d, p, ci, w], t.queue_wal_pos[d, p, ci, w]) for w in self.W]
         self.put_queue(ops, t, True, s, p, nci, wals)
 
     @step(params=("server", "dead"), fair=True, each=_pairs)
@@ -221,21 +229,23 @@ class LockClaims:
         t.require(
             self.holder(ops, t.get, s, d),
             *(
-                ops.implies(t[("qex", d, p, ci)], self.copied(ops, t.get, s, d, p, ci))
+                ops.implies(t.queue_znode[d, p, ci], self.copied(ops, t.get, s, d, p, ci))
                 for p, ci in slots
             ),
         )
-        had = {(p, ci): t[("qex", d, p, ci)] for p, ci in slots}
+        had = {(p, ci): t.queue_znode[d, p, ci] for p, ci in slots}
         for p, ci in slots:
             self.drop_queue(ops, t, True, d, p, ci)
-        t[("rex", d)] = False
-        t[("lock", d)] = NO_LOCK
+        t.rs_znode[d] = False
+        t.rs_lock[d] = NO_LOCK
         for p, ci in slots:
             nci = self.new_chain[(ci, d)]
             if nci < 0 or had[(p, ci)] is False:
                 continue
-            cond = ops.and_(had[(p, ci)], t[("qex", s, p, nci)])
-            wals = [(w, t[("qin", s, p, nci, w)], t[("qpos", s, p, nci, w)]) for w in self.W]
+            cond = ops.and_(had[(p, ci)], t.queue_znode[s, p, nci])
+            wals = [
+                (w, t.queue_has_wal[s, p, nci, w], t.queue_wal_pos[s, p, nci, w]) for w in self.W
+            ]
             self.start_recovered(ops, t, cond, s, p, nci, wals)
 
     @step(params=("dead",), fair=True, each=_dead)
@@ -243,7 +253,7 @@ class LockClaims:
         """remove a lock whose holder has died (HBASE-16144)"""
         ops = t.ops
         dead_holder = ops.or_(
-            *(ops.and_(t[("lock", d)] == s, ops.not_(t[("alive", s)])) for s in self.S)
+            *(ops.and_(t.rs_lock[d] == s, ops.not_(t.server_alive[s])) for s in self.S)
         )
-        t.require(t[("rex", d)], dead_holder)
-        t[("lock", d)] = NO_LOCK
+        t.require(t.rs_znode[d], dead_holder)
+        t.rs_lock[d] = NO_LOCK

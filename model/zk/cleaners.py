@@ -24,6 +24,7 @@ from typing import Any
 
 from replcheck.model.common.cleaner_runs import run_left, spend_run
 from replcheck.model.common.state import ARCHIVED, DELETED, DELETING, IDLE, READING
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import any_of
 
@@ -70,51 +71,52 @@ class MultiCleaner:
     def listing(self, ops: Any, get: Any) -> Any:
         """Some server's queues are listed and not all read yet."""
         return any_of(
-            ops, (get(("lst", s, p, ci)) for s in self.S for p in self.P for ci in self.CH)
+            ops,
+            (named(get).cleaner_listed[s, p, ci] for s in self.S for p in self.P for ci in self.CH),
         )
 
     @step(params=(), fair=False, each=_restarts)
     def master_restart(self, t: Ctx) -> None:
         """the master restarts: a cleaner run in progress is lost"""
-        t[("phase",)] = IDLE
-        t[("changed",)] = False
+        t.cleaner_snapshot_phase = IDLE
+        t.cleaner_rs_changed = False
         for w in self.W:
-            t[("cand", w)] = False
-            t[("seen", w)] = False
-            t[("cache", w)] = False
+            t.cleaner_candidate[w] = False
+            t.cleaner_seen[w] = False
+            t.cleaner_cache[w] = False
         for s in self.S:
-            t[("read", s)] = False
+            t.cleaner_read_rs[s] = False
             for p in self.P:
                 for ci in self.CH:
-                    t[("lst", s, p, ci)] = False
+                    t.cleaner_listed[s, p, ci] = False
 
     @step(params=(), fair=True, each=lambda text: [()])
     def cleaner_start(self, t: Ctx) -> None:
         """log cleaner: list oldWALs, begin the snapshot"""
         ops = t.ops
-        archived = ops.or_(*(ops.and_(t[("wex", w)], t[("wplace", w)] == ARCHIVED) for w in self.W))
-        t.require(*run_left(t, self.cfg), t[("phase",)] == IDLE, archived)
+        archived = ops.or_(*(ops.and_(t.wal_exists[w], t.wal_place[w] == ARCHIVED) for w in self.W))
+        t.require(*run_left(t, self.cfg), t.cleaner_snapshot_phase == IDLE, archived)
         spend_run(t, self.cfg)
-        t[("phase",)] = READING
-        t[("changed",)] = False
+        t.cleaner_snapshot_phase = READING
+        t.cleaner_rs_changed = False
         for w in self.W:
-            t[("cand", w)] = ops.and_(t[("wex", w)], t[("wplace", w)] == ARCHIVED)
-            t[("seen", w)] = False
-            t[("cache", w)] = False
+            t.cleaner_candidate[w] = ops.and_(t.wal_exists[w], t.wal_place[w] == ARCHIVED)
+            t.cleaner_seen[w] = False
+            t.cleaner_cache[w] = False
         for s in self.S:
-            t[("read", s)] = False
+            t.cleaner_read_rs[s] = False
 
     @step(params=("server",), fair=True, each=lambda text: [(s,) for s in text.S])
     def cleaner_read(self, t: Ctx, s: int) -> None:
         """log cleaner: list the queues of one /rs/<server>"""
         ops = t.ops
-        t.require(t[("phase",)] == READING)
-        t.require(ops.not_(t[("read", s)]))
+        t.require(t.cleaner_snapshot_phase == READING)
+        t.require(ops.not_(t.cleaner_read_rs[s]))
         t.require(ops.not_(self.listing(ops, t.get)))
-        t[("read", s)] = True
+        t.cleaner_read_rs[s] = True
         for p in self.P:
             for ci in self.CH:
-                t[("lst", s, p, ci)] = t[("qex", s, p, ci)]
+                t.cleaner_listed[s, p, ci] = t.queue_znode[s, p, ci]
 
     @step(
         params=("server", "queue"),
@@ -125,36 +127,41 @@ class MultiCleaner:
     def cleaner_read_queue(self, t: Ctx, s: int, p: int, ci: int) -> None:
         """log cleaner: read the WALs of one listed queue"""
         ops = t.ops
-        t.require(t[("lst", s, p, ci)])
-        t[("lst", s, p, ci)] = False
+        t.require(t.cleaner_listed[s, p, ci])
+        t.cleaner_listed[s, p, ci] = False
         for w in self.W:
-            found = ops.and_(t[("cand", w)], t[("qex", s, p, ci)], t[("qin", s, p, ci, w)])
-            t[("seen", w)] = ops.or_(t[("seen", w)], found)
+            found = ops.and_(
+                t.cleaner_candidate[w], t.queue_znode[s, p, ci], t.queue_has_wal[s, p, ci, w]
+            )
+            t.cleaner_seen[w] = ops.or_(t.cleaner_seen[w], found)
 
     @step(params=(), fair=True, each=lambda text: [()])
     def cleaner_finish(self, t: Ctx) -> None:
         """log cleaner: retry if the cversion moved, else decide"""
         ops = t.ops
-        t.require(t[("phase",)] == READING)
-        t.require(*(t[("read", s)] for s in self.S))
+        t.require(t.cleaner_snapshot_phase == READING)
+        t.require(*(t.cleaner_read_rs[s] for s in self.S))
         t.require(ops.not_(self.listing(ops, t.get)))
-        changed = t[("changed",)]
+        changed = t.cleaner_rs_changed
         keep = ops.not_(changed)
-        seen = {w: t[("seen", w)] for w in self.W}
+        seen = {w: t.cleaner_seen[w] for w in self.W}
         doomed = {
             w: ops.and_(
-                keep, t[("cand", w)], t[("wplace", w)] == ARCHIVED, self.may_delete(ops, w, seen)
+                keep,
+                t.cleaner_candidate[w],
+                t.wal_place[w] == ARCHIVED,
+                self.may_delete(ops, w, seen),
             )
             for w in self.W
         }
         for s in self.S:
-            t[("read", s)] = False
+            t.cleaner_read_rs[s] = False
         for w in self.W:
-            t[("seen", w)] = False
-            t.when(keep, ("cand", w), doomed[w])
-        t[("changed",)] = False
+            t.cleaner_seen[w] = False
+            t.when(keep).cleaner_candidate[w] = doomed[w]
+        t.cleaner_rs_changed = False
         deleting = ops.ite(ops.or_(*doomed.values()), DELETING, IDLE)
-        t[("phase",)] = ops.ite(changed, READING, deleting)
+        t.cleaner_snapshot_phase = ops.ite(changed, READING, deleting)
 
     @step(
         params=("server", "group", "index"),
@@ -165,12 +172,12 @@ class MultiCleaner:
     def cleaner_delete_wal(self, t: Ctx, w: int) -> None:
         """log cleaner: delete one WAL the run decided it may delete"""
         ops = t.ops
-        t.require(t[("cand", w)])
-        t.require(t[("phase",)] == DELETING)
-        t[("wplace", w)] = DELETED
-        t[("cand", w)] = False
-        rest = ops.or_(*(t[("cand", v)] for v in self.W if v != w))
-        t[("phase",)] = ops.ite(rest, DELETING, IDLE)
+        t.require(t.cleaner_candidate[w])
+        t.require(t.cleaner_snapshot_phase == DELETING)
+        t.wal_place[w] = DELETED
+        t.cleaner_candidate[w] = False
+        rest = ops.or_(*(t.cleaner_candidate[v] for v in self.W if v != w))
+        t.cleaner_snapshot_phase = ops.ite(rest, DELETING, IDLE)
 
 
 class LockCleaner:
@@ -192,7 +199,7 @@ class LockCleaner:
     def master_restart(self, t: Ctx) -> None:
         """the master restarts: the cleaner's cache is lost"""
         for w in self.W:
-            t[("cache", w)] = False
+            t.cleaner_cache[w] = False
 
     @step(
         params=("server", "group", "seq"),
@@ -202,7 +209,7 @@ class LockCleaner:
     )
     def clean(self, t: Ctx, w: int) -> None:
         """log cleaner: TTL passed, look the WAL up"""
-        t.require(t[("wex", w)], t[("wplace", w)] == ARCHIVED, t.ops.not_(t[("cache", w)]))
+        t.require(t.wal_exists[w], t.wal_place[w] == ARCHIVED, t.ops.not_(t.cleaner_cache[w]))
         self.clean_wal(t.ops, t.writes(), w)
 
     chore_clean = step(
@@ -216,5 +223,5 @@ class LockCleaner:
         """Seed 003: look every queue up (caching what was found); delete if not found."""
         queued = {x: self.queued_anywhere(ops, tx.__getitem__, x) for x in self.W}
         for x in self.W:
-            tx[("cache", x)] = queued[x]
-        tx.when(self.may_delete(ops, w, queued), ("wplace", w), DELETED)
+            tx.cleaner_cache[x] = queued[x]
+        tx.when(self.may_delete(ops, w, queued)).wal_place[w] = DELETED

@@ -51,16 +51,16 @@ class ZkJoins:
 
     def new_wal(self, t: Ctx, w: int, closed: bool, cond: Any) -> None:
         """Where ``cond`` holds, WAL slot ``w`` is a new, empty file in ``WALs/``."""
-        t.when(cond, ("wex", w), True)
-        t.when(cond, ("wn", w), 0)
-        t.when(cond, ("wclosed", w), closed)
-        t.when(cond, ("wplace", w), LIVE_DIR)
+        t.when(cond).wal_exists[w] = True
+        t.when(cond).wal_length[w] = 0
+        t.when(cond).wal_closed[w] = closed
+        t.when(cond).wal_place[w] = LIVE_DIR
 
     def comes_up(self, t: Ctx, s: int) -> None:
         """Server ``s`` (its first WALs open) creates its znode under ``/hbase/replication/rs``
         and goes live; it learns the peers afterwards (``peer_sync``)."""
-        t[("rex", s)] = True
-        t[("lock", s)] = NO_LOCK
+        t.rs_znode[s] = True
+        t.rs_lock[s] = NO_LOCK
         self.rs_child_created(t.ops, t)
         Server(t, s).alive = True
 

@@ -26,6 +26,7 @@ from replcheck.model.common.state import (
 )
 from replcheck.model.config import Config
 from replcheck.model.engine.logic import PY, B, I, Ops, S, after, before, dual
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import kinds_of, step
 from replcheck.model.engine.text import Tx
 from replcheck.model.zk.claims import LockClaims, MultiClaims
@@ -235,7 +236,7 @@ class Hbase3515(ZkLock):
     class text(ZkWals):
         def roll_fails(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
             """The failed write is ignored: the server rolls to a WAL no queue names."""
-            tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
+            tx.budget["zk_faults"] = tx.budget["zk_faults"] - 1
             self.switch_wal(ops, tx, s, g, q)
 
 
@@ -268,7 +269,7 @@ class AppendBeforeRegister(ZkLock):
         def roll_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
             """Use the new WAL first; it is queued later (``register_wal``)."""
             self.switch_wal(ops, tx, s, g, q)
-            tx[("unreg", s, self.cfg.slot((s, g, q + 1)))] = True
+            tx.wal_unregistered[s, self.cfg.slot((s, g, q + 1))] = True
 
 
 class CleanerSkipsLookup(ZkLock):
@@ -284,7 +285,7 @@ class CleanerSkipsLookup(ZkLock):
     class text(LockCleaner):
         def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
             """Delete, with no lookup."""
-            tx[("wplace", w)] = DELETED
+            tx.wal_place[w] = DELETED
 
 
 class CleanerStaleCache(ZkLock):
@@ -300,9 +301,9 @@ class CleanerStaleCache(ZkLock):
     class text(LockCleaner):
         def clean_wal(self, ops: Any, tx: Any, w: int) -> None:
             """With a cache from an earlier lookup, delete with no lookup; else look up."""
-            cached = ops.or_(*(tx[("cache", x)] for x in self.W))
+            cached = ops.or_(*(tx.cleaner_cache[x] for x in self.W))
             if cached is True:
-                tx[("wplace", w)] = DELETED
+                tx.wal_place[w] = DELETED
                 return
             if cached is False:
                 super().clean_wal(ops, tx, w)
@@ -313,7 +314,7 @@ class CleanerStaleCache(ZkLock):
             for k, v in normal.new.items():
                 if tx.new.get(k) is not v:
                     tx[k] = ops.ite(cached, tx[k], v)
-            tx.when(cached, ("wplace", w), DELETED)
+            tx.when(cached).wal_place[w] = DELETED
 
 
 class ClaimWithoutChain(ZkLock):
@@ -350,7 +351,9 @@ class ReaderIgnoresArchive(ZkLock):
     class text(ZkSources):
         def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
             """Never in oldWALs."""
-            return ops.and_(get(("wplace", w)) != ARCHIVED, super().locate(ops, get, s, p, ci, w))
+            return ops.and_(
+                named(get).wal_place[w] != ARCHIVED, super().locate(ops, get, s, p, ci, w)
+            )
 
 
 class NoLoopPrevention(ZkLock):

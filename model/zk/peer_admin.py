@@ -3,8 +3,8 @@
 (seed 001: a peer's znode under ``/hbase/replication/peers``, its ``peer-state`` ENABLED or
 DISABLED, and ``/hbase/replication/state``). The region servers react in ``peer_sync``.
 
-The layout holds ``("peer", p)`` (``ABSENT``, ``ENABLED``, ``DISABLED``, ``REMOVED``), the
-``admin`` budget and ``("repl",)``, the replication state znode.
+The layout holds ``peer_state[p]`` (``ABSENT``, ``ENABLED``, ``DISABLED``, ``REMOVED``), the
+``admin`` budget and ``replication_on``, the replication state znode.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ class ZkPeerAdmin:
     def set_peer(self, t: Ctx, p: int, frm: tuple[int, ...], to: int) -> None:
         """The peer's status goes from one of ``frm`` to ``to``: one admin command."""
         ops = t.ops
-        t.require(Budget(t, "admin").left > 0, ops.or_(*(t[("peer", p)] == f for f in frm)))
+        t.require(Budget(t, "admin").left > 0, ops.or_(*(t.peer_state[p] == f for f in frm)))
         Budget(t, "admin").left = Budget(t, "admin").left - 1
-        t[("peer", p)] = to
+        t.peer_state[p] = to
 
     @step(params=("peer",), fair=False, each=_peers)
     def add_peer(self, t: Ctx, p: int) -> None:
@@ -43,10 +43,10 @@ class ZkPeerAdmin:
             self.set_peer(t, p, (ABSENT,), ENABLED)
             return
         # a removed peer's id may be used again (``model/zk/peer_life.py``)
-        again = t[("peer", p)] == REMOVED
+        again = t.peer_state[p] == REMOVED
         t.require(Budget(t, "admin").left > 0, *self.readd_guard(t, p))
         Budget(t, "admin").left = Budget(t, "admin").left - 1
-        t[("peer", p)] = ENABLED
+        t.peer_state[p] = ENABLED
         self.after_add(t, p, again)
 
     @step(params=("peer",), fair=False, each=_peers)
@@ -69,4 +69,4 @@ class ZkPeerAdmin:
         """admin: flip the /hbase/replication/state znode"""
         t.require(Budget(t, "admin").left > 0)
         Budget(t, "admin").left = Budget(t, "admin").left - 1
-        t[("repl",)] = t.ops.not_(t[("repl",)])
+        t.replication_on = t.ops.not_(t.replication_on)

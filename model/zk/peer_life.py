@@ -4,7 +4,7 @@ protocol text's form (``model/engine/step.py``).
 
 * **The configuration update** (``update_peer``): the admin writes the peer's config znode
   (``/hbase/replication/peers/<id>``); every live region server gets the watch's event once
-  (``("upd", s, p)`` until it reacts, ``peer_sync`` with ``how == "config"``):
+  (``config_update_pending[s, p]`` until it reacts, ``peer_sync`` with ``how == "config"``):
 
   - HBase 1.x (``zk-lock``): ``ReplicationPeerZKImpl``'s ``PeerConfigTracker`` calls
     ``peerConfigUpdated``, which tells the replication endpoint; the sources go on as they are.
@@ -22,9 +22,9 @@ protocol text's form (``model/engine/step.py``).
   was: the edits written before are owed to no one; each server may handle a later removal
   again (its ``gone`` flag is cleared).
 
-Layout (only under ``peer_life``): ``("upd", s, p)`` (``Server.updates``) and ``("pfresh", p)``
-(``State.refreshed``: the peer's sources were created again, or it was added again, which
-explains an edit applied twice there).
+Layout (only under ``peer_life``): ``config_update_pending[s, p]`` (``Server.updates``) and
+``peer_refreshed[p]`` (``State.refreshed``: the peer's sources were created again, or it was added
+again, which explains an edit applied twice there).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import ABSENT, DISABLED, ENABLED, REMOVED
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table.views import Budget, Server
 
@@ -64,9 +65,9 @@ class ZkPeerLife:
             return
         for s in self.S:
             for p in self.P:
-                out[("upd", s, p)] = "b"
+                out[var.config_update_pending(s, p)] = "b"
         for p in self.P:
-            out[("pfresh", p)] = "b"
+            out[var.peer_refreshed(p)] = "b"
 
     # --- the admin ----------------------------------------------------------------------------
 
@@ -74,26 +75,26 @@ class ZkPeerLife:
     def update_peer(self, t: Ctx, p: int) -> None:
         """admin: update_peer_config (the peer's config znode)"""
         ops = t.ops
-        status = t[("peer", p)]
+        status = t.peer_state[p]
         t.require(Budget(t, "admin").left > 0, ops.or_(status == ENABLED, status == DISABLED))
         Budget(t, "admin").left = Budget(t, "admin").left - 1
         for s in self.S:
-            t[("upd", s, p)] = Server(t, s).alive
+            t.config_update_pending[s, p] = Server(t, s).alive
 
     def old_peer_handled(self, t: Ctx, p: int) -> list[Any]:
         """No server still replicates to removed peer ``p`` or runs a source of it."""
         ops = t.ops
         out = []
         for s in self.S:
-            out.append(ops.not_(t[("known", s, p)]))
-            out += [ops.not_(t[("sh", s, *sk)]) for sk in self.sh_keys if sk[0] == p]
+            out.append(ops.not_(t.knows_peer[s, p]))
+            out += [ops.not_(t.shipper[s, *sk]) for sk in self.sh_keys if sk[0] == p]
         return out
 
     def readd_guard(self, t: Ctx, p: int) -> list[Any]:
         """``add_peer``'s condition: the id is free (never used, or, under ``peer_life``, a
         removed peer's whose removal every server has handled)."""
         ops = t.ops
-        status = t[("peer", p)]
+        status = t.peer_state[p]
         if not self.cfg.peer_life:
             return [status == ABSENT]
         again = ops.and_(status == REMOVED, *self.old_peer_handled(t, p))
@@ -106,18 +107,18 @@ class ZkPeerLife:
             return
         for w in self.W:
             for j in range(self.E):
-                t.when(again, ("wowed", w, j, p), False)
+                t.when(again).entry_owed[w, j, p] = False
         for s in self.S:
-            t.when(again, ("gone", s, p), False)
-        t.when(again, ("pfresh", p), True)
+            t.when(again).removal_handled[s, p] = False
+        t.when(again).peer_refreshed[p] = True
 
     # --- the servers --------------------------------------------------------------------------
 
     def config_sync(self, t: Ctx, s: int, p: int) -> None:
         """Server ``s`` reacts to the update of peer ``p``'s config znode: HBase 2.x refreshes
         the peer's sources, 1.x tells the endpoint only."""
-        t.require(Server(t, s).alive, t[("upd", s, p)])
-        t[("upd", s, p)] = False
+        t.require(Server(t, s).alive, t.config_update_pending[s, p])
+        t.config_update_pending[s, p] = False
         if self.multi:
             self.refresh_sources(t, s, p)
 
@@ -131,31 +132,32 @@ class ZkPeerLife:
         the same WALs, its first one read from the position in its queue znode."""
         ops = t.ops
         keep = self.rule_refresh_keeps_recovered_wals()
-        t[("pfresh", p)] = True
+        t.peer_refreshed[p] = True
         for sk in self.sh_keys:
             if sk[0] != p:
                 continue
             _p, ci, _g, _m = sk
             key = (s, *sk)
-            present = t[("sh", *key)]
+            present = t.shipper[*key]
             if ci != 0 and not keep:
                 # without its WALs the new recovered source has nothing to read: it ends at
                 # once and, as the queue's last, deletes the queue znode
                 self.clear_shipper(ops, t, present, key)
                 self.drop_queue(ops, t, present, s, p, ci)
                 continue
-            head = t[("shw", *key, 0)]
+            head = t.shipper_wal[*key, 0]
             stored: Any = 0
             for w in self.W:
-                at = ops.ite(t[("qin", s, p, ci, w)], t[("qpos", s, p, ci, w)], 0)
+                at = ops.ite(t.queue_has_wal[s, p, ci, w], t.queue_wal_pos[s, p, ci, w], 0)
                 stored = ops.ite(head == w, at, stored)
-            t.when(present, ("shpos", *key), stored)
+            t.when(present).shipper_pos[*key] = stored
 
     def duplicates_explained_for(self, ops: Any, get: Any, p: int) -> Any:
         """Does peer ``p``'s history explain an edit applied twice there by a live server's own
         sources? Its removal does; under ``peer_life`` also a re-add or a refresh of its
         sources (the new source ships again what the old one had not persisted)."""
-        removed = get(("peer", p)) == REMOVED
+        now = named(get)
+        removed = now.peer_state[p] == REMOVED
         if not self.cfg.peer_life:
             return removed
-        return ops.or_(removed, get(("pfresh", p)))
+        return ops.or_(removed, now.peer_refreshed[p])

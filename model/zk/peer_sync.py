@@ -55,7 +55,7 @@ class PeerSync:
     def peer_sync(self, t: Ctx, s: int, p: int, how: str) -> None:
         """a region server reacts to a peers-znode change"""
         ops = t.ops
-        status = t[("peer", p)]
+        status = t.peer_state[p]
         if how == "config":
             self.config_sync(t, s, p)
             return
@@ -75,19 +75,19 @@ class PeerSync:
                 cur = Server(t, s).current[g]
                 w = lookup(ops, cur, [self.cfg.slot((s, g, q)) for q in self.Q])
                 self.add_shipper(ops, t, True, s, p, 0, g, [w], 1, 0)
-            t[("known", s, p)] = True
+            t.knows_peer[s, p] = True
             return
         mine = [sk for sk in self.sh_keys if sk[0] == p]
-        sources = ops.or_(*(t[("sh", s, *sk)] for sk in mine))
+        sources = ops.or_(*(t.shipper[s, *sk] for sk in mine))
         t.require(
             Server(t, s).alive,
             status == REMOVED,
-            ops.not_(t[("gone", s, p)]),
+            ops.not_(t.removal_handled[s, p]),
             ops.or_(Server(t, s).knows[p], sources),
         )
         for ci in self.CH:
             self.drop_queue(ops, t, True, s, p, ci)
         for sk in mine:
             self.clear_shipper(ops, t, True, (s, *sk))
-        t[("known", s, p)] = False
-        t[("gone", s, p)] = True
+        t.knows_peer[s, p] = False
+        t.removal_handled[s, p] = True

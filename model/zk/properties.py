@@ -25,6 +25,7 @@ from replcheck.model.common.edit_properties import (
     unneeded_files_deleted,
 )
 from replcheck.model.common.state import DELETED, REMOVED
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import below
 from replcheck.model.engine.text import FlatProperty, count, off
 
@@ -40,45 +41,48 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         any slave cluster". Every edit owed to a peer that still exists has been applied there, or
         some queue of that peer (owned by a live server, or by a dead one not yet failed over) still
         covers it and its WAL still exists."""
+        now = named(get)
         ok = []
         for owed, w, j, p in unapplied(z, ops, get):
             queued = []
             for o in S:
                 for ci in CH:
-                    listed = get(("qin", o, p, ci, w))
+                    listed = now.queue_has_wal[o, p, ci, w]
                     if not off(listed):
-                        queued.append(ops.and_(listed, get(("qpos", o, p, ci, w)) <= j))
-            covered = ops.and_(get(("wplace", w)) != DELETED, ops.or_(*queued))
+                        queued.append(ops.and_(listed, now.queue_wal_pos[o, p, ci, w] <= j))
+            covered = ops.and_(now.wal_place[w] != DELETED, ops.or_(*queued))
             ok.append(ops.implies(owed, covered))
         return ops.and_(*ok)
 
     def held(ops: Any, get: Any, live_only: bool) -> list[tuple[int, Any, Any]]:
         """(peer, condition, WAL slot) for every position of a source's in-memory queue (of a
         live server's sources only, with ``live_only``)."""
+        now = named(get)
         out = []
         for s in S:
-            alive = get(("alive", s)) if live_only else True
+            alive = now.server_alive[s] if live_only else True
             if off(alive):
                 continue
             for sk in z.sh_keys:
-                on = ops.and_(alive, get(("sh", s, *sk)))
+                on = ops.and_(alive, now.shipper[s, *sk])
                 if off(on):
                     continue
-                n = get(("shn", s, *sk))
+                n = now.shipper_length[s, *sk]
                 for j in below(z.LW, 0, n):
-                    out.append((sk[0], ops.and_(on, j < n), get(("shw", s, *sk, j))))
+                    out.append((sk[0], ops.and_(on, j < n), now.shipper_wal[s, *sk, j]))
         return out
 
     def queues(ops: Any, get: Any, p: int, live_only: bool = False) -> list[tuple[int, int, Any]]:
         """(owner, chain, condition) for each queue znode of peer ``p`` (of live servers only,
         with ``live_only``)."""
+        now = named(get)
         out = []
         for o in S:
-            alive = get(("alive", o)) if live_only else True
+            alive = now.server_alive[o] if live_only else True
             if off(alive):
                 continue
             for ci in CH:
-                on = ops.and_(alive, get(("qex", o, p, ci)))
+                on = ops.and_(alive, now.queue_znode[o, p, ci])
                 if not off(on):
                     out.append((o, ci, on))
         return out
@@ -87,17 +91,18 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         """Seed 001: "if one slave cluster becomes unavailable for some time, the WALs should not be
         deleted. They need to stay in the queue while the others are processed." No deleted WAL is
         in any queue znode or in any live source's in-memory queue."""
+        now = named(get)
         ok = []
         memory = None
         for w in W:
-            deleted = ops.and_(get(("wex", w)), get(("wplace", w)) == DELETED)
+            deleted = ops.and_(now.wal_exists[w], now.wal_place[w] == DELETED)
             if off(deleted):
                 continue
             if memory is None:
                 memory = held(ops, get, False)
                 znodes = [(p, q) for p in P for q in queues(ops, get, p)]
             in_queue = ops.or_(
-                *(ops.and_(on, get(("qin", o, p, ci, w))) for p, (o, ci, on) in znodes)
+                *(ops.and_(on, now.queue_has_wal[o, p, ci, w]) for p, (o, ci, on) in znodes)
             )
             in_memory = ops.or_(*(ops.and_(c, v == w) for _p, c, v in memory))
             ok.append(ops.implies(deleted, ops.not_(ops.or_(in_queue, in_memory))))
@@ -108,14 +113,15 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         A position never points past the data its WAL holds: a source that claims or restarts the
         queue reads from there, and a position past the end would skip the edits written up to
         it."""
+        now = named(get)
         out = []
         for p in P:
             for o, ci, on in queues(ops, get, p):
                 for w in W:
-                    listed = get(("qin", o, p, ci, w))
+                    listed = now.queue_has_wal[o, p, ci, w]
                     if off(listed):
                         continue
-                    past = get(("qpos", o, p, ci, w)) > get(("wn", w))
+                    past = now.queue_wal_pos[o, p, ci, w] > now.wal_length[w]
                     out.append(ops.not_(ops.and_(on, listed, past)))
         return ops.and_(*out)
 
@@ -130,7 +136,11 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
                 continue
             for w in W:
                 out.append(
-                    count(ops, (ops.and_(on, get(("qin", o, p, ci, w))) for o, ci, on in mine)) <= 1
+                    count(
+                        ops,
+                        (ops.and_(on, named(get).queue_has_wal[o, p, ci, w]) for o, ci, on in mine),
+                    )
+                    <= 1
                 )
         return ops.and_(*out)
 
@@ -150,25 +160,32 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
     def positions_monotone(ops: Any, before: Any, after: Any) -> Any:
         """Seed 003: "The value of these HLog child znodes is the latest position that has been
         replicated." A WAL znode's position never moves backwards."""
+        was = named(before)
+        now = named(after)
         out = []
         for p in P:
             for o, ci, on in queues(ops, before, p):
-                kept = ops.and_(on, after(("qex", o, p, ci)))
+                kept = ops.and_(on, now.queue_znode[o, p, ci])
                 if off(kept):
                     continue
                 for w in W:
-                    both = ops.and_(kept, before(("qin", o, p, ci, w)), after(("qin", o, p, ci, w)))
+                    both = ops.and_(
+                        kept,
+                        was.queue_has_wal[o, p, ci, w],
+                        now.queue_has_wal[o, p, ci, w],
+                    )
                     if off(both):
                         continue
                     out.append(
                         ops.implies(
-                            both, after(("qpos", o, p, ci, w)) >= before(("qpos", o, p, ci, w))
+                            both,
+                            now.queue_wal_pos[o, p, ci, w] >= was.queue_wal_pos[o, p, ci, w],
                         )
                     )
         return ops.and_(*out)
 
     def encoding_capacity(ops: Any, get: Any) -> Any:
-        return ops.not_(get(("overflow",)))
+        return ops.not_(named(get).overflow)
 
     # --- liveness goals ---------------------------------------------------------------------
 
@@ -176,16 +193,19 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
         """Seed 002: "When the slave cluster is finally available, the buffer is applied ... The
         master RegionServer then replicates the backlog of logs that accumulated during the outage."
         Goal: every edit owed to an enabled peer has been applied there."""
-        return ops.or_(ops.not_(get(("repl",))), ops.not_(ops.or_(*undelivered(z, ops, get))))
+        return ops.or_(
+            ops.not_(named(get).replication_on), ops.not_(ops.or_(*undelivered(z, ops, get)))
+        )
 
     def dead_queues_claimed(ops: Any, get: Any) -> Any:
         """Seed 000: "ZooKeeper is highly available, it is useful for managing the transfer of the
         queues in the event of a failure." Goal: no dead server still owns a queue."""
+        now = named(get)
         return ops.and_(
             *(
                 ops.or_(
-                    get(("alive", s)),
-                    ops.not_(ops.or_(*(get(("qex", s, p, ci)) for p in P for ci in CH))),
+                    now.server_alive[s],
+                    ops.not_(ops.or_(*(now.queue_znode[s, p, ci] for p in P for ci in CH))),
                 )
                 for s in S
             )
@@ -194,9 +214,10 @@ def zk_properties(z: ZkFlat) -> list[FlatProperty]:
     def removed_peer_queues_deleted(ops: Any, get: Any) -> Any:
         """Seed 003: "Each region server has one queue for every peer cluster it replicates to."
         Goal: once a peer is removed, no queue for it is left behind (HBASE-17077)."""
+        now = named(get)
         return ops.and_(
             *(
-                ops.not_(ops.and_(get(("qex", o, p, ci)), get(("peer", p)) == REMOVED))
+                ops.not_(ops.and_(now.queue_znode[o, p, ci], now.peer_state[p] == REMOVED))
                 for o in S
                 for p in P
                 for ci in CH

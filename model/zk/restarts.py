@@ -63,18 +63,18 @@ class ZkRestarts:
     def old_name_failed_over(self, t: Ctx, s: int) -> Any:
         """The old incarnation's znode is gone: the failover moved its queues and deleted it
         (zk-lock's ``finish_claim``, zk-multi's ``scp_finish``, which also ends the procedure)."""
-        return t.ops.and_(t.ops.not_(t[("rex", s)]), t.ops.not_(t[("fail", s)]))
+        return t.ops.and_(t.ops.not_(t.rs_znode[s]), t.ops.not_(t.failover_pending[s]))
 
     def old_name_unused(self, t: Ctx, s: int) -> list[Any]:
         """No queue is named after ``s`` (its chain holds it), no source reads one so named, and
         no claim read from ``s`` waits to commit."""
         ops = t.ops
         named = [ci for ci in self.CH if s in self.chains[ci]]
-        out = [ops.not_(t[("qex", o, p, ci)]) for o in self.S for p in self.P for ci in named]
+        out = [ops.not_(t.queue_znode[o, p, ci]) for o in self.S for p in self.P for ci in named]
         out += [
-            ops.not_(t[("sh", o, *sk)]) for o in self.S for sk in self.sh_keys if sk[1] in named
+            ops.not_(t.shipper[o, *sk]) for o in self.S for sk in self.sh_keys if sk[1] in named
         ]
-        out += [ops.not_(ops.and_(t[("cl", o)], t[("cld", o)] == s)) for o in self.S]
+        out += [ops.not_(ops.and_(t.claiming[o], t.claiming_dead[o] == s)) for o in self.S]
         return out
 
     @step(params=("server",), fair=False, each=_restarting)
@@ -93,5 +93,5 @@ class ZkRestarts:
             cur = Server(t, s).current[g]
             for q in self.Q[1:]:
                 self.new_wal(t, self.cfg.slot((s, g, q)), False, cur == q - 1)
-            t[("cur", s, g)] = cur + 1
+            t.current_wal[s, g] = cur + 1
         self.comes_up(t, s)

@@ -4,8 +4,8 @@ selects a new subset of RegionServers to replicate to". When every sink a server
 peer is down, it picks another subset of the peer cluster's servers (``ceil(ratio * servers)``
 of them), any that differs from the one it had.
 
-The layout holds ``("snk", server, peer, sink)``, the server's chosen sinks for the peer, and
-``("down", cluster, sink)``.
+The layout holds ``sink_chosen[server, peer, sink]``, the server's chosen sinks for the peer, and
+``sink_down[cluster, sink]``.
 """
 
 from __future__ import annotations
@@ -42,8 +42,12 @@ class SinkChoice:
         """every chosen sink is down: pick anew"""
         ops = t.ops
         ks = range(self.cfg.sink_servers)
-        up = ops.or_(*(ops.and_(t[("snk", s, p, k)], ops.not_(t[("down", p + 1, k)])) for k in ks))
-        differs = ops.or_(*(ops.not_(ops.eq(t[("snk", s, p, k)], bool(mask >> k & 1))) for k in ks))
-        t.require(t[("alive", s)], t[("known", s, p)], ops.not_(up), differs)
+        up = ops.or_(
+            *(ops.and_(t.sink_chosen[s, p, k], ops.not_(t.sink_down[p + 1, k])) for k in ks)
+        )
+        differs = ops.or_(
+            *(ops.not_(ops.eq(t.sink_chosen[s, p, k], bool(mask >> k & 1))) for k in ks)
+        )
+        t.require(t.server_alive[s], t.knows_peer[s, p], ops.not_(up), differs)
         for k in ks:
-            t[("snk", s, p, k)] = bool(mask >> k & 1)
+            t.sink_chosen[s, p, k] = bool(mask >> k & 1)

@@ -24,14 +24,16 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, DELETED, ENABLED, REMOVED, Shipper
+from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 
 
 def slot_shipper(text: Any, get: Any, s: int, sk: tuple) -> Shipper:
     """The readable shipper held in server ``s``'s slot ``sk``."""
+    now = named(get)
     p, ci, g, _m = sk
-    wals = tuple(text.key[get(("shw", s, *sk, j))] for j in range(get(("shn", s, *sk))))
-    return Shipper(p, text.chains[ci], g, wals, get(("shpos", s, *sk)))
+    wals = tuple(text.key[now.shipper_wal[s, *sk, j]] for j in range(now.shipper_length[s, *sk]))
+    return Shipper(p, text.chains[ci], g, wals, now.shipper_pos[s, *sk])
 
 
 def shipper_index(text: Any, st: Any, get: Any, s: int, sk: tuple) -> int:
@@ -41,7 +43,7 @@ def shipper_index(text: Any, st: Any, get: Any, s: int, sk: tuple) -> int:
     earlier = sum(
         1
         for m in range(sk[3])
-        if get(("sh", s, *sk[:3], m)) and slot_shipper(text, get, s, (*sk[:3], m)) == mine
+        if named(get).shipper[s, *sk[:3], m] and slot_shipper(text, get, s, (*sk[:3], m)) == mine
     )
     return st.servers[s].shippers.index(mine) + earlier
 
@@ -72,7 +74,7 @@ def _recovered_heads(text: Any) -> list[tuple]:
 def head(text: Any, s: int, p: int, ci: int, g: int, m: int, hw: int, *_rest: int) -> list:
     """A shipper step's ``lead``: its shipper slot holds a shipper whose head is WAL ``hw``."""
     sk = (s, p, ci, g, m)
-    return [(("sh", *sk), True), (("shw", *sk, 0), hw)]
+    return [(var.shipper(*sk), True), (var.shipper_wal(*sk, 0), hw)]
 
 
 class ZkSources:
@@ -101,27 +103,31 @@ class ZkSources:
         target = p + 1
         batch = self.cfg.batch
         rule = self.rule["rule_ships"]
-        pos, n = t[("shpos", *sk)], t[("wn", hw)]
+        pos, n = t.shipper_pos[*sk], t.wal_length[hw]
         edits = []
         for j in t.below(self.E, pos, pos + batch, n):
             inb = ops.and_(pos <= j, j < pos + batch, j < n)
-            kind, ids = t[("wkind", hw, j)], t[("wids", hw, j)]
+            kind, ids = t.entry_kind[hw, j], t.entry_cluster_ids[hw, j]
             edits.append((inb, kind, ids, self.replicable(ops, rule, kind, ids, target), j))
         # ``batch_keeps``: the batch holds an edit the filter keeps (else no sink is needed)
         keeps = ops.or_(*(ops.and_(inb, ok) for inb, _k, _i, ok, _j in edits))
-        status = t[("peer", p)]
+        status = t.peer_state[p]
         t.require(
-            t[("repl",)],
-            ops.or_(status == ENABLED, ops.and_(status == REMOVED, ops.not_(t[("gone", s, p)]))),
-            t[("wex", hw)],
+            t.replication_on,
+            ops.or_(
+                status == ENABLED, ops.and_(status == REMOVED, ops.not_(t.removal_handled[s, p]))
+            ),
+            t.wal_exists[hw],
             pos < n,
             self.locate(ops, t.get, s, p, ci, hw),
-            t[("snk", s, p, k)],
-            ops.or_(ops.not_(t[("down", target, k)]), ops.not_(keeps)),
+            t.sink_chosen[s, p, k],
+            ops.or_(ops.not_(t.sink_down[target, k]), ops.not_(keeps)),
         )
-        sent = [(ops.and_(inb, ok), t[("wu", hw, j)], kind, ids) for inb, kind, ids, ok, j in edits]
+        sent = [
+            (ops.and_(inb, ok), t.entry_edit[hw, j], kind, ids) for inb, kind, ids, ok, j in edits
+        ]
         self.deliver(ops, t, target, sent)
-        t[("shpos", *sk)] = ops.ite(n < pos + batch, n, pos + batch)
+        t.shipper_pos[*sk] = ops.ite(n < pos + batch, n, pos + batch)
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def persist(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
@@ -130,11 +136,11 @@ class ZkSources:
         sk = (s, p, ci, g, m)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
-            t[("qex", s, p, ci)],
-            t[("qin", s, p, ci, hw)],
-            t[("qpos", s, p, ci, hw)] != t[("shpos", *sk)],
+            t.queue_znode[s, p, ci],
+            t.queue_has_wal[s, p, ci, hw],
+            t.queue_wal_pos[s, p, ci, hw] != t.shipper_pos[*sk],
         )
-        t[("qpos", s, p, ci, hw)] = t[("shpos", *sk)]
+        t.queue_wal_pos[s, p, ci, hw] = t.shipper_pos[*sk]
 
     @step(params=("server", "shipper"), fair=True, each=_heads, label=_by_index, lead=head)
     def advance(self, t: Ctx, s: int, p: int, ci: int, g: int, m: int, hw: int) -> None:
@@ -143,13 +149,13 @@ class ZkSources:
         sk = (s, p, ci, g, m)
         t.require(self.head_guard(ops, t.get, sk, hw))
         done = self.rule["rule_wal_done"](
-            ops, t[("shn", *sk)] > 1, t[("wclosed", hw)], t[("shpos", *sk)], t[("wn", hw)]
+            ops, t.shipper_length[*sk] > 1, t.wal_closed[hw], t.shipper_pos[*sk], t.wal_length[hw]
         )
         t.require(
-            t[("wex", hw)],
+            t.wal_exists[hw],
             done,
-            t[("qex", s, p, ci)],
-            t[("qin", s, p, ci, hw)],
+            t.queue_znode[s, p, ci],
+            t.queue_has_wal[s, p, ci, hw],
         )
         self.drop_head(ops, t, sk, hw)
 
@@ -162,10 +168,10 @@ class ZkSources:
         sk = (s, p, ci, g, m)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
-            t[("shn", *sk)] == 1,
-            t[("wex", hw)],
-            t[("wclosed", hw)],
-            t[("shpos", *sk)] >= t[("wn", hw)],
+            t.shipper_length[*sk] == 1,
+            t.wal_exists[hw],
+            t.wal_closed[hw],
+            t.shipper_pos[*sk] >= t.wal_length[hw],
         )
         self.drop_head(ops, t, sk, hw)
 
@@ -176,7 +182,7 @@ class ZkSources:
         sk = (s, p, ci, g, m)
         t.require(
             self.head_guard(ops, t.get, sk, hw),
-            True if ci else t[("shn", *sk)] > 1,
+            True if ci else t.shipper_length[*sk] > 1,
             ops.not_(self.locate(ops, t.get, s, p, ci, hw)),
         )
         self.drop_head(ops, t, sk, hw)
@@ -184,6 +190,7 @@ class ZkSources:
     def locate(self, ops: Any, get: Any, s: int, p: int, ci: int, w: int) -> Any:
         """Where the reader looks for a WAL (a mutant overrides it): it opens one that exists and
         is not deleted, from oldWALs or from the directory of the server its queue id names."""
-        place = get(("wplace", w))
+        now = named(get)
+        place = now.wal_place[w]
         in_dir = self.owner[(s, p, ci)] == self.key[w][0]
-        return ops.and_(get(("wex", w)), place != DELETED, ops.or_(place == ARCHIVED, in_dir))
+        return ops.and_(now.wal_exists[w], place != DELETED, ops.or_(place == ARCHIVED, in_dir))

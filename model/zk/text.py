@@ -13,6 +13,7 @@ from replcheck.model.common.crashes import Crashes
 from replcheck.model.common.relay_steps import RelaySteps
 from replcheck.model.common.sinks import SinkServers
 from replcheck.model.common.state import READING, REMOVED, wal_order
+from replcheck.model.engine.names import named
 from replcheck.model.engine.step import instances_of
 from replcheck.model.engine.text import FlatModel, FlatProperty, Instance, Tx, count
 from replcheck.model.zk.claim_drop import ClaimDrops
@@ -61,52 +62,52 @@ class ZkFlat(
         """``append``: entry ``j`` of WAL slot ``w``, owed to the peers the server replicates to
         (while replication is on) whose filter accepts it; only where ``cond`` holds."""
         if j >= self.E:
-            tx.when(cond, ("overflow",), True)
+            tx.when(cond).overflow = True
             return
-        tx.when(cond, ("wu", w, j), uid)
-        tx.when(cond, ("wkind", w, j), kind)
-        tx.when(cond, ("wids", w, j), ids)
+        tx.when(cond).entry_edit[w, j] = uid
+        tx.when(cond).entry_kind[w, j] = kind
+        tx.when(cond).entry_cluster_ids[w, j] = ids
         for p in self.P:
             owed = ops.and_(
-                tx[("repl",)],
-                tx[("known", s, p)],
+                tx.replication_on,
+                tx.knows_peer[s, p],
                 self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
             )
-            tx.when(cond, ("wowed", w, j, p), owed)
-        tx.when(cond, ("wn", w), j + 1)
+            tx.when(cond).entry_owed[w, j, p] = owed
+        tx.when(cond).wal_length[w] = j + 1
 
     def bump_cversion(self, ops: Any, tx: Tx, cond: Any) -> None:
         """Where ``cond`` holds, the cversion of ``/rs`` moves: a cleaner reading its snapshot
         will see the change and read again."""
-        tx.when(ops.and_(cond, tx[("phase",)] == READING), ("changed",), True)
+        tx.when(ops.and_(cond, tx.cleaner_snapshot_phase == READING)).cleaner_rs_changed = True
 
     def drop_queue(self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int) -> None:
         """Where ``cond`` holds, delete server ``s``'s queue znode for peer ``p`` (chain
         ``ci``) with its WAL znodes and offsets."""
-        tx.when(cond, ("qex", s, p, ci), False)
+        tx.when(cond).queue_znode[s, p, ci] = False
         for w in self.W:
-            tx.when(cond, ("qin", s, p, ci, w), False)
-            tx.when(cond, ("qpos", s, p, ci, w), 0)
+            tx.when(cond).queue_has_wal[s, p, ci, w] = False
+            tx.when(cond).queue_wal_pos[s, p, ci, w] = 0
 
     def put_queue(
         self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
     ) -> None:
         """``put_queue``: create the queue znode (and ``/rs/<s>``), or add to an existing one the
         WALs it lacks; a WAL already there keeps its position."""
-        tx.when(cond, ("rex", s), True)
-        tx.when(cond, ("qex", s, p, ci), True)
+        tx.when(cond).rs_znode[s] = True
+        tx.when(cond).queue_znode[s, p, ci] = True
         for w, present, pos in wals:
-            add = ops.and_(cond, present, ops.not_(tx[("qin", s, p, ci, w)]))
-            tx.when(add, ("qpos", s, p, ci, w), pos)
-            tx.when(add, ("qin", s, p, ci, w), True)
+            add = ops.and_(cond, present, ops.not_(tx.queue_has_wal[s, p, ci, w]))
+            tx.when(add).queue_wal_pos[s, p, ci, w] = pos
+            tx.when(add).queue_has_wal[s, p, ci, w] = True
 
     def clear_shipper(self, ops: Any, tx: Tx, cond: Any, sk: tuple) -> None:
         """Where ``cond`` holds, shipper slot ``sk`` stops: no WAL queued, offset 0."""
-        tx.when(cond, ("sh", *sk), False)
-        tx.when(cond, ("shn", *sk), 0)
-        tx.when(cond, ("shpos", *sk), 0)
+        tx.when(cond).shipper[*sk] = False
+        tx.when(cond).shipper_length[*sk] = 0
+        tx.when(cond).shipper_pos[*sk] = 0
         for j in range(self.LW):
-            tx.when(cond, ("shw", *sk, j), -1)
+            tx.when(cond).shipper_wal[*sk, j] = -1
 
     def add_shipper(
         self,
@@ -126,15 +127,15 @@ class ZkFlat(
         taken: list[Any] = []
         for m in range(COPIES):
             sk = (s, p, ci, g, m)
-            on = tx[("sh", *sk)]
+            on = tx.shipper[*sk]
             here = ops.and_(cond, ops.not_(on), *taken)
             taken.append(on)
-            tx.when(here, ("sh", *sk), True)
-            tx.when(here, ("shn", *sk), n)
-            tx.when(here, ("shpos", *sk), pos)
+            tx.when(here).shipper[*sk] = True
+            tx.when(here).shipper_length[*sk] = n
+            tx.when(here).shipper_pos[*sk] = pos
             for j in range(self.LW):
-                tx.when(here, ("shw", *sk, j), wals[j] if j < len(wals) else -1)
-        tx.when(ops.and_(cond, *taken), ("overflow",), True)
+                tx.when(here).shipper_wal[*sk, j] = wals[j] if j < len(wals) else -1
+        tx.when(ops.and_(cond, *taken)).overflow = True
 
     def start_recovered(
         self, ops: Any, tx: Tx, cond: Any, s: int, p: int, ci: int, wals: list[tuple[int, Any, Any]]
@@ -142,8 +143,8 @@ class ZkFlat(
         """``start_recovered``: per WAL group one recovered shipper over the queue's WALs, oldest
         first, from the start position; or, when its peer is gone, none: the queue is marked for
         the claimer's delete (``drop_claimed_queue``)."""
-        drop = self.rule["rule_drop_claimed_queue"](ops, tx[("peer", p)] == REMOVED)
-        tx.when(ops.and_(cond, drop), ("drop", s, p, ci), True)
+        drop = self.rule["rule_drop_claimed_queue"](ops, tx.peer_state[p] == REMOVED)
+        tx.when(ops.and_(cond, drop)).drop_claimed[s, p, ci] = True
         start = ops.and_(cond, ops.not_(drop))
         if start is False:
             return
@@ -175,28 +176,28 @@ class ZkFlat(
         """``kill``: the current WALs are closed; the ephemeral node and the memory go."""
         for g in self.G:
             for q in self.Q:
-                tx.when(tx[("cur", s, g)] == q, ("wclosed", self.cfg.slot((s, g, q))), True)
-        tx[("alive", s)] = False
+                tx.when(tx.current_wal[s, g] == q).wal_closed[self.cfg.slot((s, g, q))] = True
+        tx.server_alive[s] = False
         for p in self.P:
-            tx[("known", s, p)] = False
-            tx[("gone", s, p)] = False
+            tx.knows_peer[s, p] = False
+            tx.removal_handled[s, p] = False
             if self.cfg.peer_life:
-                tx[("upd", s, p)] = False
+                tx.config_update_pending[s, p] = False
         for sk in self.sh_keys:
             self.clear_shipper(ops, tx, True, (s, *sk))
         self.clear_claim(tx, s)
         for w in self.W:
-            tx[("unreg", s, w)] = False
+            tx.wal_unregistered[s, w] = False
         for p in self.P:
             for ci in self.CH:
-                tx[("drop", s, p, ci)] = False
+                tx.drop_claimed[s, p, ci] = False
         self.on_death(ops, tx, s)
 
     def on_death(self, ops: Any, tx: Tx, s: int) -> None:
         """``on_death``: the master learns of the death (zk-multi schedules a
         ServerCrashProcedure, a persisted procedure)."""
         if self.multi:
-            tx[("fail", s)] = True
+            tx.failover_pending[s] = True
 
     def rs_child_created(self, ops: Any, tx: Tx) -> None:
         """``rs_child_created``: a znode was created under ``/rs`` (zk-multi's cleaner reads its
@@ -206,49 +207,49 @@ class ZkFlat(
 
     def clear_claim(self, tx: Tx, s: int) -> None:
         """Server ``s`` forgets the claim it read (the queue and its WALs' offsets)."""
-        tx[("cl", s)] = False
-        tx[("cld", s)] = 0
-        tx[("clp", s)] = 0
-        tx[("clc", s)] = 0
+        tx.claiming[s] = False
+        tx.claiming_dead[s] = 0
+        tx.claiming_peer[s] = 0
+        tx.claiming_chain[s] = 0
         for w in self.W:
-            tx[("clin", s, w)] = False
-            tx[("clpos", s, w)] = 0
+            tx.claiming_has_wal[s, w] = False
+            tx.claiming_wal_pos[s, w] = 0
 
     def enqueue_wal(self, ops: Any, tx: Tx, s: int, w: int) -> None:
         """``register_wal``: the WAL joins every normal queue of its server and every normal
         shipper of its group."""
         g = self.key[w][1]
         for p in self.P:
-            tx.when(tx[("qex", s, p, 0)], ("qin", s, p, 0, w), True)
+            tx.when(tx.queue_znode[s, p, 0]).queue_has_wal[s, p, 0, w] = True
             for m in range(COPIES):
                 sk = (s, p, 0, g, m)
-                on = tx[("sh", *sk)]
-                n = tx[("shn", *sk)]
+                on = tx.shipper[*sk]
+                n = tx.shipper_length[*sk]
                 for j in range(self.LW):
-                    tx.when(ops.and_(on, n == j), ("shw", *sk, j), w)
-                tx.when(ops.and_(on, n >= self.LW), ("overflow",), True)
-                tx.when(on, ("shn", *sk), n + 1)
-        tx[("unreg", s, w)] = False
+                    tx.when(ops.and_(on, n == j)).shipper_wal[*sk, j] = w
+                tx.when(ops.and_(on, n >= self.LW)).overflow = True
+                tx.when(on).shipper_length[*sk] = n + 1
+        tx.wal_unregistered[s, w] = False
 
     def drop_head(self, ops: Any, tx: Tx, sk: tuple, hw: int) -> None:
         """``drop_head``: the head WAL leaves its queue znode and the shipper; a recovered
         shipper past its last WAL ends, and the last one of a queue deletes the queue."""
         s, p, ci, _g, _m = sk
-        tx[("qin", s, p, ci, hw)] = False
-        tx[("qpos", s, p, ci, hw)] = 0
-        n = tx[("shn", *sk)]
+        tx.queue_has_wal[s, p, ci, hw] = False
+        tx.queue_wal_pos[s, p, ci, hw] = 0
+        n = tx.shipper_length[*sk]
         shift = n > 1
         for j in range(self.LW):
-            nxt = tx[("shw", *sk, j + 1)] if j + 1 < self.LW else -1
-            tx.when(shift, ("shw", *sk, j), nxt)
-        tx.when(shift, ("shn", *sk), n - 1)
-        tx.when(shift, ("shpos", *sk), 0)
+            nxt = tx.shipper_wal[*sk, j + 1] if j + 1 < self.LW else -1
+            tx.when(shift).shipper_wal[*sk, j] = nxt
+        tx.when(shift).shipper_length[*sk] = n - 1
+        tx.when(shift).shipper_pos[*sk] = 0
         if ci == 0:
             return
         end = ops.not_(shift)
         self.clear_shipper(ops, tx, end, sk)
         others = [
-            tx[("sh", s, p, ci, g2, m2)]
+            tx.shipper[s, p, ci, g2, m2]
             for g2 in self.G
             for m2 in range(COPIES)
             if (s, p, ci, g2, m2) != sk
@@ -257,11 +258,12 @@ class ZkFlat(
 
     def head_guard(self, ops: Any, get: Any, sk: tuple, hw: int) -> Any:
         """Shipper slot ``sk`` runs on a live server and its head WAL is slot ``hw``."""
+        now = named(get)
         return ops.and_(
-            get(("alive", sk[0])),
-            get(("sh", *sk)),
-            get(("shn", *sk)) >= 1,
-            get(("shw", *sk, 0)) == hw,
+            now.server_alive[sk[0]],
+            now.shipper[*sk],
+            now.shipper_length[*sk] >= 1,
+            now.shipper_wal[*sk, 0] == hw,
         )
 
     # --- action instances -------------------------------------------------------------------------
@@ -275,7 +277,7 @@ class ZkFlat(
         """Is WAL slot ``w`` named in some queue (of ``owners``, default all)?"""
         return ops.or_(
             *(
-                get(("qin", o, p, ci, w))
+                named(get).queue_has_wal[o, p, ci, w]
                 for o in (self.S if owners is None else owners)
                 for p in self.P
                 for ci in self.CH

@@ -87,7 +87,7 @@ class ZkWals:
     )
     def register_wal(self, t: Ctx, s: int, w: int) -> None:
         """queue a WAL that is already in use"""
-        t.require(Server(t, s).alive, t[("unreg", s, w)])
+        t.require(Server(t, s).alive, t.wal_unregistered[s, w])
         self.enqueue_wal(t.ops, t, s, w)
 
     @step(
@@ -106,12 +106,12 @@ class ZkWals:
     def switch_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
         """Close WAL ``q`` of server ``s``'s group ``g`` and write to the next, a new file."""
         old, new = self.cfg.slot((s, g, q)), self.cfg.slot((s, g, q + 1))
-        tx[("wclosed", old)] = True
-        tx[("wex", new)] = True
-        tx[("wn", new)] = 0
-        tx[("wclosed", new)] = False
-        tx[("wplace", new)] = LIVE_DIR
-        tx[("cur", s, g)] = q + 1
+        tx.wal_closed[old] = True
+        tx.wal_exists[new] = True
+        tx.wal_length[new] = 0
+        tx.wal_closed[new] = False
+        tx.wal_place[new] = LIVE_DIR
+        tx.current_wal[s, g] = q + 1
 
     def roll_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
         """Queue the new WAL for every peer, then use it."""
@@ -120,5 +120,5 @@ class ZkWals:
 
     def roll_fails(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
         """The ZooKeeper write failed: the server aborts."""
-        tx[("b", "zk_faults")] = tx[("b", "zk_faults")] - 1
+        tx.budget["zk_faults"] = tx.budget["zk_faults"] - 1
         self.kill(ops, tx, s)

@@ -68,12 +68,12 @@ class ZkZombies(ZombieWals):
     ) -> None:
         """``append``, the edit owed to every peer in storage, as if the dead server knew them
         all (what it knew is kept)."""
-        known = [t[("known", s, p)] for p in self.P]
+        known = [t.knows_peer[s, p] for p in self.P]
         for p in self.P:
-            t[("known", s, p)] = ops.or_(t[("peer", p)] == ENABLED, t[("peer", p)] == DISABLED)
+            t.knows_peer[s, p] = ops.or_(t.peer_state[p] == ENABLED, t.peer_state[p] == DISABLED)
         self.append(ops, t, s, w, j, uid, kind, ids, cond)
         for p in self.P:
-            t[("known", s, p)] = known[p]
+            t.knows_peer[s, p] = known[p]
 
     def zombie_append(self, t: Ctx, s: int, w: int, j: int, kind: int) -> None:
         """A zombie server (declared dead, still running) appends our client's edit ``j`` to
@@ -92,7 +92,7 @@ class ZkZombies(ZombieWals):
         ops = t.ops
         t.require(WalFile(t, w).exists)
         t.require(j < WalFile(t, w).entries)
-        kind, ids, uid = t[("wkind", w, j)], t[("wids", w, j)], t[("wu", w, j)]
+        kind, ids, uid = t.entry_kind[w, j], t.entry_cluster_ids[w, j], t.entry_edit[w, j]
         t.require(
             ops.or_(*(ops.not_(Server(t, x).alive) for x in self.S)),
             self.replicable(ops, rules.replicable_rule, kind, ids, p + 1),
