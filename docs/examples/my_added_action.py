@@ -20,6 +20,10 @@ more parameter, ``lookup`` (1: look every queue up, as the base does; 0: trust t
 Each WAL's step now has two instances, and every engine explores both: the choice is a
 structural argument, listed by ``each`` and fixed in each instance, so the body may branch on it
 in Python. ``label`` gives the action the arguments traces know it by, the new one last.
+
+Both read and write the state by its families' names (``t.queue_znode[d, p, 0]``,
+``t.wal_place[w] = DELETED``), declared in ``model/zk/families.py`` and
+``model/common/families.py``.
 """
 
 from typing import Any
@@ -40,7 +44,7 @@ class RepairTool(MultiClaims):
     )
     def tool_drop_queue(self, t: Ctx, d: int, p: int) -> None:
         """a repair tool deletes a dead server's unclaimed queue of a peer"""
-        t.require(t.ops.not_(t[("alive", d)]), t[("qex", d, p, 0)])
+        t.require(t.ops.not_(t.server_alive[d]), t.queue_znode[d, p, 0])
         self.drop_queue(t.ops, t.writes(), True, d, p, 0)
 
 
@@ -74,11 +78,11 @@ class SkipsLookup(LockCleaner):
     )
     def clean(self, t: Ctx, w: int, lookup: int) -> None:
         """log cleaner: TTL passed; look the WAL up, or trust the TTL alone"""
-        t.require(t[("wex", w)], t[("wplace", w)] == ARCHIVED, t.ops.not_(t[("cache", w)]))
+        t.require(t.wal_exists[w], t.wal_place[w] == ARCHIVED, t.ops.not_(t.cleaner_cache[w]))
         if lookup:
             self.clean_wal(t.ops, t.writes(), w)
         else:
-            t[("wplace", w)] = DELETED
+            t.wal_place[w] = DELETED
 
 
 class CleanerMaySkipLookup(ZkLock):
