@@ -46,11 +46,13 @@ from replcheck.conformance.fromlog import read as txnread
 from replcheck.conformance.fromlog import table as txntrace_table
 from replcheck.conformance.hbase.names import peer_index, server_index, server_name
 from replcheck.conformance.hbase.values import decode_peer_state, decode_position
+from replcheck.conformance.trace.event import Event, events_of
 from replcheck.conformance.validate.mapping import at_reads
 from replcheck.conformance.zookeeper.txnlog import OpCode
 from replcheck.model.common.state import DISABLED, ENABLED, GLOBAL
 
-Event = dict[str, Any]
+Raw = dict[str, Any]
+"""An event as this module builds it, before it is read as an ``Event``."""
 
 LOG_ONLY = "txn-log only"
 """``detail.from`` of every event ``log_trace`` makes."""
@@ -498,9 +500,9 @@ def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> 
         events = txntrace_table.rolls(events, steps, _made)
     events = _with_puts(events, bounds, steps)
     out.storage = {n: e.pop("_storage") for n, e in enumerate(events) if "_storage" in e}
-    out.events = events
+    out.events = events_of(events)  # each read once as an ``Event``
     if table:
-        txnprocs.window(events, out.storage, at_reads(events))
+        txnprocs.window(out.events, out.storage, at_reads(out.events))
     return out
 
 
@@ -544,7 +546,7 @@ def _offsets(path: str, data: bytes | None, table: bool) -> list[tuple[str, int]
     return [(parts[2], _position(data))] if parts is not None and len(parts) == 3 else []
 
 
-def _made(like: Event, proc: str, name: str, args: dict) -> Event:
+def _made(like: Raw, proc: str, name: str, args: dict) -> Raw:
     """A step no write shows, put in beside ``like``: no zxid, in ``proc``'s order."""
     out = {k: v for k, v in like.items() if k != "_storage"}
     out.update(proc=proc, kind="action", name=name, args=args, zxid=None)
@@ -568,11 +570,11 @@ def _event(proc: str, txn: Any, kind: str, name: str, args: dict, detail: dict, 
     }
 
 
-def _with_puts(events: list[Event], bounds: Boundaries, steps: Any) -> list[Event]:
+def _with_puts(events: list[Raw], bounds: Boundaries, steps: Any) -> list[Raw]:
     """The events with one ``put`` per entry of each WAL (see the module docstring), each before
     the first event that needs it: a step writing an offset at or past it, the WAL's roll to the
     next, its server's death."""
-    at: dict[int, list[Event]] = {}
+    at: dict[int, list[Raw]] = {}
     before_count: dict[int, int] = {}
     for wal in sorted(bounds.offsets, key=steps.parse_wal):
         s, g, seq = steps.parse_wal(wal)
@@ -599,7 +601,7 @@ def _with_puts(events: list[Event], bounds: Boundaries, steps: Any) -> list[Even
             written += 1
             at.setdefault(n, []).append(put)
         before_count[s] = written
-    out: list[Event] = []
+    out: list[Raw] = []
     for n, e in enumerate(events):
         out.extend(at.get(n, ()))
         out.append(e)

@@ -25,6 +25,7 @@ from typing import Any
 
 from replcheck.conformance.trace import parquet as trace_parquet
 from replcheck.conformance.trace import schema
+from replcheck.conformance.trace.event import Event, EventError
 
 TRACE_FILE = "trace.jsonl"
 PARQUET_FILE = "trace.parquet"
@@ -36,18 +37,18 @@ class TraceFault(Exception):
 
 @dataclass
 class Trace:
-    """The valid events of one trace file (each given ``_line``, its 1-based line number) and the
-    first fault, if the file had one."""
+    """The valid events of one trace file, each an ``Event`` read once here (its ``line`` the
+    1-based line or row it came from), and the first fault, if the file had one."""
 
     path: Path
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     fault: str | None = None
 
     @property
     def design(self) -> str | None:
         for e in self.events:
-            if e.get("design"):
-                return e["design"]
+            if e.design:
+                return e.design
         return None
 
 
@@ -167,7 +168,11 @@ class _Reader:
                 return False
             self.last_zxid, self.last_zxid_at = z, n
         event["_line"] = n
-        trace.events.append(event)
+        try:
+            trace.events.append(Event.of(event, where))
+        except EventError as exc:
+            trace.fault = str(exc)
+            return False
         return True
 
 
