@@ -28,6 +28,7 @@ from typing import Any
 from replcheck.conformance.cluster.common import ADMIN, BARRIER, CLAIMS, LIVE, SCP
 from replcheck.conformance.fromlog import read as txnread
 from replcheck.conformance.hbase.names import server_index
+from replcheck.conformance.trace.event import Event
 from replcheck.model.table.state import (
     ADD,
     AP_PRE,
@@ -218,16 +219,16 @@ class Either(tuple):
     or with that step's SCP as its write left it (``window``)."""
 
 
-def window(events: list[dict], storage: dict[int, tuple], decided: list[dict]) -> None:
+def window(events: list[Event], storage: dict[int, tuple], decided: list[Event]) -> None:
     """Widen ``storage`` (event index -> (peers, rows, procedures)) for each step of
     ``decided`` (the same events after ``mapping.at_reads``, one to one): every storage event
     between the step's reads and its write may see its SCP either way (``Either``)."""
-    zxids = [e.get("zxid") for e in events]
+    zxids = [e.zxid for e in events]
     for m, e in enumerate(decided):
-        d = e.get("detail") or {}
+        d = e.detail
         if "write" not in d or m not in storage:
             continue
-        dead, (first, _last), write = e["args"].get("dead"), d["read"], d["write"]
+        dead, (first, _last), write = e.args.get("dead"), d["read"], d["write"]
         after = {s[0]: s for s in storage[m][2][0]}.get(dead)
         for n in range(m - 1, -1, -1):
             z = zxids[n]

@@ -36,9 +36,10 @@ from replcheck.conformance.fromlog import fill as txnfill
 from replcheck.conformance.fromlog import read as txnread
 from replcheck.conformance.fromlog import zk as txntrace
 from replcheck.conformance.hbase.names import MAX_SERVERS, Steps
+from replcheck.conformance.trace.event import Event, EventError, events_of
 from replcheck.conformance.trace.events import lane
 from replcheck.conformance.trace.reader import Trace, TraceFault, read_trace
-from replcheck.conformance.validate.mapping import OBSERVATIONS, Candidate, Mapping, promote
+from replcheck.conformance.validate.mapping import RULES, Candidate, Mapping, promote
 from replcheck.model import DESIGNS, get_design
 from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
 from replcheck.model.config import Config
@@ -117,7 +118,7 @@ class Verdict:
 # --- configuration --------------------------------------------------------------------------
 
 
-def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) -> Config:
+def derive_config(design_name: str, events: list[Event], steps: Steps) -> Config:
     """The model's bounds from what the trace records: every server incarnation it names, every
     peer, the longest WAL sequence and WAL, and a budget for each kind of step at least as large
     as the number of times it happens."""
@@ -131,8 +132,8 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     died: dict[int, None] = {}
     entries: dict[tuple[int, int, int], int] = {}
     for e in events:
-        a = e.get("args") or {}
-        d = e.get("detail") or {}
+        a = e.args
+        d = e.detail
         for k in ("server", "dead"):
             if isinstance(a.get(k), int) and a[k] >= 0:
                 servers = max(servers, a[k] + 1)
@@ -144,7 +145,7 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
             peers = max(peers, a["peer"] + 1)
         if isinstance(a.get("sink"), int):
             sinks = max(sinks, a["sink"] + 1)
-        if isinstance(a.get("cluster"), int) and e["name"] in ("foreign_put", "relay_home"):
+        if isinstance(a.get("cluster"), int) and e.name in ("foreign_put", "relay_home"):
             topology.add((a["cluster"], 0))
         if isinstance(d.get("wal"), str):
             try:
@@ -154,13 +155,13 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
             if key is not None:
                 servers = max(servers, key[0] + 1)
                 seqs = max(seqs, key[2] + 1)
-                if e["name"] == "put" or (e["name"] == "sink_apply" and e["proc"][:3] == "rs-"):
+                if e.name == "put" or (e.name == "sink_apply" and e.proc[:3] == "rs-"):
                     entries[key] = entries.get(key, 0) + 1
-        if e["kind"] == "action":
-            count[e["name"]] = count.get(e["name"], 0) + 1
-            if e["name"] == "crash" and isinstance(a.get("server"), int):
+        if e.kind == "action":
+            count[e.name] = count.get(e.name, 0) + 1
+            if e.name == "crash" and isinstance(a.get("server"), int):
                 died.setdefault(a["server"])
-        if e["name"] == "fault":
+        if e.name == "fault":
             faults[d.get("fault", "")] = faults.get(d.get("fault", ""), 0) + 1
     if servers > MAX_SERVERS:
         raise TraceFault(
@@ -201,16 +202,16 @@ def derive_config(design_name: str, events: list[dict[str, Any]], steps: Steps) 
     )
 
 
-def read_windows(events: list[dict[str, Any]], storage: list[int]) -> dict[int, tuple[int, int]]:
+def read_windows(events: list[Event], storage: list[int]) -> dict[int, tuple[int, int]]:
     """Events whose ``detail.read`` gives the zxids ``[lo, hi]`` their ZooKeeper reads were
     served between (the session's last reply before them and after them): the reads saw every
     write up to ``lo`` and none after ``hi``. Each maps to (how many storage events, in zxid
     order, precede it: those with zxid <= lo; the index of the first storage event it precedes:
     the first with zxid > hi)."""
-    zxids = [events[n]["zxid"] for n in storage]
+    zxids = [events[n].zxid for n in storage]
     out = {}
     for n, e in enumerate(events):
-        window = (e.get("detail") or {}).get("read")
+        window = e.detail.get("read")
         if not (isinstance(window, list) and len(window) == 2):
             continue
         lo, hi = window
@@ -219,24 +220,24 @@ def read_windows(events: list[dict[str, Any]], storage: list[int]) -> dict[int, 
     return out
 
 
-def acknowledged(events: list[dict[str, Any]], times: list[float]) -> Iterator[tuple[int, float]]:
+def acknowledged(events: list[Event], times: list[float]) -> Iterator[tuple[int, float]]:
     """(event, when its step happened) for each ``ship`` and ``relay_home`` whose receiver
     recorded the apply (``sink_apply``): the latest apply of one of its edits by that receiver,
     from that sender, no later than the sender's line. (An edit is applied again when a claimer
     ships it again: the claimer's apply is not the first sender's.)"""
     applies: dict[tuple[str, str], list[tuple[float, str | None]]] = {}
     for n, e in enumerate(events):
-        if e["name"] == "sink_apply":
-            d = e.get("detail") or {}
+        if e.name == "sink_apply":
+            d = e.detail
             for uid in d.get("uids") or []:
-                applies.setdefault((e["proc"], uid), []).append((times[n], d.get("source")))
+                applies.setdefault((e.proc, uid), []).append((times[n], d.get("source")))
     for n, e in enumerate(events):
-        d = e.get("detail") or {}
-        sender = e["proc"][3:] if e["proc"].startswith("rs-") else None
-        if e["name"] == "ship" and isinstance((e.get("args") or {}).get("sink"), int):
+        d = e.detail
+        sender = e.proc[3:] if e.proc.startswith("rs-") else None
+        if e.name == "ship" and isinstance(e.args.get("sink"), int):
             uids = d.get("uids") or []
             receivers = [p for p in {k[0] for k in applies} if p.startswith("sink-")]
-        elif e["name"] == "relay_home" and isinstance(d.get("target"), str):
+        elif e.name == "relay_home" and isinstance(d.get("target"), str):
             uids, sender = [d.get("uid")], None
             receivers = [f"rs-{d['target']}"]
         else:
@@ -284,7 +285,7 @@ class Validator:
 
     def __init__(
         self,
-        events: list[dict[str, Any]],
+        events: list[Event] | list[dict[str, Any]],
         design_name: str,
         *,
         bounds: Bounds = Bounds(),
@@ -304,7 +305,7 @@ class Validator:
         self.held: dict[Any, str | None] = {}
         """The first invariant each state breaks (None: none), by the state's value."""
         self.design = get_design(design_name)
-        self.events = events = promote(events, self.design)
+        self.events = events = promote(events_of(events), self.design)
         self.steps = Steps.for_model(self.design)
         self.cfg = cfg or derive_config(design_name, events, self.steps)
         self.model = (engine or Model)(self.design, self.cfg)
@@ -323,7 +324,7 @@ class Validator:
             for i, n in enumerate(idx):
                 self.proc_of[n] = p
                 self.lane_pos[n] = i
-        self.storage = [n for n, e in enumerate(events) if e["zxid"] is not None]
+        self.storage = [n for n, e in enumerate(events) if e.zxid is not None]
         self.storage_at = {n: q for n, q in self.storage_at.items() if n in set(self.storage)}
         self.reads = read_windows(events, self.storage)
         """Reads whose zxid window the event records: event -> (storage events that must be
@@ -334,8 +335,8 @@ class Validator:
             n: self.times[self.storage[k - 1]]
             for n, (k, _before) in self.reads.items()
             if k > 0
-            and "write" in (events[n].get("detail") or {})
-            and (widest_early or not (events[n].get("detail") or {}).get("widest"))
+            and "write" in events[n].detail
+            and (widest_early or not events[n].detail.get("widest"))
         }
         """A step taken at its reads (``mapping.at_reads``), whose reads' window was recorded ->
         the time of the last write its reads saw: the step happened no earlier, however late its
@@ -362,7 +363,7 @@ class Validator:
         """Steps the search could not follow because their state did not fit the layout
         (``NotCovered``)."""
 
-    def effective_times(self, events: list[dict[str, Any]]) -> list[float]:
+    def effective_times(self, events: list[Event]) -> list[float]:
         """When each event happened at the latest. A line's timestamp is taken after the step:
         a process paused between a storage write and its line stamps it seconds late. But a
         step happened before every later step of its lane and, for a storage write, before
@@ -371,7 +372,7 @@ class Validator:
         those orders). A batch or a relayed edit is stamped when its sender
         hears back; its step is the receiver's apply, stamped by the receiver
         (``acknowledged``)."""
-        times = [float(e.get("t", 0.0)) for e in events]
+        times = [e.t for e in events]
         for n, applied in acknowledged(events, times):
             times[n] = min(times[n], applied)
         # A read was served before the first write past its window (``read_windows``), and
@@ -393,7 +394,7 @@ class Validator:
             for n in range(len(events) - 1, -1, -1):
                 p = self.proc_of[n]
                 t = min(times[n], next_in_lane.get(p, float("inf")))
-                if events[n]["zxid"] is not None:
+                if events[n].zxid is not None:
                     t = min(t, after_storage)
                     after_storage = t
                 times[n] = next_in_lane[p] = t
@@ -439,7 +440,7 @@ class Validator:
         out = [
             n
             for n in heads
-            if (self.events[n]["zxid"] is None or n == nxt_storage)
+            if (self.events[n].zxid is None or n == nxt_storage)
             and min(self.times[n], earliest.get(n, self.times[n])) <= horizon
             and (n not in reads or node.k >= reads[n][0])
         ]
@@ -449,7 +450,7 @@ class Validator:
     def advance(self, node: _Node, n: int) -> tuple[tuple[int, ...], int]:
         p = self.proc_of[n]
         cursors = (*node.cursors[:p], node.cursors[p] + 1, *node.cursors[p + 1 :])
-        k = node.k + (1 if self.events[n]["zxid"] is not None else 0)
+        k = node.k + (1 if self.events[n].zxid is not None else 0)
         return cursors, k
 
     # --- steps --------------------------------------------------------------------------------
@@ -659,7 +660,7 @@ class Validator:
 
     def observe(self, n: int, st: Any) -> str | None:
         e = self.events[n]
-        return OBSERVATIONS[e["name"]](self.mapping, e, st)
+        return RULES[e.name].observe(self.mapping, e, st)
 
     # --- driver -------------------------------------------------------------------------------
 
@@ -738,7 +739,7 @@ def _hidden_stats(steps: list[tuple[int | None, tuple[Action, ...]]]) -> tuple[i
 
 
 def validate_events(
-    events: list[dict[str, Any]],
+    events: list[Event] | list[dict[str, Any]],
     design: str,
     *,
     path: str = "",
@@ -748,11 +749,18 @@ def validate_events(
     storage: dict[int, Any] | None = None,
     engine: type[Model] | None = None,
 ) -> Verdict:
-    """Validate already-read events (see the module docstring); ``storage``: the events are a
+    """Validate already-read events (see the module docstring): ``Event`` values, or the JSON
+    objects of events, each read here as one (an object that is not one is bad input naming its
+    ``_line``, or its place); ``storage``: the events are a
     ZooKeeper log's alone (``txntrace``), with the queues after each storage event; ``engine``:
     the model to hold them to, if not the design's default."""
     t0 = time.monotonic()
-    actions = sum(1 for e in events if e["kind"] == "action")
+    try:
+        events = events_of(events)
+    except EventError as exc:  # a plain object handed in that is not an event
+        reason = f"{path}:{str(exc).removeprefix('line ')}"
+        return Verdict(path=path, design=design, status="bad-input", reason=reason)
+    actions = sum(1 for e in events if e.kind == "action")
     v = Verdict(path=path, design=design, status="undecided", events=len(events), actions=actions)
     if not events:
         v.reason = "no event: nothing to hold against the model"
@@ -770,14 +778,14 @@ def validate_events(
     v.config = val.cfg.to_dict()
     events = val.events
     v.unmodelled = [
-        {"event": n, "line": events[n].get("_line"), "why": val.mapping.why_unmodelled(events[n])}
+        {"event": n, "line": events[n].line, "why": val.mapping.why_unmodelled(events[n])}
         for n, r in enumerate(val.roles)
         if r == "unmodelled"
     ]
     deadline = None if seconds is None else t0 + seconds
     try:
         outcome, final = val.run(deadline)
-        if outcome == "exhausted" and any((e.get("detail") or {}).get("widest") for e in events):
+        if outcome == "exhausted" and any(e.detail.get("widest") for e in events):
             # A step at its reads whose reads' window is not recorded (a ZooKeeper log's) may
             # have read anywhere in its lane's window: search again with it ranked by the
             # window's start; the first search's rejection stands if this one fails too.
@@ -905,10 +913,10 @@ def _where(val: Validator, v: Verdict) -> None:
     if v.event is None:
         return
     e = val.events[v.event]
-    v.detail["event_line"] = e.get("_line")
+    v.detail["event_line"] = e.line
     v.detail["event_text"] = _event_text(e)
-    v.detail["proc"] = e["proc"]
-    v.detail["zxid"] = e["zxid"]
+    v.detail["proc"] = e.proc
+    v.detail["zxid"] = e.zxid
     if val.best:
         rank = val.rank[_next_event(val, val.best[0])]
         if rank > 0:
@@ -916,9 +924,9 @@ def _where(val: Validator, v: Verdict) -> None:
             le = val.events[last]
             v.detail["last_matched"] = {
                 "event": last,
-                "line": le.get("_line"),
-                "proc": le["proc"],
-                "zxid": le["zxid"],
+                "line": le.line,
+                "proc": le.proc,
+                "zxid": le.zxid,
                 "text": _event_text(le),
             }
 
@@ -929,10 +937,10 @@ def _next_event(val: Validator, node: _Node) -> int:
     return val.order[rank] if rank < len(val.events) else len(val.events) - 1
 
 
-def _event_text(e: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={v}" for k, v in e.get("args", {}).items())
-    z = f" zxid {e['zxid']:#x}" if e.get("zxid") is not None else ""
-    return f"{e['kind']} {e['name']}({args}) by {e['proc']}{z}"
+def _event_text(e: Event) -> str:
+    args = ", ".join(f"{k}={v}" for k, v in e.args.items())
+    z = f" zxid {e.zxid:#x}" if e.zxid is not None else ""
+    return f"{e.kind} {e.name}({args}) by {e.proc}{z}"
 
 
 def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
@@ -968,9 +976,7 @@ def _frontier_sample(val: Validator, node: _Node, n: int) -> dict[str, Any]:
             out.setdefault("closest", same[:10])
             out.setdefault("not_enabled", str(missing))
             out.setdefault("guard", _guard(val, node.st, missing))
-    out["wanted"] = wanted or [
-        f"no model action: the {e['name']} event names nothing in this state"
-    ]
+    out["wanted"] = wanted or [f"no model action: the {e.name} event names nothing in this state"]
     return out
 
 
@@ -1001,7 +1007,7 @@ def _hold_against_txn_log(v: Verdict, agree: txnagree.Agreement, events: list[An
     e = events[n]
     v.status, v.reason, v.event = "rejected", "txn_log_agreement", n
     v.detail.update(
-        event_line=e.get("_line"),
+        event_line=e.line,
         event_text=_event_text(e),
         txn_log=f"the ZooKeeper txn log disagrees with it: {what}",
     )

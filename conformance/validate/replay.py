@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace.event import Event
 from replcheck.conformance.trace.reader import TraceFault, read_trace
 from replcheck.conformance.validate.core import (
     Bounds,
@@ -81,7 +82,7 @@ class Behaviour:
     steps: list[Step]
     headline: str
     failure: Failure | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     """The trace's events (empty for a sequence of actions)."""
     verdict: Verdict | None = None
     loop_start: int | None = None
@@ -113,7 +114,7 @@ class Behaviour:
 
     def zxid(self, n: int) -> int | None:
         step = self.steps[n]
-        return None if step.event is None else self.events[step.event].get("zxid")
+        return None if step.event is None else self.events[step.event].zxid
 
     def matched_events(self) -> set[int]:
         return {s.event for s in self.steps if s.event is not None}
@@ -123,7 +124,7 @@ class Behaviour:
         steps."""
         seen: dict[str, None] = {}
         for e in self.events:
-            seen.setdefault(e["proc"], None)
+            seen.setdefault(e.proc, None)
         for s in self.steps[1:]:
             seen.setdefault(s.lane, None)
         if HIDDEN_LANE in seen:
@@ -132,9 +133,10 @@ class Behaviour:
         return list(seen)
 
 
-def event_text(e: dict[str, Any]) -> str:
-    """One event as the validator's report writes it: kind, name, arguments, process, zxid."""
-    return _event_text(e)
+def event_text(e: Event | dict[str, Any]) -> str:
+    """One event (or its JSON object) as the validator's report writes it: kind, name,
+    arguments, process, zxid."""
+    return _event_text(Event.of(e))
 
 
 # --- lanes of model steps ---------------------------------------------------------------------
@@ -241,7 +243,11 @@ def from_trace(path: Path, design: str | None = None, bounds: Bounds = DEFAULT_B
 
 
 def from_events(
-    events: list[dict[str, Any]], design: str, *, source: str, bounds: Bounds = DEFAULT_BOUNDS
+    events: list[Event] | list[dict[str, Any]],
+    design: str,
+    *,
+    source: str,
+    bounds: Bounds = DEFAULT_BOUNDS,
 ) -> Behaviour:
     """The behaviour of already-read trace events, with their verdict."""
     verdict = validate_events(events, design, path=source, bounds=bounds)
@@ -275,14 +281,14 @@ def from_events(
     return b
 
 
-def _lane(events: list[dict[str, Any]], n: int | None) -> str:
-    return HIDDEN_LANE if n is None else str(events[n]["proc"])
+def _lane(events: list[Event], n: int | None) -> str:
+    return HIDDEN_LANE if n is None else str(events[n].proc)
 
 
 def _add(
     steps: list[Step],
     model: Model,
-    events: list[dict[str, Any]],
+    events: list[Event],
     n: int | None,
     actions: tuple[Action, ...],
 ) -> None:

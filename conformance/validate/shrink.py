@@ -25,9 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from replcheck.conformance.trace.event import Event, events_of
 from replcheck.conformance.validate.core import Bounds, Verdict, validate_events
-
-Event = dict[str, Any]
 
 NODES_FACTOR = 20
 NODES_FLOOR = 20_000
@@ -37,8 +36,9 @@ NODES_FLOOR = 20_000
 
 @dataclass
 class Shrunk:
-    events: list[Event]
-    """The shrunk trace's events, in file order."""
+    events: list[dict[str, Any]]
+    """The shrunk trace's events, in file order, as JSON objects (those given, or an
+    ``Event``'s, with its ``_line``)."""
     verdict: Verdict
     """Its verdict (the same as the original's, at the same recorded event)."""
     original: list[int]
@@ -54,7 +54,7 @@ class NotFailing(ValueError):
 
 
 def shrink(
-    events: list[Event],
+    events: list[Event] | list[dict[str, Any]],
     design: str,
     *,
     bounds: Bounds | None = None,
@@ -68,6 +68,8 @@ def shrink(
     first = validate_events(events, design, bounds=bounds)
     if first.status != "rejected" or first.event is None:
         raise NotFailing(f"the trace is {first.headline()}: nothing fails to shrink")
+    given = events
+    events = events_of(events)  # read once: every candidate is a sublist of these
     target = first.event
     # A candidate's search ends where the original's would have, many times over, or it is
     # not the same failure (an exhausted search within a smaller budget is the same search).
@@ -95,7 +97,7 @@ def shrink(
             break
         size = max(1, size // 2)
     return Shrunk(
-        events=[events[i] for i in keep],
+        events=[dict(given[i]) if isinstance(given[i], Event) else given[i] for i in keep],
         verdict=state.best,
         original=keep,
         tries=state.tries,
@@ -112,7 +114,7 @@ def _groups(events: list[Event], keep: list[int], target: int) -> list[list[int]
         if i == target:
             continue
         e = events[i]
-        for key in ((e["proc"],), (e["proc"], e["name"]), ("", e["name"])):
+        for key in ((e.proc,), (e.proc, e.name), ("", e.name)):
             by.setdefault(key, []).append(i)
     return [g for key, g in by.items() if len(g) > 1 or len(key) == 1]
 
