@@ -8,8 +8,9 @@ python -m replcheck.docs --sections # only the generated sections of hand-writte
 
 A generated section is the text between two marker lines of a hand-written file (``SECTIONS``):
 the command overview of ``README.md`` and of ``replcheck/cli.py``'s docstring, read from the
-argument parser itself, and the table of exit statuses in ``docs/gate.md``, read from
-``replcheck.exits``.
+argument parser itself, the table of exit statuses in ``docs/gate.md``, read from
+``replcheck.exits``, and the table of trace events to model actions in ``docs/validate.md``, read
+from ``replcheck.conformance.validate.mapping``.
 """
 
 from __future__ import annotations
@@ -356,10 +357,19 @@ def gate_exit_statuses() -> str:
     return exits.markdown_table()
 
 
+def validate_event_mapping() -> str:
+    """The table of ``docs/validate.md``: how each kind of trace event maps onto the model
+    (``conformance/validate/mapping.py``'s ``RULES``)."""
+    from replcheck.conformance.validate import mapping
+
+    return mapping.table_markdown()
+
+
 SECTIONS: dict[tuple[str, str], Callable[[], str]] = {
     ("README.md", "commands"): readme_commands,
     ("replcheck/cli.py", "commands"): cli_commands,
     ("docs/gate.md", "exit-statuses"): gate_exit_statuses,
+    ("docs/validate.md", "event-mapping"): validate_event_mapping,
 }
 """(file relative to the repository, section name) -> the section's text."""
 

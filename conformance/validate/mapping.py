@@ -947,7 +947,7 @@ def _peer_proc_path(m: Mapping, e: Event, st: Any) -> tuple[Action, ...]:
     target = PEER_PROC_NEXT.get((op, e.detail.get("stage", "")))
     if target is None:
         return ()
-    for a in _dead_refreshes(m, e, st):  # the event's prefix (``PREFIX``)
+    for a in _dead_refreshes(m, e, st):  # the entry's ``prefix``
         st = m.model.step(st, a)
     path: list[Action] = []
     while not _peer_proc_reached(st.pprocs[p], target):
@@ -1332,7 +1332,7 @@ def _sink_apply(m: Mapping, e: Event, st: Any) -> str | None:
         except ValueError:
             s = None
         if s is not None and s < len(st.servers) and not st.servers[s].alive:
-            return None  # a zombie's batch (``ZOMBIE``): the model has not shipped it
+            return None  # a zombie's batch (the entry's ``zombie``): the model has not shipped it
     for uid in d.get("uids") or []:
         model = m.resolver.uids.get(uid)
         if model is None:

@@ -9,9 +9,10 @@ actions (``show --actions``), step by step from the initial state.
 A ``Behaviour`` is a list of ``Step``: the initial state first, then for every step the trace
 event it matches (or None: a hidden step, or a counterexample's step), the model action (or None:
 an event the model consumes without a step, such as a context event or an observation) and the
-state after it. An event the model matches by several actions (``mapping.COMPOSED``) is several
-steps naming the same event. Every step's process is its ``lane``: the trace's process that wrote
-its event, or for a step no event records, who takes it in the model (``action_lane``).
+state after it. An event the model matches by several actions (its entry in ``mapping.RULES``
+is ``composed``, or a ``path``) is several steps naming the same event. Every step's process is
+its ``lane``: the trace's process that wrote its event, or for a step no event records, who
+takes it in the model (``action_lane``).
 
 Other sources (a ZooKeeper data directory, once its events can be read) become a behaviour
 through ``from_events``: anything that yields trace events is replayed like a trace.
