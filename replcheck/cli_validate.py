@@ -5,7 +5,11 @@
                        [--engine default|plain] [--json] [--junit FILE] [--full]
     replcheck validate --zk-logs DIR... [--design NAME] ...
 
-Each PATH is a trace file (``trace.jsonl``) or a run folder holding one. With ``--zk-logs``, each
+Each PATH is a trace file (``trace.jsonl``), a run folder holding one, or a folder of them, read
+the way ``mine`` reads one (``conformance.mine.rows.discover``): every run folder and ZooKeeper
+data directory under it, and the loose traces (``*.jsonl``, ``*.parquet``) directly in it, each
+validated on its own (a data directory without a trace from its logs, as ``--zk-logs`` does); a
+folder with none of them is bad input. With ``--zk-logs``, each
 DIR is a run folder or a ZooKeeper data directory, validated from its transaction logs alone
 (``conformance.txntrace``, docs/zklog.md): the ZooKeeper-era designs, ``zk-multi`` (HBase 2.x)
 unless ``--design`` says otherwise. Every trace gets one
@@ -61,7 +65,12 @@ def add_commands(sub: Any) -> None:
         "checked on the way.",
         epilog=epilog("validate"),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="trace files or run folders")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="trace files, run folders, or folders of them (searched as mine searches them)",
+    )
     p.add_argument(
         "--design",
         metavar="NAME",
@@ -156,11 +165,12 @@ def _run(args: argparse.Namespace) -> int:
         from replcheck.model.engine.plain import PlainModel
 
         engine = PlainModel
-    for text in args.paths:
-        if args.zk_logs:
-            v = validate_log(Path(text), args.design or "zk-multi", bounds=bounds, engine=engine)
+    units = [(Path(t), "zkdata") for t in args.paths] if args.zk_logs else expand(args.paths)
+    for path, kind in units:
+        if kind == "zkdata":
+            v = validate_log(path, args.design or "zk-multi", bounds=bounds, engine=engine)
         else:
-            v = validate_path(Path(text), design=args.design, bounds=bounds, engine=engine)
+            v = validate_path(path, design=args.design, bounds=bounds, engine=engine)
         verdicts.append(v)
         if not args.json:
             sys.stdout.write(render_text(v, full=args.full) + "\n")
@@ -192,6 +202,27 @@ def _run(args: argparse.Namespace) -> int:
 
 
 STATUSES = ("accepted", "rejected", "undecided", "bad-input")
+
+
+def expand(paths: list[str]) -> list[tuple[Path, str]]:
+    """What to validate for ``paths``, in order: ``(path, "run")`` for a trace file or a run
+    folder, ``(path, "zkdata")`` for a ZooKeeper data directory without a trace (validated from
+    its logs). A trace file, a run folder, a data directory or a missing path named on the
+    command line is itself; any other folder is searched as ``mine`` searches it (a folder with
+    nothing in it to validate is itself, and ``validate_path`` says why it is not a run)."""
+    from replcheck.conformance.mine.rows import discover
+
+    out: list[tuple[Path, str]] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir() and not any(path.glob("trace.*")):
+            out += [
+                (Path(u["path"]), "zkdata" if u["kind"] == "zkdata" else "run")
+                for u in discover([text])
+            ]
+        else:
+            out.append((path, "run"))
+    return out
 
 
 def _check_writable(path: Path) -> None:

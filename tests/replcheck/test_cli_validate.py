@@ -201,3 +201,34 @@ def test_a_reviewers_design_file_is_what_validate_replays(
     (verdict,) = json.loads(capsys.readouterr().out)
     got = (verdict["design"], verdict["status"], verdict["reason"], verdict["event"])
     assert got == ("zk-multi/never-done", "rejected", "no_lost_edit", 164)
+
+
+def test_a_folder_of_traces_is_validated_trace_by_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate FOLDER`` reads a folder as ``mine`` does: its loose traces, the run folders
+    under it, each with its own verdict; other files are not traces."""
+    corpus = tmp_path / "corpus"
+    (corpus / "runs" / "run-1").mkdir(parents=True)
+    (corpus / "a.jsonl").write_bytes(VALID.read_bytes())
+    (corpus / "runs" / "run-1" / "trace.jsonl").write_bytes(VALID.read_bytes())
+    (corpus / "README.md").write_text("not a trace\n")
+    bad = edited(tmp_path, "offset-backwards")
+    (corpus / "b.jsonl").write_bytes(bad.read_bytes())
+    assert main(["validate", str(corpus)]) == 1
+    out, err = capsys.readouterr()
+    assert f"{corpus / 'a.jsonl'}: accepted (" in out
+    assert f"{corpus / 'runs' / 'run-1' / 'trace.jsonl'}: accepted (" in out
+    assert f"{corpus / 'b.jsonl'}: rejected" in out
+    assert "README" not in out
+    assert err.strip().splitlines()[-1] == "validate: FAIL: 3 traces: 2 accepted, 1 rejected"
+
+
+def test_a_folder_with_nothing_to_validate_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here\n")
+    assert main(["validate", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert f"{tmp_path}: bad input" in out
+    assert "Traceback" not in out + err
