@@ -32,8 +32,7 @@ from urllib.parse import quote
 from replcheck.conformance.cluster.common import ADMIN, BARRIER, CLAIMS, QUEUES, REFRESH, SCP, TABLE
 from replcheck.conformance.fromlog import read as txnread
 from replcheck.conformance.hbase.names import peer_id, server_index, server_name
-
-Event = dict[str, Any]
+from replcheck.conformance.trace.event import Event, events_of
 
 ZK_ADMIN = ("add_peer", "remove_peer", "enable_peer", "disable_peer")
 
@@ -77,15 +76,16 @@ def agreement(
         damaged: list[str] = []
         committed = txnread.committed(txnread.logs(run), txnread.chroot(run), damaged)
         complete = not damaged
+    events = events_of(events)
     by_zxid = {t.zxid: t for t in committed}
-    design = next((e["design"] for e in events if e.get("design")), "")
+    design = next((e.design for e in events if e.design), "")
     era = "table" if str(design).startswith("table") else "zk"
     out = Agreement()
     for n, e in enumerate(events):
-        z = e.get("zxid")
+        z = e.zxid
         if z is None:  # a step taken at its reads names its write apart (``arqp_claim``)
-            z = (e.get("detail") or {}).get("write")
-        if not isinstance(z, int) or (e.get("detail") or {}).get("from") == "txn-log":
+            z = e.detail.get("write")
+        if not isinstance(z, int) or e.detail.get("from") == "txn-log":
             continue
         out.checked += 1
         txn = by_zxid.get(z)
@@ -97,7 +97,7 @@ def agreement(
             continue
         verdict = _same_write(e, txn, era)
         if verdict is None:
-            out.existence_only[e["name"]] += 1
+            out.existence_only[e.name] += 1
         elif verdict:
             out.problems.append((n, f"zxid {z:#x}: {verdict}"))
         else:
@@ -110,42 +110,42 @@ def _same_write(e: Event, txn: Any, era: str) -> str | None:
     ``e`` is not a step whose write is recognised here. Every step of a process that fences its
     writes must also be a transaction of that process (``txnread.writer``)."""
     who = txnread.writer(txn)
-    if who is not None and e["proc"] != who and e["proc"].startswith(("master", "rs-")):
-        return f"the step is {e['proc']}'s, the transaction {who}'s"
-    check = CHECKS.get((e["name"], era)) or CHECKS.get((e["name"], ""))
+    if who is not None and e.proc != who and e.proc.startswith(("master", "rs-")):
+        return f"the step is {e.proc}'s, the transaction {who}'s"
+    check = CHECKS.get((e.name, era)) or CHECKS.get((e.name, ""))
     return None if check is None else check(e, txn, era)
 
 
 def _join(e: Event, txn: Any, era: str) -> str:
-    return _differ("joins", _index(txnread.joined(txn, era)), e["args"].get("server"))
+    return _differ("joins", _index(txnread.joined(txn, era)), e.args.get("server"))
 
 
 def _admin(e: Event, txn: Any, era: str) -> str | None:
-    if e["proc"] != "master":
+    if e.proc != "master":
         return None
     got = txnread.admin_op(txn)
-    if got is None and era == "table" and e["name"] in ("add_peer", "remove_peer"):
+    if got is None and era == "table" and e.name in ("add_peer", "remove_peer"):
         return _request(e, txn, era)  # the table era's procedure starts by storing its stage
-    return _differ("answers", got, (e["name"], e["args"].get("peer")))
+    return _differ("answers", got, (e.name, e.args.get("peer")))
 
 
 def _request(e: Event, txn: Any, era: str) -> str:
     """An admin request's procedure moving to its next stage: the request of this peer (and, for
     a peer operation of the table era, this operation) is written."""
-    peer = e["args"].get("peer")
+    peer = e.args.get("peer")
     for kind, path, data in txnread.ops(txn):
-        if kind == "delete" and path.startswith(ADMIN + "/") and e["name"] == "peer_proc":
+        if kind == "delete" and path.startswith(ADMIN + "/") and e.name == "peer_proc":
             return ""  # the procedure's last stage: the request answered (its data is gone)
         if kind == "set" and path.startswith(ADMIN + "/"):
             req = txnread.json_object(data)
-            if req.get("peer") == peer and (e["name"] == "peer_proc" or req.get("op") == e["name"]):
+            if req.get("peer") == peer and (e.name == "peer_proc" or req.get("op") == e.name):
                 return ""
     return f"the step moves the request of peer {peer}, the transaction {_shape(txn)}"
 
 
 def _peer_sync(e: Event, txn: Any, era: str) -> str | None:
     created = txnread.queue_created(txn)
-    srv, peer = e["args"].get("server"), e["args"].get("peer")
+    srv, peer = e.args.get("server"), e.args.get("peer")
     if created is not None:
         return _differ("creates the queue of", (_index(created[0]), created[1]), (srv, peer))
     return _expect(txn, [("delete", f"{QUEUES}/{server_name(srv)}/{peer_id(peer)}")])
@@ -153,20 +153,20 @@ def _peer_sync(e: Event, txn: Any, era: str) -> str | None:
 
 def _roll(e: Event, txn: Any, era: str) -> str:
     got = txnread.rolled(txn)
-    want = (e["args"].get("server"), (e.get("detail") or {}).get("wal"))
+    want = (e.args.get("server"), e.detail.get("wal"))
     return _differ("creates", got and (_index(got[0]), got[1]), want)
 
 
 def _finish_claim(e: Event, txn: Any, era: str) -> str:
-    return _differ("ends the claim of", _index(txnread.claim_finished(txn)), e["args"].get("dead"))
+    return _differ("ends the claim of", _index(txnread.claim_finished(txn)), e.args.get("dead"))
 
 
 def _position(e: Event, txn: Any, era: str) -> str | None:
-    d = e.get("detail") or {}
+    d = e.detail
     if "wal" not in d:
         return None
     found = [(_index(srv), wal, pos) for srv, _queue, wal, pos in txnread.positions(txn, era)]
-    want = (e["args"].get("server"), d["wal"], -1 if e["name"] == "advance" else d.get("position"))
+    want = (e.args.get("server"), d["wal"], -1 if e.name == "advance" else d.get("position"))
     return (
         "" if want in found else f"the step writes {want}, the transaction {found or 'no position'}"
     )
@@ -175,18 +175,18 @@ def _position(e: Event, txn: Any, era: str) -> str | None:
 def _queue_wal_done(e: Event, txn: Any, era: str) -> str | None:
     """zk era: a source done with a WAL deletes its znode (``advance``); done with its queue
     (``finish``, ``skip_missing``), the queue's znode too."""
-    d = e.get("detail") or {}
+    d = e.detail
     if "queue" not in d or "wal" not in d:
         return None
     queue = f"{QUEUES}/{server_name(e['args']['server'])}/{d['queue']}"
     want = [("delete", f"{queue}/{d['wal']}")]
-    if e["name"] != "advance":
+    if e.name != "advance":
         want.append(("delete", queue))
     return _expect(txn, want)
 
 
 def _claim_commit_zk(e: Event, txn: Any, era: str) -> str | None:
-    d = e.get("detail") or {}
+    d = e.detail
     if "queue" not in d or "old" not in d:
         return None
     new = f"{QUEUES}/{server_name(e['args']['server'])}/{d['queue']}"
@@ -194,12 +194,12 @@ def _claim_commit_zk(e: Event, txn: Any, era: str) -> str | None:
 
 
 def _lock(e: Event, txn: Any, era: str) -> str:
-    data = server_name(e["args"]["server"]).encode()
+    data = server_name(e.args["server"]).encode()
     return _expect(txn, [("create", f"{QUEUES}/{server_name(e['args']['dead'])}/lock", data)])
 
 
 def _copy_queue(e: Event, txn: Any, era: str) -> str | None:
-    queue = (e.get("detail") or {}).get("queue")
+    queue = e.detail.get("queue")
     if queue is None:
         return None
     return _expect(txn, [("create", f"{QUEUES}/{server_name(e['args']['server'])}/{queue}")])
@@ -207,12 +207,12 @@ def _copy_queue(e: Event, txn: Any, era: str) -> str | None:
 
 def _row_deleted(e: Event, txn: Any, era: str) -> str | None:
     """Table era: a source done with its queue deletes the queue's row."""
-    queue = (e.get("detail") or {}).get("queue")
+    queue = e.detail.get("queue")
     return None if queue is None else _expect(txn, [("delete", _row(queue))])
 
 
 def _claim_commit_table(e: Event, txn: Any, era: str) -> str | None:
-    d = e.get("detail") or {}
+    d = e.detail
     if "old" not in d or "row" not in d:
         return None
     return _expect(txn, [("delete", _row(d["old"])), ("create", _row(d["row"]))])
@@ -241,12 +241,12 @@ def _scp(e: Event, txn: Any, era: str) -> str:
 
 
 def _refresh(e: Event, txn: Any, era: str) -> str:
-    srv, peer = server_name(e["args"]["server"]), peer_id(e["args"]["peer"])
+    srv, peer = server_name(e.args["server"]), peer_id(e.args["peer"])
     return _expect(txn, [("delete", f"{REFRESH}/{peer}/{srv}")])
 
 
 def _claim_lost(e: Event, txn: Any, era: str) -> str | None:
-    target = (e.get("detail") or {}).get("target")
+    target = e.detail.get("target")
     if target is None:
         return None
     if any(k == "delete" and p.startswith(f"{CLAIMS}/{target}/") for k, p, _ in txnread.ops(txn)):
