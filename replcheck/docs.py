@@ -9,8 +9,10 @@ python -m replcheck.docs --sections # only the generated sections of hand-writte
 A generated section is the text between two marker lines of a hand-written file (``SECTIONS``):
 the command overview of ``README.md`` and of ``replcheck/cli.py``'s docstring, read from the
 argument parser itself, the table of exit statuses in ``docs/gate.md``, read from
-``replcheck.exits``, and the table of trace events to model actions in ``docs/validate.md``, read
-from ``replcheck.conformance.validate.mapping``.
+``replcheck.exits``, the table of trace events to model actions in ``docs/validate.md``, read
+from ``replcheck.conformance.validate.mapping``, every command with its options in
+``docs/commands.md``, read from the parser, and the state spaces of ``docs/bench.md``, read from
+``specs/manifest.json`` (which the tests hold to a fresh exploration).
 """
 
 from __future__ import annotations
@@ -365,11 +367,66 @@ def validate_event_mapping() -> str:
     return mapping.table_markdown()
 
 
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def commands_reference() -> str:
+    """``docs/commands.md``: every ``replcheck`` command, its description and its options, read
+    from the parser (what ``replcheck COMMAND --help`` says, as Markdown)."""
+    from replcheck.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = ["```", *command_lines(100), "```", ""]
+    for name, _help in commands():
+        p = sub.choices[name]
+        out += [f"## `replcheck {name}`", ""]
+        out += [*textwrap.wrap(" ".join((p.description or "").split()), 100), ""]
+        rows = []
+        for action in p._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            if action.option_strings:
+                flag = ", ".join(action.option_strings)
+                if action.nargs != 0:
+                    flag += f" {action.metavar or action.dest.upper()}"
+            else:
+                flag = action.metavar or action.dest
+            what = action.help or ""
+            if action.choices and not isinstance(action, argparse._SubParsersAction):
+                what += (" " if what else "") + f"(one of: {', '.join(map(str, action.choices))})"
+            rows.append(f"| `{_cell(flag)}` | {_cell(what)} |")
+        if rows:
+            out += ["| argument | what it does |", "|---|---|", *rows, ""]
+        out += [
+            f"Exit statuses: `replcheck {name} --help`, or [the table](gate.md#exit-status).",
+            "",
+        ]
+    return "\n".join(out)
+
+
+def bench_state_spaces() -> str:
+    """``docs/bench.md``: the state space of every correct design under each configuration it
+    lists, with symmetry reduction, as ``specs/manifest.json`` pins it."""
+    rows = ["| design | config | states | transitions | depth |", "|---|---|---:|---:|---:|"]
+    for e in manifest.load():
+        if DESIGNS.get(str(e["design"])) is None or DESIGNS[str(e["design"])].is_mutant():
+            continue
+        rows.append(
+            f"| {e['design']} | {e['config']} | {int(e['states']):,} | "
+            f"{int(e['transitions']):,} | {e['depth']} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 SECTIONS: dict[tuple[str, str], Callable[[], str]] = {
     ("README.md", "commands"): readme_commands,
     ("replcheck/cli.py", "commands"): cli_commands,
     ("docs/gate.md", "exit-statuses"): gate_exit_statuses,
     ("docs/validate.md", "event-mapping"): validate_event_mapping,
+    ("docs/commands.md", "reference"): commands_reference,
+    ("docs/bench.md", "state-spaces"): bench_state_spaces,
 }
 """(file relative to the repository, section name) -> the section's text."""
 
