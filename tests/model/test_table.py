@@ -88,14 +88,12 @@ def test_every_feature_step_is_a_kind_of_its_design() -> None:
     """A step a configuration feature writes is an action kind of the design that runs it (its
     fairness, the fuzzer's rules and ``replcheck list`` read the kinds): every step of the table
     era's feature modules is a kind of ``table``, and the bootstrap's of ``table-naive``."""
-    import importlib
     import inspect
 
     from replcheck.model.engine.step import kinds_of
     from replcheck.model.table.compose import FEATURES
 
-    for feature, where in FEATURES.items():
-        module = importlib.import_module(f"replcheck.model.features.{where}")
+    for feature, module in FEATURES.items():
         design = get_design("table-naive" if feature == "bootstrap" else "table")
         kinds = {k.name for k in design.kinds}
         for _, cls in inspect.getmembers(module, inspect.isclass):
