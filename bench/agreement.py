@@ -1,9 +1,10 @@
 """The largest whole-space agreements between the protocol text's two interpreters: the
 generated program (``TextModel``) against the plain interpreter (``PlainModel``), from every
 reachable state the same actions leading to the same states (``tests/model/model_agreement.py``).
-The suite runs the smaller ones (``tests/model/test_text_model.py``, ``tests/model/test_plain.py``);
-these take minutes each, so they run here. Each count is pinned: the table era's were given by its
-explicit steps, while they existed, against the same program.
+The suite runs the smaller ones (``tests/model/engine/test_text_model.py``,
+``tests/model/engine/test_plain.py``); these take minutes each, so they run here. Each count is
+pinned: the table era's were given by its explicit steps, while they existed, against the same
+program.
 
     python bench/agreement.py            # every case; exit 1 if any disagrees or miscounts
     python bench/agreement.py zombies    # the cases whose name contains "zombies"

@@ -18,7 +18,7 @@ methods (``_name``) and the layout's own methods (how slots are declared, encode
 ``LAYOUT``) are not override points: redefining them changes the layout, not a decision.
 
 ``replcheck list --design D --steps`` prints them; every one has a docstring
-(``tests/model/test_overrides.py``).
+(``tests/model/engine/test_overrides.py``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ without being run) or from the text by running each instance's body on plain val
   the same), so the instance is tried only in a state that wrote one of them.
 
 Both are sound by construction (a declared lead is the guard's first conjuncts in every
-engine), and ``tests/model/test_plain.py`` holds the interpreter to the generated program on
+engine), and ``tests/model/engine/test_plain.py`` holds the interpreter to the generated program on
 whole state spaces.
 """
 

@@ -19,7 +19,7 @@ in a subclass named after the mutant (``FLAT_CLASSES``); a mutant without one is
 than checked as its parent.
 
 The test suite runs this text on plain values beside the explicit model on every reachable state
-of small configurations (``tests/model/test_zk_layout.py``): same successors, same verdicts.
+of small configurations (``tests/model/zk/test_zk_layout.py``): same successors, same verdicts.
 """
 
 from __future__ import annotations

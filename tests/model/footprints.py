@@ -1,7 +1,8 @@
 """What each instance of the protocol text reads and writes, traced over terms: the slots its
 guard reads, the slots its update reads and the slots it writes, by key. Two texts whose
 instances have the same footprints, in the same order, hand every engine the same slots
-(``tests/model/test_named_state.py`` holds the named text against the raw keys' footprints)."""
+(``tests/model/engine/test_named_state.py`` holds the named text against the raw keys'
+footprints)."""
 
 from __future__ import annotations
 

@@ -26,8 +26,9 @@ def _agree(name: str, cfg: Config, other: type, depth: int | None = None) -> int
 BIG_STATES = 25203
 """States of ``std:servers=8`` within four steps (``zk-multi``)."""
 
-# The ZooKeeper era's agreements of the same two interpreters are tests/model/test_text_model.py's;
-# the largest (table@t-sync, zk-multi@zk-faults) are bench/agreement.py's.
+# The ZooKeeper era's agreements of the same two interpreters are
+# tests/model/engine/test_text_model.py's; the largest (table@t-sync, zk-multi@zk-faults) are
+# bench/agreement.py's.
 FAST = [("table", "t-race", 1400)]
 SLOW = [
     ("table", "t-add-peer", 5800),

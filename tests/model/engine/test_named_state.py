@@ -24,8 +24,8 @@ from replcheck.model.engine.names import (
 from replcheck.model.engine.step import Ctx, Reader
 from replcheck.model.engine.text import FPY, Tx
 
-ROOT = Path(__file__).parents[2]
-PINNED = Path(__file__).parent / "data" / "footprints.json"
+ROOT = Path(__file__).parents[3]
+PINNED = Path(__file__).parents[1] / "data" / "footprints.json"
 
 LAYOUTS = (
     ("table", "t-std"),
