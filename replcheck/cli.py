@@ -133,6 +133,10 @@ from replcheck.report import (
 )
 from replcheck.specs.results import CheckResult
 
+HYPOTHESIS_COMMANDS = frozenset({"check", "fuzz", "conform"})
+"""Commands that run Hypothesis: its storage goes to the cache folder while they run
+(``replcheck.paths.hypothesis_storage``), never the current folder."""
+
 CI_SEED = 0
 """The seed ``fuzz --profile ci`` uses unless given one: the ci profile runs the same examples
 every time."""
@@ -1055,6 +1059,11 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else Exit.OK
+        if args.command in HYPOTHESIS_COMMANDS:
+            from replcheck.paths import hypothesis_storage
+
+            with hypothesis_storage():
+                return int(args.func(args))
         return int(args.func(args))
     except SystemExit as exc:  # a design's code exited: nothing after it was decided
         sys.stderr.write(

@@ -10,9 +10,11 @@ there by default says where in its ``--help`` (:func:`where`) and on stderr (:fu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 WHERE = "~/.cache/replcheck"
@@ -46,6 +48,22 @@ def keep_hypothesis_out_of_cwd() -> None:
     unless ``$HYPOTHESIS_STORAGE_DIRECTORY`` already says where (the command line's entry point
     calls it; a test suite keeps its own)."""
     os.environ.setdefault(HYPOTHESIS_ENV, str(hypothesis_home()))
+
+
+@contextlib.contextmanager
+def hypothesis_storage() -> Iterator[None]:
+    """While a command runs Hypothesis in this process: its storage in :func:`hypothesis_home`,
+    whatever the process's first use of Hypothesis decided (a caller that embeds ``main`` keeps
+    its own afterwards)."""
+    from hypothesis import configuration
+
+    key = "__hypothesis_home_directory"
+    previous = configuration.__dict__.get(key)
+    configuration.set_hypothesis_home_dir(hypothesis_home())
+    try:
+        yield
+    finally:
+        configuration.set_hypothesis_home_dir(previous)
 
 
 def fresh_folder(kind: str) -> Path:

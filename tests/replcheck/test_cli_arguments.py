@@ -25,9 +25,10 @@ from replcheck.cli import build_parser
 from replcheck.matrix import resolve_config
 
 LEFT_OUT = {"record", "conform"}
-REPORTS_BAD_INPUT = {"validate"}
-"""Commands whose exit 2 is a report over many inputs (``validate``: one verdict per trace), not
-the one-line usage error; the other rules hold for them too."""
+REPORTS_BAD_INPUT = {"validate", "mine"}
+"""Commands whose exit 2 is a report over many inputs (``validate``: one verdict per trace;
+``mine``: the inputs it quarantined), not the one-line usage error; the other rules hold for them
+too."""
 LIMIT = 8.0
 EXITS = {0, 1, 2, 3, 4}
 
@@ -60,7 +61,37 @@ SENSIBLE = st.sampled_from(
 )
 
 
+GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden" / "zk-multi-kill.jsonl"
+PATHS = st.sampled_from(
+    [
+        *("trace.jsonl", "cut.jsonl", "garbage.bin", "empty", "used", "garbage.bin/under"),
+        *("new.html", "new-folder", "", "-", str(GOLDEN)),
+    ]
+)
+"""Paths a command reads or writes, made in the folder each command runs in by ``_inputs``: a
+trace, a trace cut mid-line, bytes that are no trace, an empty and a used folder, a path under a
+regular file, names not yet used."""
+PATH_OPTIONS = {
+    *("junit", "html", "out", "output", "itf", "export_test", "package", "data_dir", "dir"),
+    *("database", "design_file", "expected_failures", "paths", "source", "path", "input"),
+}
+
+
+def _inputs(folder: Path) -> None:
+    """The files ``PATHS`` names, made once in ``folder``."""
+    if (folder / "used").exists():
+        return
+    (folder / "trace.jsonl").write_bytes(GOLDEN.read_bytes())
+    (folder / "cut.jsonl").write_bytes(GOLDEN.read_bytes()[:30000])
+    (folder / "garbage.bin").write_bytes(bytes(range(256)) * 16)
+    (folder / "empty").mkdir()
+    (folder / "used").mkdir()
+    (folder / "used" / "earlier.txt").write_text("an earlier run\n")
+
+
 def _values(action: argparse.Action) -> st.SearchStrategy[str]:
+    if action.dest in PATH_OPTIONS:
+        return st.one_of(PATHS, JUNK)
     if action.choices:
         return st.one_of(st.sampled_from([str(c) for c in action.choices]), JUNK)
     names = st.sampled_from(sorted(DESIGNS))
@@ -100,7 +131,10 @@ def command_lines(draw: st.DrawFn) -> tuple[list[str], bool]:
     positionals = [a for a in sub._actions if not a.option_strings and a.dest != "help"]
     for action in positionals:  # zk's action: never start a cluster
         choices = [c for c in (action.choices or []) if c != "start"]
-        argv.append(draw(st.sampled_from(choices)) if choices else draw(SENSIBLE))
+        if choices:
+            argv.append(draw(st.sampled_from(choices)))
+        else:
+            argv.append(draw(PATHS if action.dest in PATH_OPTIONS else SENSIBLE))
     flags = _options(sub)  # a command may have no option but -h (convert)
     options = draw(st.lists(st.sampled_from(flags), max_size=4, unique_by=id)) if flags else []
     for action in options:
@@ -128,6 +162,7 @@ def command_lines(draw: st.DrawFn) -> tuple[list[str], bool]:
 @given(case=command_lines())
 def test_no_traceback_and_no_exit_0_on_an_error(case: tuple[list[str], bool], tmp_path) -> None:
     argv, bad = case
+    _inputs(tmp_path)
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "replcheck", *argv],

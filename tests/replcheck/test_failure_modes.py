@@ -102,6 +102,11 @@ class Case:
     design_file: str = ""
     seconds: float = 60.0
     """Only a guard against a hang, far above any honest run: the behaviour is what is asserted."""
+    report: bool = False
+    """Exit 2 comes as a report (``validate``'s verdict per trace, ``zklog``'s transactions
+    before the bad one) rather than as one line alone."""
+    absent: list[str] = field(default_factory=list)
+    """Paths (placeholders allowed) that must not exist afterwards: nothing written."""
 
 
 CASES: dict[str, Case] = {
@@ -294,16 +299,180 @@ CASES: dict[str, Case] = {
         ["list", "--design", "nope"], 2, stderr=["unknown design 'nope'"]
     ),
     "--version": Case(["--version"], 0, stdout=["replcheck "]),
+    "check --html to a directory fails before the run": Case(
+        ["check", "--html", "{empty}"], 2, stderr=["is a directory"]
+    ),
+    "check --html under a file fails before the run": Case(
+        ["check", "--html", "{notdir}/gate.html"], 2, stderr=["cannot write"]
+    ),
+    # --- validate: traces and ZooKeeper logs ---
+    "validate a trace cut in the middle of a line": Case(
+        ["validate", "{cut}"], 2, stdout=["cut.jsonl:", "bad input", "cut short"], report=True
+    ),
+    "validate bytes that are no trace": Case(
+        ["validate", "{garbage}"], 2, stdout=["garbage.bin: bad input"], report=True
+    ),
+    "validate a folder with nothing in it": Case(
+        ["validate", "{empty}"], 2, stdout=["bad input"], report=True
+    ),
+    "validate --zk-logs of a log cut short": Case(
+        ["validate", "--zk-logs", "--design", "table", "{runcut}"],
+        2,
+        stdout=["bad input", "byte 19921", "torn tail"],
+        report=True,
+    ),
+    "validate --zk-logs of a log with a flipped byte": Case(
+        ["validate", "--zk-logs", "--design", "table", "{runflip}"],
+        2,
+        stdout=["bad input", "byte 4792", "bad checksum"],
+        report=True,
+    ),
+    "validate --zk-logs of a file": Case(
+        ["validate", "--zk-logs", "{garbage}"], 2, stdout=["not a directory"], report=True
+    ),
+    "validate --junit to a folder": Case(
+        ["validate", "{golden}", "--junit", "{empty}"], 2, stderr=["is a folder"]
+    ),
+    # --- convert ---
+    "convert a trace cut short writes nothing": Case(
+        ["convert", "{cut}", "{tmp}/out.parquet"],
+        2,
+        stderr=["cut.jsonl:122", "cut short", "nothing written"],
+        absent=["{tmp}/out.parquet"],
+    ),
+    "convert bytes that are no trace writes nothing": Case(
+        ["convert", "{garbage}", "{tmp}/out.parquet"],
+        2,
+        stderr=["not UTF-8", "byte offset"],
+        absent=["{tmp}/out.parquet"],
+    ),
+    # --- replay, each output ---
+    "replay a trace cut short": Case(["replay", "{cut}"], 2, stderr=["cut.jsonl:122", "cut short"]),
+    "replay bytes that are no trace": Case(["replay", "{garbage}"], 2, stderr=["not UTF-8"]),
+    "replay --html to a folder": Case(
+        ["replay", "{golden}", "--html", "{empty}"], 2, stderr=["is a folder"]
+    ),
+    "replay --itf under a file": Case(
+        ["replay", "{golden}", "--itf", "{notdir}/x.itf"], 2, stderr=["--itf"]
+    ),
+    "replay --export-test to a folder": Case(
+        ["replay", "{golden}", "--export-test", "{empty}"], 2, stderr=["is a folder"]
+    ),
+    # --- zklog ---
+    "zklog of a log cut short": Case(
+        ["zklog", "{runcut}/zk-txnlog/server1/log.1"],
+        2,
+        stderr=["byte 19921", "torn tail"],
+        report=True,
+    ),
+    "zklog of a log with a flipped byte": Case(
+        ["zklog", "{runflip}/zk-txnlog/server1/log.1"],
+        2,
+        stderr=["byte 4792", "bad checksum"],
+        report=True,
+    ),
+    "zklog --replay of a damaged log": Case(
+        ["zklog", "--replay", "{runflip}/zk-txnlog/server1"],
+        2,
+        stderr=["bad checksum"],
+        report=True,
+    ),
+    "zklog of bytes that are no log": Case(
+        ["zklog", "{garbage}"], 2, stderr=["byte 0", "not a ZooKeeper transaction log"]
+    ),
+    "zklog of a folder with no log": Case(["zklog", "{empty}"], 2, stderr=["no ZooKeeper"]),
+    # --- inspect ---
+    "inspect a damaged data directory": Case(
+        ["inspect", "--data-dir", "{runflip}/zk-txnlog/server1"], 2, stderr=["bad checksum"]
+    ),
+    "inspect a data directory that is a file": Case(
+        ["inspect", "--data-dir", "{garbage}"], 2, stderr=["not a directory"]
+    ),
+    "inspect an empty data directory": Case(
+        ["inspect", "--data-dir", "{empty}"], 2, stderr=["no ZooKeeper"]
+    ),
+    # --- mine, conform, record: output folders ---
+    "mine into a used folder": Case(
+        ["mine", "--out", "{used}", "{golden}"], 2, stderr=["not empty"]
+    ),
+    "mine into a folder under a file": Case(
+        ["mine", "--out", "{notdir}/out", "{golden}"], 2, stderr=["cannot create"]
+    ),
+    "mine a path that does not exist": Case(
+        ["mine", "--out", "{tmp}/out", "{tmp}/nope"], 2, stderr=["no such file"]
+    ),
+    "conform into a used folder": Case(
+        ["conform", "--design", "zk-lock", "--out", "{used}"], 2, stderr=["{used}"]
+    ),
+    "conform into a file": Case(
+        ["conform", "--design", "zk-lock", "--out", "{garbage}"], 2, stderr=["not a directory"]
+    ),
+    "conform an unknown design": Case(["conform", "--design", "nope"], 2, stderr=["nope"]),
+    "record into a used folder": Case(["record", "--out", "{used}"], 2, stderr=["{used}"]),
+    # --- prove --design-file ---
+    "prove --design-file of bytes that are no Python": Case(
+        ["prove", "--design-file", "{garbage}"], 2, stderr=["not a Python file"]
+    ),
+    "prove --design-file that exits while loaded": Case(
+        ["prove", "--design-file", "{file}"], 2, stderr=["exits"], design_file=EXITS
+    ),
 }
+
+GOLDEN = ROOT / "traces" / "golden" / "zk-multi-kill.jsonl"
+LOGGED_RUN = ROOT / "test_data" / "validate" / "table-joined-between-claim-reads-and-write"
+"""A recorded run with its ZooKeeper transaction log (``zk-txnlog/server1/log.1``)."""
+
+
+def bad_inputs(tmp: Path) -> dict[str, str]:
+    """The inputs the cases name: a trace cut mid-line, bytes that are no trace, an empty and a
+    used folder, a path under a regular file, and a run whose txn log is cut short or has a
+    flipped byte."""
+    import shutil
+
+    (tmp / "cut.jsonl").write_bytes(GOLDEN.read_bytes()[:30000])
+    (tmp / "garbage.bin").write_bytes(bytes(range(256)) * 16)
+    (tmp / "empty").mkdir()
+    (tmp / "used").mkdir()
+    (tmp / "used" / "earlier.txt").write_text("an earlier run\n")
+    log = LOGGED_RUN / "zk-txnlog" / "server1" / "log.1"
+    for name in ("runcut", "runflip"):
+        shutil.copytree(LOGGED_RUN, tmp / name)
+    (tmp / "runcut" / "zk-txnlog" / "server1" / "log.1").write_bytes(log.read_bytes()[:20000])
+    flipped = bytearray(log.read_bytes())
+    flipped[5000] ^= 0xFF
+    (tmp / "runflip" / "zk-txnlog" / "server1" / "log.1").write_bytes(bytes(flipped))
+    return {
+        "{cut}": str(tmp / "cut.jsonl"),
+        "{garbage}": str(tmp / "garbage.bin"),
+        "{empty}": str(tmp / "empty"),
+        "{used}": str(tmp / "used"),
+        "{notdir}": str(tmp / "garbage.bin"),
+        "{runcut}": str(tmp / "runcut"),
+        "{runflip}": str(tmp / "runflip"),
+        "{golden}": str(GOLDEN),
+    }
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_failure_mode(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_failure_mode(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = CASES[name]
     path = tmp_path / "design.py"
     if case.design_file:
         path.write_text(case.design_file)
-    argv = [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(path)) for a in case.argv]
+    (tmp_path / "in").mkdir()
+    values = {**bad_inputs(tmp_path / "in"), "{tmp}": str(tmp_path), "{file}": str(path)}
+    argv = [_fill(a, values) for a in case.argv]
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
     started = time.monotonic()
     code = main(argv)
     took = time.monotonic() - started
@@ -313,13 +482,34 @@ def test_failure_mode(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[s
     for needle in case.stdout:
         assert needle in out, out[-3000:]
     for needle in case.stderr:
-        assert needle in err, err
-    if case.code == 2:
+        assert _fill(needle, values) in err, err
+    if case.code == 2 and not case.report:
         assert len(err.strip().splitlines()) == 1 and err.startswith("replcheck: error: "), err
         assert out == "", out[-2000:]  # refused before anything ran
+    for absent in case.absent:
+        assert not Path(_fill(absent, values)).exists(), absent
+    assert list(cwd.iterdir()) == [], "written into the current folder"
     if case.last_line:
         assert out.strip().splitlines()[-1].startswith(case.last_line), out[-2000:]
     assert took < case.seconds
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="conformance/validate: a run folder whose ZooKeeper txn log is damaged (cut short or "
+    "with a bad checksum) is accepted, exit 0, with only 'N zxids not looked up (a damaged txn "
+    "log)' in the stats: the two-sided check silently became one-sided, and the damage is not "
+    "reported as bad input naming the file and byte offset, nor as undecided",
+)
+@pytest.mark.parametrize("run", ["runcut", "runflip"])
+def test_a_run_whose_txn_log_is_damaged_is_not_a_pass(
+    run: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = bad_inputs(tmp_path)
+    code = main(["validate", values["{" + run + "}"]])
+    out, _err = capsys.readouterr()
+    assert code in (2, 4), out
+    assert "log.1: byte " in out
 
 
 def test_check_never_prints_pass_when_a_verdict_is_undecided(capsys) -> None:
