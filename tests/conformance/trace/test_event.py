@@ -22,7 +22,7 @@ from replcheck.model import get_design
 
 from replcheck import docs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TRACES = sorted(
     [
         *(ROOT / "traces" / "golden").glob("*.jsonl"),

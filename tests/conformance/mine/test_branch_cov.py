@@ -16,7 +16,7 @@ from replcheck.conformance.validate.core import validate_path
 from replcheck.model import STANDARD, Action, get_design
 from replcheck.model.engine.plain import PlainModel
 
-DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+DATA = Path(__file__).resolve().parents[3] / "test_data" / "validate"
 
 CLAIM_CHECK = "cond (drop_queue)"
 """zk-multi's claim check as the text states it: the claim's ``multi`` drops the dead server's

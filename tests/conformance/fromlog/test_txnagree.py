@@ -13,7 +13,7 @@ from replcheck.conformance.fromlog.agree import agreement
 from replcheck.conformance.trace.reader import read_trace
 from replcheck.conformance.validate.core import validate_path
 
-DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+DATA = Path(__file__).resolve().parents[3] / "test_data" / "validate"
 RUNS = sorted(p.parent for p in DATA.glob("*/zk-txnlog"))
 
 

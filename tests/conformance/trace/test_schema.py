@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from replcheck.conformance.trace import schema
 
-GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
+GOLDEN = Path(__file__).resolve().parents[3] / "traces" / "golden"
 
 
 def _keywords(node: Any, out: set[str]) -> set[str]:

@@ -14,7 +14,7 @@ from replcheck.conformance.trace import mutate as tracemut
 from replcheck.conformance.trace.events import lane
 from replcheck.conformance.validate.core import validate_events, validate_path
 
-GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
+GOLDEN = Path(__file__).resolve().parents[3] / "traces" / "golden"
 MANIFEST = json.loads((GOLDEN / "manifest.json").read_text(encoding="utf-8"))
 TRACES = MANIFEST["traces"]
 EDITS = MANIFEST.get("edits", {})
@@ -83,7 +83,7 @@ def test_the_verdict_does_not_depend_on_how_the_merge_broke_ties(name: str) -> N
         assert validate_events(numbered(other), events[0]["design"]).status == "accepted"
 
 
-SOAK = Path(__file__).resolve().parents[2] / "test_data" / "soak"
+SOAK = Path(__file__).resolve().parents[3] / "test_data" / "soak"
 
 FLAGGED = {
     # A reference-cluster bug (a live server's lock taken): the lock the model does not allow.

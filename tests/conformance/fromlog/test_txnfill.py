@@ -12,7 +12,7 @@ from replcheck.conformance.trace.reader import read_trace
 from replcheck.conformance.validate.core import validate_events, validate_path
 from replcheck.conformance.zookeeper.txnlog import read_logs
 
-RUN = Path(__file__).resolve().parents[2] / "test_data" / "validate" / "zk-lock-lost-persist"
+RUN = Path(__file__).resolve().parents[3] / "test_data" / "validate" / "zk-lock-lost-persist"
 
 
 def test_the_lost_position_write_is_read_back_from_the_txn_log() -> None:

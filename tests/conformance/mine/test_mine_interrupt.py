@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TRACE = ROOT / "test_data" / "validate" / "zk-lock-teardown-archive.jsonl"
 RUNS = 40
 """Runs in the corpus: five waves of eight on one partition."""

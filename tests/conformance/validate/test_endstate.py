@@ -112,7 +112,7 @@ def test_foreign_edits_are_owed_to_cluster_0() -> None:
     assert v.ok
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "test_data" / "soak"
+CORPUS = Path(__file__).resolve().parents[3] / "test_data" / "soak"
 
 JUDGED = {
     # run folder: (lost, lost with their WAL deleted, premature deletions)

@@ -15,7 +15,7 @@ from replcheck.conformance.trace import parquet as trace_parquet
 from replcheck.conformance.trace.reader import TraceFault, read_trace
 from replcheck.conformance.validate.core import validate_path
 
-DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+DATA = Path(__file__).resolve().parents[3] / "test_data" / "validate"
 
 
 def convert(src: Path, out: Path) -> subprocess.CompletedProcess[str]:

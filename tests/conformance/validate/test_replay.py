@@ -23,7 +23,7 @@ from replcheck.conformance.validate.replay import (
 from replcheck.conformance.validate.shrink import NotFailing, shrink
 from replcheck.model import STANDARD, Action
 
-GOLDEN = Path(__file__).resolve().parents[2] / "traces" / "golden"
+GOLDEN = Path(__file__).resolve().parents[3] / "traces" / "golden"
 VALID = GOLDEN / "zk-multi-kill.jsonl"
 CLEANER_BUG = [Action("put", (0, 0, 0)), Action("roll", (0, 0))]
 CLEANER_BUG += [Action("archive", (0, 0, 0)), Action("clean", (0, 0, 0))]

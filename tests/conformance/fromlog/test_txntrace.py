@@ -25,7 +25,7 @@ from replcheck.conformance.zookeeper.server import Ensemble
 from replcheck.model import get_design
 from replcheck.model.table.state import NOT_RUNNING
 
-DATA = Path(__file__).resolve().parents[2] / "test_data" / "validate"
+DATA = Path(__file__).resolve().parents[3] / "test_data" / "validate"
 
 ACCEPTED_FROM_BOTH = [
     ("table-claim-reads-across-leader-election", "table"),
