@@ -289,8 +289,8 @@ def test_a_relayed_edit_written_before_its_server_joined_is_a_divergence() -> No
     home (its ``sink_apply``, line 72) before the server's queue znode existed (its ``join``,
     line 82, after a leader election). In the model a server that has not joined takes no step;
     in HBase the sink starts after ``setupWALAndReplication``. A reference-cluster bug, fixed
-    (``tests/conformance/cluster/test_regionserver.py``); the trace is rejected there. Its ZooKeeper log
-    alone shows no sink's write, so read from the log the run is accepted: a step the log does
+    (``tests/conformance/cluster/test_regionserver.py``); the trace is rejected there. Its ZooKeeper
+    log alone shows no sink's write, so read from the log the run is accepted: a step the log does
     not show."""
     run = DATA / "zk-lock-relay-before-join"
     v = validate_path(run)
