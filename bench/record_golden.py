@@ -168,8 +168,8 @@ Recorded traces of the reference cluster (`replcheck record`), each pinned to th
 `replcheck validate` gives it, in `manifest.json` with the command that recorded it; and
 hand-made invalid traces, each an edit (`replcheck.conformance.trace.mutate.HAND_MADE`) of a valid
 one, pinned too. `tests/conformance/validate/test_golden.py` replays every one.
-`bench/record_golden.py` records missing traces (`--only NAME` records one again) and `--pin` validates everything again
-and rewrites the manifest and this page. How validation works:
+`bench/record_golden.py` records missing traces (`--only NAME` records one again) and `--pin`
+validates everything again and rewrites the manifest and this page. How validation works:
 [docs/validate.md](../../docs/validate.md).
 
 Every trace below was recorded with 3 region servers, 20 edits each, master-master replication
