@@ -98,6 +98,9 @@ class SerialReplication(TableText):
     """The ``serial`` feature: the region and its ranges, the checker's wait, the ``sid`` values
     and the sink's order (the layout's helpers are ``StepBase``'s)."""
 
+    replaces = ("region_open_on",)
+    """The base text's of these names, replaced where the region's server."""
+
     handles = frozenset({"serial"})
     encoded_fields = ("serial",)
 
@@ -382,4 +385,3 @@ class SeqIdsApart(SerialReplication):
 
 FEATURE = SerialReplication
 """The text of the ``serial`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
