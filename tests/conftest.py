@@ -7,6 +7,36 @@ from pathlib import Path
 
 import pytest
 from replcheck.model import DESIGNS
+from tiers import WHOLE
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``whole`` every test ``tests/tiers.py`` sends to the bench, but the representatives
+    CI keeps. On a collection of the whole suite, an entry that names no test, or keeps an id
+    that names no parameter, is an error: the table cannot go stale."""
+    seen: dict[str, list[str]] = {}
+    for item in items:
+        base, _, rest = item.nodeid.partition("[")
+        keep = WHOLE.get(base)
+        if keep is None:
+            continue
+        param = rest[:-1]
+        first = base not in seen
+        seen.setdefault(base, []).append(param)
+        if param not in keep and not ("FIRST" in keep and first):
+            item.add_marker(pytest.mark.whole)
+    if [str(a) for a in config.args] not in ([], ["tests"]) or config.option.keyword:
+        return
+    stale = [k for k in WHOLE if k not in seen]
+    stale += [
+        f"{k}[{i}]"
+        for k, ids in WHOLE.items()
+        for i in ids
+        if i != "FIRST" and i not in seen.get(k, ())
+    ]
+    if stale:
+        raise pytest.UsageError(f"tests/tiers.py names what the suite does not have: {stale}")
 
 
 @pytest.fixture(autouse=True)
