@@ -954,7 +954,7 @@ def _list_steps(args: argparse.Namespace, loaded: list[str]) -> int:
                     if p.in_design
                     else "protocol text"
                 )
-                lines.append(f"  {p.owner}  {p.module}  ({where})")
+                wrap(f"{p.owner}  {p.module}  ({where})", 2)
             flags = []
             if p.kind == "step":
                 flags.append("fair" if p.fair else "not fair")
