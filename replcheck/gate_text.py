@@ -59,20 +59,21 @@ def _cut(text: str, width: int) -> str:
     return text[: max(0, width - len(ELLIPSIS))] + ELLIPSIS
 
 
-def fit(rows: Sequence[Sequence[str]], flex: Sequence[int], width: int = WIDTH) -> list[str]:
+def fit(
+    rows: Sequence[Sequence[str]], flex: Sequence[tuple[int, int]], width: int = WIDTH
+) -> list[str]:
     """``rows`` as aligned columns two spaces apart, no line wider than ``width``: while too
-    wide, the widest of the ``flex`` columns gives up a column (its cells cut with ``...``), never
-    below eight."""
+    wide, the columns of ``flex`` give up width in turn, each ``(column, floor)`` down to its
+    floor before the next, their cells cut with ``...``."""
     if not rows:
         return []
     n = len(rows[0])
     widths = [max(len(r[i]) for r in rows) for i in range(n)]
-    while sum(widths) + 2 * (n - 1) > width:
-        candidates = [i for i in flex if widths[i] > 8]
-        if not candidates:
+    for column, floor in flex:
+        excess = sum(widths) + 2 * (n - 1) - width
+        if excess <= 0:
             break
-        widest = max(candidates, key=lambda i: widths[i])
-        widths[widest] -= 1
+        widths[column] = max(floor, widths[column] - excess)
     lines = []
     for r in rows:
         cells = [_cut(c, w).ljust(w) for c, w in zip(r, widths, strict=True)]
@@ -205,7 +206,7 @@ def render_text(matrix: Matrix) -> str:
                     compact_seconds(sum(r.seconds for r in rs)),
                 ]
             )
-        lines += fit(table, flex=(0, 2))
+        lines += fit(table, flex=((2, 24), (0, 12), (2, 8)))
     by_base: dict[str, dict[str, list[Row]]] = {}
     for name, rs in mutants.items():
         by_base.setdefault(rs[0].base_design or "?", {})[name] = rs
@@ -228,7 +229,9 @@ def render_text(matrix: Matrix) -> str:
                     ]
                 )
         lines.append("")
-        for i, line in enumerate(fit(table, flex=(0, 2, 3))):
+        # the mutant's name is cut last: the property and the configuration first
+        flex = ((2, 24), (3, 12), (2, 12), (0, 12), (3, 8), (2, 8))
+        for i, line in enumerate(fit(table, flex=flex)):
             if i in titles:
                 lines.append(titles[i])
             lines.append(line)

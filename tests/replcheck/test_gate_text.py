@@ -109,8 +109,9 @@ def test_compact_seconds() -> None:
     ]
 
 
-def test_fit_cuts_the_widest_flexible_column() -> None:
+def test_fit_cuts_the_flexible_columns_in_turn() -> None:
     rows = [["name", "x" * 80, "y" * 40], ["n", "short", "z"]]
-    lines = fit(rows, flex=(1, 2), width=60)
+    lines = fit(rows, flex=((1, 8), (2, 8)), width=60)
     assert max(len(line) for line in lines) <= 60
     assert lines[0].startswith("name  ") and "..." in lines[0]
+    assert lines[0].endswith("y" * 40)  # the first column named gave up enough
