@@ -106,7 +106,7 @@ def family(
     fam = Family(name, key, tuple(dims), sort, " ".join(doc.split()), era)
     FAMILIES[name] = fam
     if fam.dims:
-        setattr(Named, name, _Indexed(fam.key))
+        setattr(Named, name, _Indexed(fam.key, name))
         setattr(_When, name, _WhenIndexed(fam.key))
     else:
         setattr(Named, name, _Scalar(fam.key))
@@ -143,33 +143,41 @@ def _index(key: str, i: Any) -> tuple:
 
 
 class Slots:
-    """A family read and written through ``t`` (``t[key]``, ``t[key] = v``): ``t.name[i, j]``."""
+    """A family read and written through ``t`` (``t[key]``, ``t[key] = v``): ``t.name[i, j]``.
+    A read goes straight to ``t``'s own reader (``Named._read``): the plain interpreter reads
+    every slot through here."""
 
-    __slots__ = ("key", "t")
+    __slots__ = ("key", "read", "t")
 
     def __init__(self, t: Any, key: str) -> None:
         self.t = t
         self.key = key
+        self.read = t._read()
 
     def __getitem__(self, i: Any) -> Any:
-        return self.t[_index(self.key, i)]
+        return self.read((self.key, *i) if type(i) is tuple else (self.key, i))
 
     def __setitem__(self, i: Any, v: Any) -> None:
         self.t[_index(self.key, i)] = v
 
 
 class _Indexed:
-    """``t.name`` of an indexed family: its ``Slots`` through ``t``."""
+    """``t.name`` of an indexed family: its ``Slots`` through ``t``. A reader made by ``named``
+    keeps it (the properties read the same families over and over in their loops)."""
 
-    __slots__ = ("key",)
+    __slots__ = ("key", "name")
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, name: str) -> None:
         self.key = key
+        self.name = name
 
     def __get__(self, t: Any, owner: type | None = None) -> Any:
         if t is None:
             return self
-        return Slots(t, self.key)
+        slots = Slots(t, self.key)
+        if type(t) is _Get:
+            t.__dict__[self.name] = slots  # found before this (non-data) descriptor from now on
+        return slots
 
 
 class _Scalar:
@@ -198,6 +206,10 @@ class Named:
 
     def __getitem__(self, k: tuple) -> Any:
         raise NotImplementedError
+
+    def _read(self) -> Callable[[tuple], Any]:
+        """The function ``self[key]`` reads through (a subclass gives its ``get`` itself)."""
+        return self.__getitem__
 
     def __setitem__(self, k: tuple, v: Any) -> None:
         raise NotImplementedError
@@ -281,13 +293,19 @@ def named(get: Callable[[tuple], Any]) -> Any:
 
 
 class _Get(Named):
-    __slots__ = ("get",)
+    """A ``get`` function read by family name; its instance dictionary keeps each family's
+    ``Slots`` once read (``_Indexed``)."""
+
+    __slots__ = ("__dict__", "get")
 
     def __init__(self, get: Callable[[tuple], Any]) -> None:
         self.get = get
 
     def __getitem__(self, k: tuple) -> Any:
         return self.get(k)
+
+    def _read(self) -> Callable[[tuple], Any]:
+        return self.get
 
 
 OVERFLOW = family(

@@ -71,6 +71,9 @@ class Ctx(Named):
     def __getitem__(self, k: tuple) -> Any:
         return self.get(k)
 
+    def _read(self) -> Callable[[tuple], Any]:
+        return self.get
+
     def __setitem__(self, k: tuple, v: Any) -> None:
         if self.tx is None:
             raise _Stop(True)
@@ -355,6 +358,9 @@ class Reader(Named):
 
     def __getitem__(self, k: tuple) -> Any:
         return self.get(k)
+
+    def _read(self) -> Callable[[tuple], Any]:
+        return self.get
 
 
 class View:
