@@ -237,7 +237,6 @@ def bmc_page() -> str:
         "| design or mutant | flat form | small configuration |",
         "|---|---|---|",
     ]
-    own_classes = {**zk_designs.FLAT_CLASSES, **table_compose.TABLE_FLAT_CLASSES}
     for name in (n for n in (*designs(), *mutants()) if n in BUILTIN):
         cfg = crosscheck.default_config(name)
         try:
@@ -248,13 +247,13 @@ def bmc_page() -> str:
             lines.append(f"| `{name}` | none yet: {why} | `{cfg.name}` |")
             continue
         design_cls = type(get_design(name))
-        if own_classes.get(name) is cls or "+" in cls.__name__:
+        if not design_cls.is_mutant():
             own = f"`{cls.__name__}`"
-        elif design_cls.text is not None and design_cls.era == "zk":
-            base = own_classes[design_cls.mutant_of or ""].__name__
-            own = f"`{base}` with the mutant's text (`{design_cls.overrides}`)"
         else:
-            own = f"`{cls.__name__}` with the mutant's dual-form rule"
+            base = catalogue.flat_class(design_cls.mutant_of or "", cfg).__name__
+            what = design_cls.overrides or ", ".join(design_cls.adds)
+            how = "text" if design_cls.text is not None else "dual-form rule"
+            own = f"`{base}` with the mutant's {how} (`{what}`)"
         lines.append(f"| `{name}` | {own} | `{cfg.name}` |")
     lines += [
         "",
