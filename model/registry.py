@@ -6,7 +6,6 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
-from typing import Any
 
 from replcheck.model.config import STANDARD
 from replcheck.model.engine.catalogue import (
@@ -20,7 +19,6 @@ from replcheck.model.engine.catalogue import (
     text_class,
 )
 from replcheck.model.engine.design import Design
-from replcheck.model.engine.mutation import Wrap, reached
 from replcheck.model.engine.step import Gate, Step, kinds_of
 from replcheck.model.engine.text import FlatError
 from replcheck.model.features.migration_mutants import MIGRATE_MUTANTS
@@ -36,10 +34,6 @@ from replcheck.model.zk.mutants import ZK_MUTANTS
 
 BUILTIN: frozenset[str] = frozenset()
 """The designs and mutants that ship with replcheck (a design file adds others); set below."""
-
-_LOADING_BUILTINS = True
-"""While the built-in designs register: their overrides are held to their configurations by
-the test suite (``tests/model/test_mutation.py``), not at every import."""
 
 
 def register(cls: type[Design]) -> type[Design]:
@@ -65,7 +59,9 @@ def register(cls: type[Design]) -> type[Design]:
                     "added steps in its text class (model/engine/step.py)"
                 )
             if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
-                raise RegistryError(f"mutant {cls.name!r}: {_not_in_design(cls, base)}")
+                raise RegistryError(
+                    f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
+                )
             own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
             if own != {cls.overrides}:
                 raise RegistryError(
@@ -74,8 +70,6 @@ def register(cls: type[Design]) -> type[Design]:
                 )
         if not cls.bug:
             raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
-        if cls.text is not None and cls.text is not base.text and not _LOADING_BUILTINS:
-            _check_reached(cls, base)
     existing = DESIGNS.get(cls.name)
     if existing is not None and existing is not cls and not _same_definition(existing, cls):
         where = "a built-in design" if cls.name in BUILTIN else f"{_origin(existing)}"
@@ -92,7 +86,7 @@ def _members(cls: type) -> set[str]:
     return {
         n
         for n, v in vars(cls).items()
-        if not n.startswith("__") and (callable(v) or isinstance(v, (Step, Gate, Wrap)))
+        if not n.startswith("__") and (callable(v) or isinstance(v, (Step, Gate)))
     }
 
 
@@ -134,71 +128,6 @@ def _check_text_override(cls: type[Design], base: type[Design]) -> None:
                 f"mutant {cls.name!r}: adds {name!r}, which {where} already has; override it "
                 "(overrides) or choose a new name"
             )
-
-
-def _points(base: type[Design], configs: tuple[str, ...]) -> dict[str, Any]:
-    """Per configuration (of ``configs``, or the base's), the override points of the base
-    design's text there by name (``model/engine/overrides.py``)."""
-    from replcheck.model.engine.overrides import text_points
-
-    design = base()
-    out: dict[str, Any] = {}
-    for config in configs or base.configs or ("std",):
-        try:
-            have = text_class(design, STANDARD.get(config))
-        except (FlatError, RegistryError, KeyError):
-            continue
-        out[config] = {p.name: p for p in text_points(have)}
-    return out
-
-
-def _not_in_design(cls: type[Design], base: type[Design]) -> str:
-    """Why ``cls.overrides`` is not a method of the base design class, and where it is."""
-    name = cls.overrides
-    listing = f"replcheck list --design {base.name} --steps"
-    if not name:
-        return f"names nothing it overrides ({listing} lists what it may)"
-    for config, points in _points(base, tuple(STANDARD)).items():
-        p = points.get(name)
-        if p is not None:
-            return (
-                f"{name!r} is not a method of the design {base.name}: it is a {p.kind} of its "
-                f"protocol text ({p.owner} in {p.module}, under {config}); override it in the "
-                f"mutant's text, a class deriving from {p.owner} named by the mutant's text "
-                "attribute (docs/reviewers.md)"
-            )
-    return f"{name!r} is not a step, gate, rule or helper of {base.name} ({listing} lists them)"
-
-
-def _check_reached(cls: type[Design], base: type[Design]) -> None:
-    """A reviewer's override must change something: under at least one of the mutant's
-    configurations the base design's text has a step, gate, rule or helper of that name (a
-    ``wrap`` a step), which the override then replaces."""
-    name = cls.overrides
-    if not name:
-        return
-    text = cls.text
-    assert text is not None
-    mine = inspect.getattr_static(text, name, None)
-    configs = tuple(cls.configs or base.configs or ("std",))
-    design = base()
-    for config in configs:
-        try:
-            have = reached(text_class(design, STANDARD.get(config)))
-        except (FlatError, RegistryError, KeyError):
-            continue
-        kind = have.get(name)
-        if kind is not None and (not isinstance(mine, Wrap) or kind == "step"):
-            return
-    if hasattr(base, name) and not isinstance(mine, (Step, Gate, Wrap)):
-        return  # a rule of the design class the text reads (a text rule of the same name)
-    what = "step" if isinstance(mine, Wrap) else "step, gate, rule or helper"
-    raise RegistryError(
-        f"mutant {cls.name!r}: overrides {name!r}, which no configuration of it "
-        f"({', '.join(configs)}) reaches: {base.name}'s text there has no {what} of that name, "
-        f"so the override would change nothing (replcheck list --design {base.name} --steps "
-        "--config C lists what each configuration has)"
-    )
 
 
 def _existing(name: str, text: type, base: type[Design]) -> str:
@@ -262,7 +191,6 @@ for _cls in (
     register(_cls)
 
 BUILTIN = frozenset(DESIGNS)
-_LOADING_BUILTINS = False
 TEXTS.update(zk=ZK_TEXTS, table=TABLE_TEXTS)
 
 __all__ = [

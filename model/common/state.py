@@ -18,7 +18,7 @@ Vocabulary (seeds 000-003):
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 # Edit kinds: the column family's replication scope and whether the table is a catalog table.
 GLOBAL, LOCAL, CATALOG = 0, 1, 2
@@ -185,9 +185,6 @@ class State(NamedTuple):
     refreshed: int = 0
     """Peers whose sources were created again, or that were added again after their removal
     (bit mask: ``model/zk/peer_life.py``): what explains an edit applied twice there."""
-    extra: tuple[tuple[tuple, Any], ...] = ()
-    """The variables a mutant's text adds (``model/engine/mutation.py``'s ``added``) that are
-    off their default, as (key, value) pairs in key order; ``()`` for every built-in design."""
 
 
 EMPTY_SINK = Sink((), (), 0)

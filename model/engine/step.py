@@ -300,27 +300,6 @@ def labels_of(cls: type) -> dict[str, Callable[[Any, Any, Callable, tuple], tupl
     return {s.name: s.label for s in steps_of(cls) if s.label is not None}
 
 
-class design_rule:
-    """A rule of the text that is the design's dual-form rule of the same name
-    (``model/engine/logic.py``; a mutant overrides it in its design class, where the Z3 proofs
-    read it too): ``self.rule_cleaner_may_delete(ops, ...)`` calls it with the operations the
-    text computes with. The layout checks, once per design, that the design has it in dual
-    form (``rule``). A mutant's text may define a method of the same name instead, which
-    every engine reads and the rule proofs do not."""
-
-    def __init__(self, doc: str) -> None:
-        self.__doc__ = doc
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, text: Any, owner: type | None = None) -> Any:
-        if text is None:
-            return self
-        return text.rule[self.name]
-
-
 # --- the layout ---------------------------------------------------------------------------------
 
 

@@ -27,9 +27,6 @@ class CleanerInput(TableText):
     """The ``cleaner_input`` feature: the other files of oldWALs and what the cleaner does with
     them (the layout's helpers are ``StepBase``'s)."""
 
-    replaces = ("cleaner_delete_others", "cleaner_run_ok")
-    """The base text's of these names, replaced where oldWALs holds other files."""
-
     handles = frozenset({"cleaner_input"})
     encoded_fields = ("others",)
 
@@ -83,3 +80,4 @@ class UnvalidatedNames(CleanerInput):
 FEATURE = CleanerInput
 """The text of the ``cleaner_input`` configuration feature (``table/layout.py``'s
 ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}

@@ -62,3 +62,4 @@ class Joins(StartedSlots):
 
 
 FEATURE = Joins
+MUTANTS: dict[str, type] = {}

@@ -175,9 +175,6 @@ class ZkMigration(StartedSlots):
     """The migration from ZooKeeper, the rolling upgrade and spare servers (the layout's helpers
     are ``StepBase``'s)."""
 
-    replaces = ("rule_claims_allowed",)
-    """The base text's of these names, replaced where claims wait for the migration."""
-
     handles = frozenset({"migration", "spare_servers"})
     encoded_fields = ("migration", "zk")
     encoded_server_fields = ("version",)
@@ -541,5 +538,6 @@ class ReplayForgetsBarrier(ZkMigration):
 
 FEATURE = ZkMigration
 """The text of the ``migration`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}
 """The migration's mutants bring their text as ``Design.text``
 (``features/migration_mutants.py``)."""

@@ -63,9 +63,6 @@ class PeerLifecycle(TableText):
     """The ``peer_life`` feature: the ModifyPeerProcedures, ``refreshSources``, a peer added
     again, and the peer's procedure queue (the layout's helpers are ``StepBase``'s)."""
 
-    replaces = ("enqueue", "may_submit", "rule_peer_id_free", "toggle")
-    """The base text's of these names, replaced where procedures queue for the peer's lock."""
-
     handles = frozenset({"peer_life"})
     encoded_fields = ("queued", "refreshed")
 
@@ -276,3 +273,4 @@ class RefreshDropsRecoveredWals(PeerLifecycle):
 
 FEATURE = PeerLifecycle
 """The text of the ``peer_life`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}

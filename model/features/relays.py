@@ -24,9 +24,6 @@ from replcheck.model.table.views import TableText
 class TableRelays(RelaySteps, TableText):
     """The ``relays`` feature (the layout's helpers are ``StepBase``'s)."""
 
-    replaces = ("entry",)
-    """The base text's of these names, replaced where an entry carries the relays' cluster ids."""
-
     handles = frozenset({"relays"})
     encoded_fields = ("relays",)
     relay_clusters: list[int]
@@ -145,3 +142,4 @@ class TableRelays(RelaySteps, TableText):
 
 
 FEATURE = TableRelays
+MUTANTS: dict[str, type] = {}

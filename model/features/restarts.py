@@ -39,9 +39,6 @@ from replcheck.model.table.views import (
 class Restarts(TableText):
     """Unbounded crashes and the ``restart`` step (the layout's helpers are ``StepBase``'s)."""
 
-    replaces = ("crash",)
-    """The base text's of these names, replaced where a crash that a restart may follow."""
-
     handles = frozenset({"restarts"})
 
     @step(params=("server",), fair=False, each=each_server)
@@ -84,4 +81,5 @@ class Restarts(TableText):
 
 FEATURE = Restarts
 """The text of the ``restarts`` configuration feature (``model/table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}
 """No design or mutant overrides a step of this component."""

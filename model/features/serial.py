@@ -98,9 +98,6 @@ class SerialReplication(TableText):
     """The ``serial`` feature: the region and its ranges, the checker's wait, the ``sid`` values
     and the sink's order (the layout's helpers are ``StepBase``'s)."""
 
-    replaces = ("region_open_on",)
-    """The base text's of these names, replaced where the region's server."""
-
     handles = frozenset({"serial"})
     encoded_fields = ("serial",)
 
@@ -385,3 +382,4 @@ class SeqIdsApart(SerialReplication):
 
 FEATURE = SerialReplication
 """The text of the ``serial`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}

@@ -46,9 +46,6 @@ class SerialLifecycle(TableText):
     """The ``serial_life`` feature: AddPeerProcedure's serial stages and RemovePeerProcedure's
     ``removeLastSequenceIds`` (the region's helpers are ``SerialReplication``'s)."""
 
-    replaces = ("order_from",)
-    """The base text's of these names, replaced where a serial peer's order starts at its add."""
-
     handles = frozenset({"serial_life"})
     encoded_fields = ("serial_from",)
 
@@ -204,3 +201,4 @@ class RemovalKeepsSeqIds(SerialLifecycle):
 
 FEATURE = SerialLifecycle
 """The text of the ``serial_life`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}

@@ -1,7 +1,7 @@
 """Synchronous replication (``model/features/sync_procedure.py``; seed 004 "About sync replication")
-as a feature of the flat table model (``model/table/layout.py``): the mixin ``FEATURE``. The
-steps are the protocol text's, ``model/features/sync_replication.py``; this module lays out
-their slots.
+as a feature of the flat table model (``model/table/layout.py``): the mixin ``FEATURE`` and the text
+of the sync mutants (``MUTANTS``). The steps are the protocol text's,
+``model/features/sync_replication.py``; this module lays out their slots.
 
 What the feature adds to the layout:
 
@@ -21,8 +21,8 @@ What the feature adds to the layout:
   edit's identity is its slot).
 
 The refusal of recovered sources is the design's dual-form ``rule_refuse_recovered`` applied to
-the claimer's view, so it follows the views as they change (``table/sync-no-refusal`` overrides
-it in its text, ``SyncNoRefusal``). The invariants that read the
+the claimer's view, so it follows the views as they change (``table/sync-no-refusal``, whose
+override is a plain method, has its text in ``MUTANTS``). The invariants that read the
 history (``no_lost_edit``'s exemption of stale edits, ``no_stale_edit_replicated``) are added over
 the base's: ``no_lost_edit`` is the base predicate read through a view of the state in which a
 stale edit is owed to nobody (the base predicate reads the owed bits only to decide which edits
@@ -31,7 +31,6 @@ must be covered).
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import replace
 from typing import Any
 
@@ -39,10 +38,9 @@ from replcheck.model.config import Config
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.logic import generic_of
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import design_rule
 from replcheck.model.engine.text import FlatProperty
 from replcheck.model.features.sync_procedure import TS_POST, WAS_ENABLED, step_of
-from replcheck.model.features.sync_replication import SyncReplication
+from replcheck.model.features.sync_replication import SyncNoRefusal, SyncReplication
 from replcheck.model.table.state import REMOVE, TRANSIT, TState
 from replcheck.model.zk.layout import FlatError
 
@@ -66,8 +64,7 @@ class SyncFlat(SyncReplication):
         super().__init__(design, cfg)  # type: ignore[call-arg]
         self.SP = range(cfg.sync_peers)
         refuse = generic_of(self.cls, "rule_refuse_recovered")
-        text_rule = inspect.getattr_static(type(self), "rule_refuse_recovered")
-        if refuse is None and isinstance(text_rule, design_rule):
+        if refuse is None and type(self).refuse_recovered is SyncReplication.refuse_recovered:
             raise FlatError(f"{design.name}: rule_refuse_recovered is not a dual-form rule here")
         self.rule["rule_refuse_recovered"] = refuse
 
@@ -206,3 +203,11 @@ class SyncFlat(SyncReplication):
 
 
 FEATURE = SyncFlat
+
+
+# --- the sync mutants ---------------------------------------------------------------------------
+
+
+MUTANTS: dict[str, type] = {
+    "table/sync-no-refusal": SyncNoRefusal,
+}

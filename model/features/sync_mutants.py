@@ -31,11 +31,9 @@ class SyncNoRefusal(Table):
         "claimed after the drain and its recovered source replicates DA-era edits"
     )
     configs = ("t-sync",)
-    text = sync_replication.SyncNoRefusal
 
     def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
-        """``addRecoveredSource`` refuses no peer, whatever its sync-replication state (the
-        design's plain face of the text's rule: the proofs read no dual form of it)."""
+        """``addRecoveredSource`` refuses no peer, whatever its sync-replication state."""
         return False
 
 

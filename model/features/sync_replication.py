@@ -19,7 +19,7 @@ from typing import Any
 
 from replcheck.model.common.state import DISABLED, ENABLED
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, gate, step
+from replcheck.model.engine.step import Ctx, gate, step
 from replcheck.model.features.sync_procedure import (
     ALLOWED,
     TS_CREATE_DIR,
@@ -55,18 +55,6 @@ def _transitions(text: Any) -> list[tuple[int, int]]:
 
 class SyncReplication(PeerProcedures):
     """Sync replication peers, mixed in before the base steps (``SP``: the sync peers)."""
-
-    replaces = ("refuse_recovered", "roll")
-    """The base text's ``refuse_recovered`` (no peer refused) is the sync view's here. The
-    base WAL's ``roll`` step is replaced by the helper of that name, so a sync configuration
-    has no client roll (as the manifest pins it; renaming the helper would add the step)."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_refuse_recovered = design_rule(
-        "Does ``addRecoveredSource`` refuse a peer in this sync-replication view? ``(ops, "
-        "state, new_state)``"
-    )
 
     SP: range
     U: range
@@ -175,7 +163,9 @@ class SyncReplication(PeerProcedures):
         """``rule_refuse_recovered`` of the claimer ``t``, the design's dual-form rule over its
         view of the peer."""
         now = named(get)
-        return self.rule_refuse_recovered(ops, now.view_state[t, p], now.view_new_state[t, p])
+        return self.rule["rule_refuse_recovered"](
+            ops, now.view_state[t, p], now.view_new_state[t, p]
+        )
 
     # --- the admin command --------------------------------------------------------------------
 
@@ -416,6 +406,6 @@ class SyncNoDrain(SyncReplication):
 class SyncNoRefusal(SyncReplication):
     """``table/sync-no-refusal``: ``addRecoveredSource`` refuses no sync peer."""
 
-    def rule_refuse_recovered(self, ops: Any, state: Any, new_state: Any) -> Any:
-        """``addRecoveredSource`` refuses no peer, whatever its sync-replication state."""
+    def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
+        """No claimed queue of a sync peer is refused a recovered source."""
         return False

@@ -138,9 +138,6 @@ class SyncUpTool(StartedSlots):
     return with the spare server, and REMOVE_QUEUES for marked servers (the layout's helpers
     are ``StepBase``'s)."""
 
-    replaces = ("after_remove", "rule_should_skip")
-    """The base text's of these names, replaced where ReplicationSyncUp's view."""
-
     handles = frozenset({"syncup", "spare_servers"})
     variables = (Var(var.master_up(), "b", "master_up"), Var(var.syncup_info_file(), "b", "info"))
     encoded_fields = ("syncup", "markers")
@@ -478,4 +475,5 @@ def syncup_replicated_all(cfg: Any, st: TState) -> bool:
 
 FEATURE = SyncUpTool
 """The text of the ``syncup`` configuration feature (``model/table/layout.py``'s ``FEATURES``)."""
+MUTANTS: dict[str, type] = {}
 """The syncup mutants bring their text as ``Design.text`` (``features/syncup_mutants.py``)."""

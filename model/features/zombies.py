@@ -134,3 +134,4 @@ class ZombieSteps(ZombieWals, TableText):
 
 
 FEATURE = ZombieSteps
+MUTANTS: dict[str, type] = {}

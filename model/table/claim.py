@@ -26,7 +26,7 @@ from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, LIVE_DIR
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, step
+from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.rules import NO_TIMESTAMP
 from replcheck.model.table.state import NO_SOURCE, SCP_SPLIT, TState
@@ -57,15 +57,6 @@ def _claimer(text: Any, st: TState, get: Any, a: tuple) -> tuple[int]:
 
 class Claims(TableText):
     """The claim child's steps on its target (the layout's helpers are ``StepBase``'s)."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_claim_guarded = design_rule(
-        "Is claimQueue's mutation conditional on the first column read? ``(ops)``"
-    )
-    rule_claim_peer_known = design_rule(
-        "Does the claimer replicate a queue of this peer (it knows the peer)? ``(ops, knows)``"
-    )
 
     def claim_is(self, ops: Any, get: Any, t: int, m: int, d: int, p: int, src: int) -> Any:
         """Pending claim ``m`` of ``t`` is the child of queue ``(p, d, src)``."""
@@ -126,7 +117,7 @@ class Claims(TableText):
             rseq,
             rpos,
         )
-        applies = table_rules.claim_applies_rule(ops, self.rule_claim_guarded(ops), holds)
+        applies = table_rules.claim_applies_rule(ops, self.rule["rule_claim_guarded"](ops), holds)
         source = src if src != NO_SOURCE else d
         self.pop_claim(t, c)
         self.remove_row(t, applies, rk)
@@ -173,7 +164,7 @@ class Claims(TableText):
             Server(t, c).alive,
             ops.not_(t.claim_pending[c, 0]),
         )
-        known = self.rule_claim_peer_known(ops, Server(t, c).knows[p])
+        known = self.rule["rule_claim_peer_known"](ops, Server(t, c).knows[p])
         read = ops.or_(*(t.queue_has_offset[*rk, og] for og in self.OG))
         ok = ops.and_(known, read)
         self.clear(t, ops.not_(ok), [var.claim_child(d, p, src), var.claim_target(d, p, src)])
@@ -195,7 +186,7 @@ class Claims(TableText):
         mine = ops.and_(t.claim_child[d, p, src], t.claim_target[d, p, src] == c)
         self.clear(t, mine, [var.claim_child(d, p, src), var.claim_target(d, p, src)])
         applies, source, read = self.claim_queue(ops, t, c, d, p, src)
-        known = self.rule_claim_peer_known(ops, Server(t, c).knows[p])
+        known = self.rule["rule_claim_peer_known"](ops, Server(t, c).knows[p])
         drop = ops.or_(ops.not_(known), self.refuse_recovered(ops, t.get, c, p))
         self.remove_row(t, ops.and_(applies, drop), (p, c, source))
         self.start_recovered(ops, t, ops.and_(applies, ops.not_(drop)), c, p, source, read)

@@ -25,7 +25,7 @@ from typing import Any
 from replcheck.model.common.cleaner_runs import run_left, spend_run
 from replcheck.model.common.state import ARCHIVED, DELETED
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, step
+from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.families import SNAPSHOT
 from replcheck.model.table.rules import NO_TIMESTAMP
@@ -38,17 +38,6 @@ ONCE = lambda text: [()]  # noqa: E731
 
 class LogCleaner(TableText):
     """The log cleaner's run (the layout's helpers are ``StepBase``'s)."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_cleaner_live = design_rule(
-        "preClean's live read: does a server count as live (online, or its SCP "
-        "unfinished)? ``(ops, alive, scp_unfinished)``"
-    )
-    rule_cleaner_may_delete = design_rule(
-        "The log cleaner's deletion rule for one archived WAL: ``(ops, wal_ts, live, "
-        "has_server, queue_views)``"
-    )
 
     def cleaner_reset(self, t: Any) -> None:
         """The run's memory forgotten: idle, no live servers, peers or snapshot."""
@@ -67,7 +56,7 @@ class LogCleaner(TableText):
             t.cleaner_phase == C_IDLE,
             table_rules.cleaner_may_start_rule(ops, t.cleaner_barrier),
         )
-        live = self.rule_cleaner_live
+        live = self.rule["rule_cleaner_live"]
         flags = [live(ops, Server(t, s).alive, self.scp_unfinished(ops, t.get, s)) for s in self.S]
         spend_run(t, self.cfg)
         self.cleaner_reset(t)
@@ -131,7 +120,7 @@ class LogCleaner(TableText):
         """log cleaner: getDeletableFiles over oldWALs, barrier.stop()"""
         ops = t.ops
         t.require(t.cleaner_phase == C_READY)
-        rule = self.rule_cleaner_may_delete
+        rule = self.rule["rule_cleaner_may_delete"]
         get = t.get
         ok = self.cleaner_run_ok(t)
         for w in self.W:

@@ -1,8 +1,7 @@
-"""The table era's text of a design under a configuration: the base text, with the mixin of
-each configuration feature it uses (``FEATURES``, one module of ``model/features/`` each) placed
-before it, and the design's (or mutant's) own text placed on top by name. ``table_flat_class``
-is the entry point, and ``TABLE_TEXTS`` the era's entry in ``model/engine/catalogue.py``'s
-``TEXTS``."""
+"""The table era's text of a design under a configuration: the design's (or mutant's) text
+class, with the mixin of each configuration feature it uses (``FEATURES``, one module of
+``model/features/`` each) placed before it. ``table_flat_class`` is the entry point, and
+``TABLE_TEXTS`` the era's entry in ``model/engine/catalogue.py``'s ``TEXTS``."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ from typing import Any
 from replcheck.model.config import STANDARD, Config
 from replcheck.model.engine.catalogue import get_design
 from replcheck.model.engine.logic import generic_of
-from replcheck.model.engine.mutation import check_clashes, place
 from replcheck.model.engine.text import FlatError, FlatModel
 from replcheck.model.features import (
     bootstrap,
@@ -56,8 +54,9 @@ FEATURES: dict[str, ModuleType] = {
     "sync_remote": sync_remote,
 }
 """Configuration features the base leaves out, and the module of ``model/features/`` whose mixin
-adds each: the module defines ``FEATURE`` (the mixin, with ``handles``). A mutant's override of a
-feature's step or helper is its own ``text``, placed by name (``model/engine/mutation.py``)."""
+adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
+``MUTANTS`` (mutant name -> a mixin overriding the mutant's step, for mutants whose override
+belongs to the feature)."""
 
 
 # --- designs and mutants whose form is the base text's --------------------------------------------
@@ -73,60 +72,60 @@ are read from the design (``doc_waits_for_scps``), and ``remove-all-one-pass``'s
 too. Every other mutant brings its text (``Design.text``) or a dual-form rule."""
 
 
+def _feature_mutant(name: str) -> type | None:
+    for module in FEATURES.values():
+        if name in module.MUTANTS:
+            return module.MUTANTS[name]
+    return None
+
+
 _COMPOSED: dict[tuple[type, ...], type[TableFlat]] = {}
-_PLACED: dict[tuple[type, type], type[TableFlat]] = {}
 
 
 def _compose(mixins: list[type], base: type[TableFlat]) -> type[TableFlat]:
-    """The base text with the features' mixins before it; a name one of them defines over
-    another's without declaring it is refused (``check_clashes``)."""
+    if not mixins:
+        return base
     key = (*mixins, base)
     if key not in _COMPOSED:
-        if not mixins:
-            got = base
-        else:
-            handles = frozenset().union(*(getattr(m, "handles", frozenset()) for m in key))
-            name = "+".join(m.__name__ for m in key)
-            got = type(name, key, {"__doc__": base.__doc__, "handles": handles})
-        check_clashes(got, got.__name__)
-        _COMPOSED[key] = got
+        handles = frozenset().union(*(getattr(m, "handles", frozenset()) for m in key))
+        name = "+".join(m.__name__ for m in key)
+        _COMPOSED[key] = type(name, key, {"__doc__": base.__doc__, "handles": handles})
     return _COMPOSED[key]
-
-
-def texts_of(cls: type) -> list[type]:
-    """The ``text`` classes of design class ``cls``'s hierarchy, most derived first (a mutant
-    of a mutant brings both)."""
-    out: list[type] = []
-    for c in cls.__mro__:
-        text = vars(c).get("text")
-        if text is not None and text not in out:
-            out.append(text)
-    return out
 
 
 def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
     """The flat class of table-era design or mutant ``name`` under ``cfg`` (by default the
-    design's first configuration), or ``FlatError``: the base text with the mixin of each
-    feature ``cfg`` uses before it, and the design's (or mutant's) ``text`` placed on top by
-    name (``model/engine/mutation.py``: what it defines replaces the composed text's of that
-    name; a step of a feature ``cfg`` does not use is left out)."""
+    design's first configuration), or ``FlatError``: the design's (or mutant's) class, with the
+    mixin of each feature ``cfg`` uses before it."""
     design = get_design(name)
     cls = type(design)
     if getattr(cls, "era", "") != "table" or not isinstance(design, Table):
         raise FlatError(f"{name}: not a table-era design")
     cfg = cfg or STANDARD[cls.configs[0]]
-    texts = texts_of(cls)
-    if texts:
+    mixins: list[type] = []
+    last: list[type] = []
+    """A design's text that overrides the base text comes after the features' texts, which
+    build on what it overrides (the migration's ``afterReplay`` on the master restart's)."""
+    mutant = _feature_mutant(name)
+    if cls.text is not None:
         base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
+        # A text of a feature the configuration does not use changes nothing there.
+        handles = getattr(cls.text, "handles", frozenset())
+        if not handles:
+            last.append(cls.text)
+        elif handles & {feature for feature, _what in config_features(cfg)}:
+            mixins.append(cls.text)
     elif name in TABLE_FLAT_CLASSES:
         base = TABLE_FLAT_CLASSES[name]
+    elif mutant is not None:
+        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
+        mixins.append(mutant)
     elif cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
         base = TABLE_FLAT_CLASSES[cls.mutant_of]
     elif cls.mutant_of is None:
         raise FlatError(f"{name}: a design of its own, with no flat form")
     else:
         raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
-    mixins: list[type] = []
     for feature, what in config_features(cfg):
         if any(feature in getattr(m, "handles", ()) for m in mixins):
             continue  # a mixin already chosen encodes it (spare servers, with their feature)
@@ -135,13 +134,7 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
             raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
         if module.FEATURE not in mixins:
             mixins.append(module.FEATURE)
-    composed = _compose(mixins, base)
-    if not texts:
-        return composed
-    key = (cls, composed)
-    if key not in _PLACED:
-        _PLACED[key] = place(composed, texts, cls.adds, era="table", label=name)
-    return _PLACED[key]
+    return _compose(mixins + last, base)
 
 
 def table_flat_model(name: str, cfg: Config) -> FlatModel:

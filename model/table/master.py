@@ -20,7 +20,7 @@ class MasterRestart(TableText):
 
     def master_restart_barrier(self, ops: Any, t: Any) -> None:
         """``afterReplay``: the barrier disabled once per AddPeerProcedure past PRE."""
-        fence = self.rule_fence_add(ops)
+        fence = self.rule["rule_fence_add"](ops)
         n = count(
             ops,
             (

@@ -25,7 +25,7 @@ from typing import Any
 
 from replcheck.model.common.state import ENABLED, REMOVED
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, step
+from replcheck.model.engine.step import Ctx, step
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.seams import ROW_DELETE
 from replcheck.model.table.state import (
@@ -90,12 +90,6 @@ states any guard of its own first)."""
 class PeerProcedures(TableText):
     """AddPeerProcedure, RemovePeerProcedure and their refreshes (the layout's helpers are
     ``StepBase``'s)."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_fence_add = design_rule(
-        "Does AddPeerProcedure disable the log cleaner (the barrier) for its whole life? ``(ops)``"
-    )
 
     # --- rules a mutant or a design changes ---------------------------------------------------
 
@@ -227,7 +221,7 @@ class PeerProcedures(TableText):
         fails the procedure if the peer exists or a queue of the peer is still in storage
         (``checkQueuesDeleted``, ``add_refused``)."""
         ops = t.ops
-        fence = self.rule_fence_add(ops)
+        fence = self.rule["rule_fence_add"](ops)
         t.require(table_rules.add_peer_may_leave_pre(ops, fence, t.cleaner_barrier))
         fail = ops.or_(
             ops.and_(self.rule_peer_checked_under_lock(ops), self.storage(ops, t.get, p)),
@@ -254,7 +248,7 @@ class PeerProcedures(TableText):
 
     def proc_add_post(self, t: Ctx, p: int) -> None:
         """AddPeerProcedure POST: the barrier enabled again; the procedure ends."""
-        self.barrier_enable(t.ops, t, self.rule_fence_add(t.ops))
+        self.barrier_enable(t.ops, t, self.rule["rule_fence_add"](t.ops))
         self.clear(t, True, self.proc_keys(p))
 
     def proc_rm_pre(self, t: Ctx, p: int) -> None:

@@ -10,7 +10,6 @@ from typing import Any
 
 from replcheck.model.common.state import DELETED, DISABLED, ENABLED, LIVE_DIR
 from replcheck.model.engine.names import Family, named, var
-from replcheck.model.engine.step import design_rule
 from replcheck.model.engine.text import Tx
 from replcheck.model.table import rules as table_rules
 from replcheck.model.table.families import QUEUE
@@ -30,10 +29,6 @@ ROW_DELETE = "rm-delete"
 class StepBase:
     """What every flat step reads: ``TableFlat`` provides the layout (``S``, ``P``, ``G``,
     ``OG``, ``Q``, ``E``, ``W``, ``SRC``, ``K``, ``CL``, ``sh_keys``, ``rkeys``, ``rule``...)."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_ships = design_rule("shouldReplicate's edit filter: ``(ops, kind, cluster_ids, target)``")
 
     cfg: Any
     design: Any
@@ -223,7 +218,7 @@ class StepBase:
     def shipper_ok(self, ops: Any, kind: Any, target: int, ids: Any = 0) -> Any:
         """``rule_ships`` on an edit of ``kind`` and cluster-id list ``ids`` (by default our
         client's, ``(0,)``)."""
-        return self.replicable(ops, self.rule_ships, kind, ids, target)
+        return self.replicable(ops, self.rule["rule_ships"], kind, ids, target)
 
     def kill(self, ops: Any, tx: Tx, s: int) -> None:
         """``kill``: current WALs closed, memory lost (the pending claim stays: a zombie's), an SCP

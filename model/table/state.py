@@ -18,7 +18,7 @@ recovered queue whose WALs were written by ``source``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from replcheck.model.common.state import Queue, Relay, Shipper, Sink, Wal
 
@@ -331,9 +331,6 @@ class TState(NamedTuple):
     """History, per serial peer added while the cluster runs (``model/features/serial_life.py``):
     the barrier of the range its AddPeerProcedure opened, from which its edits are pushed in order
     (0 for a peer that existed from the start); ``()`` where no serial peer is added."""
-    extra: tuple[tuple[tuple, Any], ...] = ()
-    """The variables a mutant's text adds (``model/engine/mutation.py``'s ``added``) that are
-    off their default, as (key, value) pairs in key order; ``()`` for every built-in design."""
 
 
 def row_key(row: Row) -> tuple[int, int, int]:

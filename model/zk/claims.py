@@ -24,7 +24,7 @@ from typing import Any
 
 from replcheck.model.common.state import NO_LOCK
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, step
+from replcheck.model.engine.step import Ctx, step
 
 
 def _queues(text: Any) -> list[tuple[int, int, int, int]]:
@@ -76,11 +76,6 @@ class MultiClaims:
     """zk-multi's failover (the layout provides ``S``, ``P``, ``CH``, ``W``, ``new_chain``,
     ``rule`` and the queue helpers)."""
 
-    claim_applies = design_rule(
-        "Does the claim's multi apply (the old queue still there, as read; no new one)? "
-        "``(ops, old_present, same_wals, new_exists)``"
-    )
-
     S: range
     P: range
     CH: range
@@ -121,7 +116,9 @@ class MultiClaims:
         snap = [(w, t.claiming_has_wal[s, w], t.claiming_wal_pos[s, w]) for w in self.W]
         self.clear_claim(t, s)
         same = ops.and_(*(ops.eq(t.queue_has_wal[d, p, ci, w], inn) for w, inn, _ in snap))
-        applies = self.claim_applies(ops, t.queue_znode[d, p, ci], same, t.queue_znode[s, p, nci])
+        applies = self.rule["claim_applies"](
+            ops, t.queue_znode[d, p, ci], same, t.queue_znode[s, p, nci]
+        )
         self.claim_failed(ops, t, ops.not_(applies), s, p, nci, snap)
         self.drop_queue(ops, t, applies, d, p, ci)
         self.put_queue(ops, t, applies, s, p, nci, snap)

@@ -1,7 +1,6 @@
 """The protocol text of ``zk-multi`` and ``zk-lock`` (their failover and log cleaning over the
 shared layout and steps), and of each ZooKeeper-era mutant: its base's, with the mutant's one
-override (its ``text``) placed on top by name, or with a dual-form rule it overrides read from
-the design.
+override (its ``text``) placed first, or with a dual-form rule it overrides read from the design.
 
 ``flat_model(design, cfg)`` is the entry point for every checker: the flat model of any design or
 mutant (table-era ones from ``model/table/layout.py``), or ``FlatError`` when a mutant overrides a
@@ -14,7 +13,6 @@ from typing import Any
 
 from replcheck.model.config import Config
 from replcheck.model.engine.logic import generic_of
-from replcheck.model.engine.mutation import check_clashes, place
 from replcheck.model.zk.claims import LockClaims, MultiClaims
 from replcheck.model.zk.cleaners import LockCleaner, MultiCleaner
 from replcheck.model.zk.layout import RULES, FlatError
@@ -34,8 +32,6 @@ class ZkLockFlat(LockClaims, LockCleaner, ZkFlat):
 
 
 FLAT_CLASSES: dict[str, type[ZkFlat]] = {"zk-multi": ZkMultiFlat, "zk-lock": ZkLockFlat}
-for _flat in FLAT_CLASSES.values():
-    check_clashes(_flat, _flat.__name__)
 """The text of each ZooKeeper-era design; a mutant's is its base's, with its own override."""
 
 _TEXTS: dict[type, type] = {}
@@ -43,8 +39,7 @@ _TEXTS: dict[type, type] = {}
 
 def zk_text_class(cls: type) -> type:
     """The text of ZooKeeper-era design class ``cls`` (registered or not): its base design's,
-    with what every ``text`` of its class hierarchy defines placed on top by name, the most
-    derived winning (``model/engine/mutation.py``). Its
+    with every ``text`` override of its class hierarchy placed first, most derived first. Its
     rules are read from the design (``generic_of``): a rule overridden by a plain method, or a
     step overridden as an explicit ``do_``/``en_`` method, has no meaning on the text and is
     refused (``FlatError``), in one line."""
@@ -72,7 +67,7 @@ def zk_text_class(cls: type) -> type:
             "how)"
         )
     texts = [vars(c)["text"] for c in cls.__mro__ if vars(c).get("text") is not None]
-    got = place(base, texts, cls.adds, era="zk", label=cls.name) if texts else base
+    got = type(f"Text{cls.__name__}", (*texts, base), {}) if texts else base
     _TEXTS[cls] = got
     return got
 

@@ -441,11 +441,9 @@ class Hbase12865Chore(ZkLock):
         *(k for k in kinds_of(MultiCleaner) if k.name == "master_restart"),
     )
 
-    class text(LockCleaner):
+    class text(MultiCleaner, LockCleaner):
         """zk-multi's per-run snapshot in place of the cache; zk-lock's claims never move the
         cversion it would read again on."""
-
-        components = (MultiCleaner,)
 
         chore_clean = step(params=("server", "group", "seq"), fair=True, each=lambda text: [])(
             LockCleaner.clean.body

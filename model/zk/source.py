@@ -25,7 +25,7 @@ from typing import Any
 
 from replcheck.model.common.state import ARCHIVED, DELETED, ENABLED, REMOVED, Shipper
 from replcheck.model.engine.names import named, var
-from replcheck.model.engine.step import Ctx, design_rule, step
+from replcheck.model.engine.step import Ctx, step
 
 
 def slot_shipper(text: Any, get: Any, s: int, sk: tuple) -> Shipper:
@@ -81,14 +81,6 @@ class ZkSources:
     """The shipper steps (the layout provides ``cfg``, ``S``, ``E``, ``W``, ``sh_keys``,
     ``rule`` and the helpers named above)."""
 
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_ships = design_rule("shouldReplicate's edit filter: ``(ops, kind, cluster_ids, target)``")
-    rule_wal_done = design_rule(
-        "May the source drop its head WAL from its queue? ``(ops, newer_queued, closed, "
-        "pos, length)``"
-    )
-
     cfg: Any
     S: range
     E: int
@@ -110,7 +102,7 @@ class ZkSources:
         t.require(self.head_guard(ops, t.get, sk, hw))
         target = p + 1
         batch = self.cfg.batch
-        rule = self.rule_ships
+        rule = self.rule["rule_ships"]
         pos, n = t.shipper_pos[*sk], t.wal_length[hw]
         edits = []
         for j in t.below(self.E, pos, pos + batch, n):
@@ -156,7 +148,7 @@ class ZkSources:
         ops = t.ops
         sk = (s, p, ci, g, m)
         t.require(self.head_guard(ops, t.get, sk, hw))
-        done = self.rule_wal_done(
+        done = self.rule["rule_wal_done"](
             ops, t.shipper_length[*sk] > 1, t.wal_closed[hw], t.shipper_pos[*sk], t.wal_length[hw]
         )
         t.require(

@@ -14,7 +14,7 @@ from replcheck.model.common.relay_steps import RelaySteps
 from replcheck.model.common.sinks import SinkServers
 from replcheck.model.common.state import READING, REMOVED, wal_order
 from replcheck.model.engine.names import named
-from replcheck.model.engine.step import design_rule, instances_of
+from replcheck.model.engine.step import instances_of
 from replcheck.model.engine.text import FlatModel, FlatProperty, Instance, Tx, count
 from replcheck.model.zk.claim_drop import ClaimDrops
 from replcheck.model.zk.joins import ZkJoins
@@ -44,16 +44,6 @@ class ZkFlat(
     ZkLayout,
 ):
     """Builds the flat model of a ZooKeeper-era design (or mutant) under a configuration."""
-
-    # --- the design's dual-form rules the text reads (``design_rule``)
-
-    rule_drop_claimed_queue = design_rule(
-        "Is a claimed queue of a removed peer deleted rather than replicated? ``(ops, "
-        "peer_removed)``"
-    )
-    rule_start_position = design_rule(
-        "Where a recovered source starts its first WAL: ``(ops, stored)``"
-    )
 
     # --- shared pieces of steps -------------------------------------------------------------------
 
@@ -153,7 +143,7 @@ class ZkFlat(
         """``start_recovered``: per WAL group one recovered shipper over the queue's WALs, oldest
         first, from the start position; or, when its peer is gone, none: the queue is marked for
         the claimer's delete (``drop_claimed_queue``)."""
-        drop = self.rule_drop_claimed_queue(ops, tx.peer_state[p] == REMOVED)
+        drop = self.rule["rule_drop_claimed_queue"](ops, tx.peer_state[p] == REMOVED)
         tx.when(ops.and_(cond, drop)).drop_claimed[s, p, ci] = True
         start = ops.and_(cond, ops.not_(drop))
         if start is False:
@@ -178,7 +168,7 @@ class ZkFlat(
             first: Any = 0
             for w in reversed(group):
                 first = ops.ite(present[w], stored[w], first)
-            pos = self.rule_start_position(ops, first)
+            pos = self.rule["rule_start_position"](ops, first)
             any_wal = ops.or_(*(present[w] for w in group))
             self.add_shipper(ops, tx, ops.and_(start, any_wal), s, p, ci, g, packed, run, pos)
 
