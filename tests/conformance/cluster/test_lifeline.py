@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR
 
 DRIVER = """
 import sys, threading, time
-from replcheck.conformance import lifeline
+from replcheck.conformance.cluster import lifeline
 got = []
 t = threading.Thread(target=lambda: got.append(lifeline.popen(["sleep", "60"])))
 t.start()
