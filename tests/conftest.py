@@ -39,14 +39,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(f"tests/tiers.py names what the suite does not have: {stale}")
 
 
-@pytest.fixture(autouse=True)
-def registry() -> Iterator[None]:
-    """Undo whatever a test registers (a design file, a throwaway design), so that tests sharing
-    a worker process never see each other's designs."""
+def _restored_registry() -> Iterator[None]:
     saved = dict(DESIGNS)
     yield
     DESIGNS.clear()
     DESIGNS.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def registry() -> Iterator[None]:
+    """Undo whatever a test registers (a design file, a throwaway design), so that tests sharing
+    a worker process never see each other's designs."""
+    yield from _restored_registry()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def module_registry() -> Iterator[None]:
+    """The same for a module's own fixtures: a module-scoped fixture that loads a design file
+    (the gate page's hostile mutant) outlives every test's undo, and would otherwise leave its
+    design to the next module in the worker."""
+    yield from _restored_registry()
 
 
 @pytest.fixture(autouse=True)
