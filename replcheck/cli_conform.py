@@ -15,12 +15,13 @@ Exit status: ``replcheck.exits.COMMANDS["conform"]`` (``replcheck conform --help
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from replcheck.cli_base import UsageError
-from replcheck.exits import Exit, epilog
+from replcheck.exits import Exit, epilog, for_signal
 from replcheck.paths import cache_home, fresh_folder, where
 from replcheck.paths import say as tell
 
@@ -58,11 +59,23 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_conform)
 
 
+def check_database(path: Path) -> None:
+    """Refuse (one line) a ``--database`` that is not a folder or cannot be written: Hypothesis
+    would otherwise drop every failure it should keep for the next search without a word."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--database {path}: exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--database {path}: cannot create: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"--database {path}: cannot write: permission denied")
+
+
 def cmd_conform(args: Any) -> int:
-    from replcheck.conformance.cluster.record import OutputNotEmpty, check_out
+    from replcheck.conformance.cluster.lifeline import sigterm_as_interrupt
+    from replcheck.conformance.cluster.outdir import OutDirError, check, claim
     from replcheck.conformance.hbase.names import DesignError, Steps
-    from replcheck.conformance.search.conform import as_pytest, describe, search
-    from replcheck.conformance.search.plan import PROFILES
 
     name = args.design if not args.mutant else f"{args.design}/{args.mutant}"
     if args.mutant and "/" in args.mutant:
@@ -71,9 +84,24 @@ def cmd_conform(args: Any) -> int:
     database = Path(args.database) if args.database else cache_home() / DEFAULT_DB
     try:
         Steps(name)
-        check_out(out)
-    except (DesignError, OutputNotEmpty, ValueError) as exc:
+        check(out)
+    except (DesignError, OutDirError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    check_database(database)
+    try:
+        with claim(out), sigterm_as_interrupt() as terminated:
+            code = _search(args, name, out, database)
+    except OutDirError as exc:  # taken by another run started at once, or not writable
+        raise UsageError(str(exc)) from None
+    if terminated and code == Exit.INTERRUPTED:
+        return for_signal(terminated[0])
+    return code
+
+
+def _search(args: Any, name: str, out: Path, database: Path) -> int:
+    """The search, in the folder ``cmd_conform`` took; returns the exit status."""
+    from replcheck.conformance.search.conform import as_pytest, describe, search
+    from replcheck.conformance.search.plan import PROFILES
 
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)

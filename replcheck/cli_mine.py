@@ -24,7 +24,7 @@ from typing import Any
 
 from replcheck.cli_base import UsageError
 from replcheck.cli_record import _positive
-from replcheck.exits import Exit, epilog
+from replcheck.exits import Exit, epilog, for_signal
 from replcheck.paths import fresh_folder, say, where
 
 DEFAULT_OUT = "mine"
@@ -84,11 +84,27 @@ def _run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("mine: give at least one PATH (or --package DIR)")
     _check_paths(args.paths)
+    if args.master:
+        _check_master(args.master)
     out = Path(args.out) if args.out else fresh_folder(DEFAULT_OUT)
-    _check_out(out)
-    if not args.out:
-        say("the tables and the summary are written", out, "--out")
-    from replcheck.conformance.mine.job import run_job
+    from replcheck.conformance.cluster.lifeline import sigterm_as_interrupt
+    from replcheck.conformance.cluster.outdir import OutDirError, claim
+
+    try:
+        with claim(out), sigterm_as_interrupt() as terminated:
+            if not args.out:
+                say("the tables and the summary are written", out, "--out")
+            code = _mine(args, out)
+    except OutDirError as exc:  # not writable, not empty, or taken by another run at once
+        raise UsageError(str(exc)) from None
+    if terminated and code == Exit.INTERRUPTED:
+        return for_signal(terminated[0])
+    return code
+
+
+def _mine(args: argparse.Namespace, out: Path) -> int:
+    """The job, in the folder ``_run`` took; returns the exit status."""
+    from replcheck.conformance.mine.job import MasterError, run_job
 
     def progress(r: dict[str, Any]) -> None:
         if not args.json:
@@ -102,7 +118,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("replcheck: mine interrupted before anything was mined\n")
         return Exit.INTERRUPTED
-    except Exception as exc:  # Spark could not start or the master is unreachable
+    except MasterError as exc:  # the master named by --master does not answer
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # Spark could not start
         if type(exc).__name__ in (
             "Py4JError",
             "Py4JJavaError",
@@ -137,15 +155,16 @@ def _check_paths(paths: list[str]) -> None:
             )
 
 
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        raise UsageError(f"--out {out}: not empty (mining never overwrites earlier results)")
+def _check_master(master: str) -> None:
+    """Refuse, before Spark starts, a ``--master`` that names no master Spark knows, or a
+    standalone master (``spark://HOST:PORT``) that does not answer on its port: Spark would
+    otherwise print pages of Java stack traces and retry for a minute."""
+    from replcheck.conformance.mine.job import MasterError, check_master
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out {out}: cannot create: {exc.strerror}") from None
+        check_master(master)
+    except MasterError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def exit_status(summary: dict[str, Any]) -> int:

@@ -62,6 +62,7 @@ def _rate(text: str) -> float:
 
 def add_commands(sub: Any) -> None:
     """Add the ``record`` subcommand to the ``replcheck`` subparsers ``sub``."""
+    from replcheck.conformance.cluster.limits import HELP as SERVERS_HELP
     from replcheck.conformance.cluster.run import FAULT_KINDS
     from replcheck.conformance.hbase.names import DESIGNS, SUPPORTED_MUTANTS
 
@@ -82,7 +83,8 @@ def add_commands(sub: Any) -> None:
         "--faults",
         default="",
         metavar="LIST",
-        help=f"comma-separated, each once per run: {','.join(FAULT_KINDS)} (default: none)",
+        help=f"comma-separated, each once per run (named once): {','.join(FAULT_KINDS)} "
+        "(default: none)",
     )
     p.add_argument("--seed", type=_seed, default=0, metavar="S", help="first run's seed")
     p.add_argument(
@@ -91,7 +93,7 @@ def add_commands(sub: Any) -> None:
         help=f"a new or empty folder; a used one is refused (default: a new folder in "
         f"{where(DEFAULT_OUT)}, named on stderr)",
     )
-    p.add_argument("--servers", type=_positive, default=3, metavar="N", help="region servers")
+    p.add_argument("--servers", type=_positive, default=3, metavar="N", help=SERVERS_HELP)
     p.add_argument(
         "--edits", type=_positive, default=40, metavar="N", help="edits per region server"
     )
@@ -114,6 +116,8 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from replcheck.conformance.cluster.limits import max_servers
+    from replcheck.conformance.cluster.outdir import OutDirError
     from replcheck.conformance.cluster.record import (
         Terminated,
         check_design,
@@ -137,6 +141,12 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.servers < 2 and any(f in faults for f in ("kill", "pause", "expire")):
         raise UsageError("--servers: a region-server fault needs at least 2 servers")
+    limit = max_servers()
+    if args.servers > limit.servers:
+        raise UsageError(
+            f"--servers {args.servers}: this machine holds at most {limit.servers} region "
+            f"servers ({limit.why})"
+        )
     out = Path(args.out) if args.out else fresh_folder(DEFAULT_OUT)
     if not args.out:
         say("the runs are recorded", out, "--out")
@@ -155,6 +165,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     try:
         results = record(spec, args.runs, out)
+    except OutDirError as exc:  # not writable, or taken by another run started at once
+        raise UsageError(str(exc)) from None
     except (KeyboardInterrupt, Terminated) as exc:
         signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
         name = signal.Signals(signum).name

@@ -17,15 +17,21 @@ cluster or ZooKeeper whose command line names a path under ``folder`` (every chi
 with its run folder on its command line) and whose parent is not a live ``replcheck record``;
 ``clear(folder)`` kills them by pid (SIGCONT, then SIGKILL). ``replcheck zk stop --dir FOLDER``
 calls it, so it works where the parent-death signal is not available.
+
+``sigterm_as_interrupt()`` makes SIGTERM stop a driver as Ctrl-C does (``KeyboardInterrupt``):
+every ``finally`` on the way out runs and stops the children it started, and the command
+reports what it did by then (``conform`` and ``mine``; ``record`` has its own ``Terminated``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -112,6 +118,28 @@ def clear(folder: Path, wait: float = 5.0) -> list[int]:
     while time.monotonic() < deadline and set(pids) & set(leftovers(folder)):
         time.sleep(0.1)
     return pids
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[list[int]]:
+    """While the block runs, SIGTERM raises ``KeyboardInterrupt`` (in the main thread, as
+    Ctrl-C does); the list yielded holds ``signal.SIGTERM`` once it arrived, so that the command
+    can exit with SIGTERM's status. Outside the main thread, signals are left alone."""
+    got: list[int] = []
+
+    def handler(signum: int, _frame: object) -> None:
+        got.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield got
+        return
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def die_with_parent(parent: int | None = None) -> None:

@@ -20,18 +20,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.cluster import outdir
 from replcheck.conformance.cluster.run import FAULT_KINDS, RunResult, RunSpec, record_run
 from replcheck.conformance.hbase.names import Steps
 
 
 def parse_faults(text: str) -> tuple[str, ...]:
-    """``kill,pause,...`` -> a tuple of fault kinds; ``none`` or empty -> no faults."""
+    """``kill,pause,...`` -> a tuple of fault kinds; ``none`` or empty -> no faults. An unknown
+    fault, or one named twice (each is injected once per run), is a ``ValueError``."""
     if text.strip() in ("", "none"):
         return ()
     faults = tuple(f.strip() for f in text.split(",") if f.strip())
     bad = [f for f in faults if f not in FAULT_KINDS]
     if bad:
-        raise ValueError(f"unknown fault {bad[0]!r}; known: {', '.join(FAULT_KINDS)}")
+        raise ValueError(f"--faults: unknown fault {bad[0]!r}; known: {', '.join(FAULT_KINDS)}")
+    twice = sorted({f for f in faults if faults.count(f) > 1})
+    if twice:
+        raise ValueError(
+            f"--faults: {', '.join(twice)} named more than once; each fault is injected once per "
+            "run: name it once"
+        )
     return faults
 
 
@@ -49,8 +57,9 @@ class Terminated(BaseException):
         self.signum = signum
 
 
-class OutputNotEmpty(ValueError):
-    """The output folder already holds files: a run must never read another run's files."""
+OutputNotEmpty = outdir.OutDirError
+"""The output folder already holds files, or another run holds it: a run must never read
+another run's files (``outdir``)."""
 
 
 @contextmanager
@@ -85,14 +94,22 @@ def record(
     ``out/summary.json``. With ``keep_going`` a run that cannot finish (ZooKeeper or a process
     failing to start) is reported and skipped instead of ending the whole recording.
 
-    ``out`` must be new or empty (``OutputNotEmpty`` otherwise): a recording never reads, merges
-    or overwrites another's files. Interrupted (Ctrl-C, SIGTERM), the summary of the runs that
+    ``out`` must be new or empty, and is taken for the recording (``outdir.claim``; an
+    ``OutDirError`` otherwise, before anything starts): a recording never reads, merges or
+    overwrites another's files, and two recordings started at once into one folder cannot both
+    take it. Interrupted (Ctrl-C, SIGTERM), the summary of the runs that
     finished is still written, marked ``interrupted`` and ``complete: false``, and the
     interruption is raised again."""
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    check_out(out)
     out = out.resolve()  # the children's command lines name it: ``lifeline.leftovers`` finds them
-    out.mkdir(parents=True, exist_ok=True)
+    with outdir.claim(out):
+        return _record(spec, runs, out, say, keep_going)
+
+
+def _record(
+    spec: RunSpec, runs: int, out: Path, say: Callable[[str], None], keep_going: bool
+) -> list[RunResult]:
+    """``record`` in the folder it took."""
     results: list[RunResult] = []
     errors: list[str] = []
     interrupted: str | None = None
@@ -120,17 +137,9 @@ def record(
 
 
 def check_out(out: Path) -> None:
-    """Raise ``OutputNotEmpty`` unless ``out`` is new or an empty folder (``ValueError`` when
-    it is not a folder at all)."""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise ValueError(f"--out: {out} exists and is not a directory")
-    if any(out.iterdir()):
-        raise OutputNotEmpty(
-            f"--out: {out} is not empty (an earlier recording?); a recording never reads "
-            "another's files: give a new or empty folder"
-        )
+    """Raise ``OutputNotEmpty`` unless ``out`` is new or an empty folder: the early check, before
+    anything starts (``record`` takes the folder atomically, ``outdir.claim``)."""
+    outdir.check(out)
 
 
 def _record_runs(

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import sys
 import tempfile
 import threading
@@ -117,6 +119,42 @@ def waves(units: list[dict[str, str]], partitions: int) -> Iterator[list[dict[st
 
 WAVE = 8
 """Runs per partition in one wave (one Spark job)."""
+
+
+class MasterError(ValueError):
+    """``--master`` names no Spark master, or one that does not answer: the user's input (one
+    line naming the master; ``replcheck mine`` exits 2)."""
+
+
+LOCAL_MASTER = re.compile(r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]")
+"""The in-process masters: ``local``, ``local[N]``, ``local[*]``, ``local[N,F]``,
+``local-cluster[N,C,M]``."""
+OTHER_MASTERS = ("yarn", "k8s://", "mesos://")
+"""Masters Spark reaches through a resource manager: passed on unchecked."""
+
+
+def check_master(master: str, timeout: float = 3.0) -> None:
+    """Raise ``MasterError`` (one line naming ``master``) unless it is a master URL Spark knows
+    and, for a standalone master (``spark://HOST:PORT[,HOST:PORT...]``), one of its hosts
+    accepts a connection on its port within ``timeout`` seconds."""
+    if LOCAL_MASTER.fullmatch(master) or master == "yarn" or master.startswith(OTHER_MASTERS):
+        return
+    if not master.startswith("spark://"):
+        raise MasterError(
+            f"--master {master}: not a Spark master URL (local[N], local[*], spark://HOST:PORT, "
+            "yarn, k8s://...)"
+        )
+    errors = []
+    for hostport in master[len("spark://") :].split(","):
+        host, _, port = hostport.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise MasterError(f"--master {master}: expected spark://HOST:PORT")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return
+        except OSError as exc:
+            errors.append(f"{hostport}: {exc.strerror or exc}")
+    raise MasterError(f"--master {master}: no Spark master answers ({'; '.join(errors)})")
 
 
 def run_job(
