@@ -153,7 +153,7 @@ def _snapshot(path: Path, as_json: bool) -> int:
             "dbid": snap.dbid,
             "compression": snap.compression or None,
             "sessions": {f"{k:#x}": v for k, v in snap.sessions.items()},
-            "acls": {str(k): [_acl(a) for a in v] for k, v in snap.acls.items()},
+            "acls": {str(k): _value(v) for k, v in snap.acls.items()},
         }
         if as_json:
             out.write(json.dumps(head) + "\n")
@@ -269,7 +269,7 @@ def _value(v: Any) -> Any:
             return {"base64": base64.b64encode(v).decode()}
     if is_dataclass(v) and not isinstance(v, type):
         return {f.name: _value(getattr(v, f.name)) for f in fields(v)}
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return [_value(x) for x in v]
     return v
 

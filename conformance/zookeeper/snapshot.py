@@ -29,7 +29,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from replcheck.conformance.zookeeper.txnlog import ACL, ZkLogError, numbered_files
+from replcheck.conformance.zookeeper.txnlog import (
+    ACL,
+    ZkLogError,
+    not_regular,
+    numbered_files,
+    open_regular,
+)
 
 __all__ = [
     "SNAP_MAGIC",
@@ -363,10 +369,7 @@ def read_snapshot(path: str | os.PathLike[str]) -> Snapshot:
     """Open a snapshot and read up to its first node (see :class:`Snapshot`)."""
     p = Path(path)
     name = str(p)
-    try:
-        f = open(p, "rb")  # noqa: SIM115 - the Snapshot closes it
-    except OSError as exc:
-        raise ZkLogError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    f = open_regular(p)  # the Snapshot closes it; a pipe or a device is refused
     try:
         mode = compression_of(p.name)
         src = _Source(f, name, mode, os.fstat(f.fileno()).st_size)
@@ -441,7 +444,14 @@ def is_valid_snapshot(path: Path) -> bool:
     """ZooKeeper's quick test of a snapshot (``SnapStream.isValidSnapshot``), which it applies
     before reading one: a plain snapshot ends with its seal (the int 1 and ``/``, so one still
     being written, or cut short by a crash, is passed over); a compressed one starts with its
-    format's magic. It says nothing of the checksums, which reading checks."""
+    format's magic. It says nothing of the checksums, which reading checks. A path that is not
+    a regular file (a named pipe among the snapshots) is a ZkLogError, not passed over."""
+    try:
+        what = not_regular(os.stat(path).st_mode)
+    except OSError:
+        return False
+    if what is not None:
+        raise ZkLogError(f"{path}: not a regular file ({what})")
     try:
         with open(path, "rb") as f:
             if path.name.endswith(".gz"):

@@ -21,6 +21,7 @@ a file that is not a transaction log, an unknown format version, an undecodable 
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from collections.abc import Callable, Iterator
@@ -74,6 +75,7 @@ __all__ = [
     "log_dir",
     "log_files",
     "op_name",
+    "open_regular",
     "read_log",
     "read_logs",
 ]
@@ -319,14 +321,51 @@ def _fail(file: str, offset: int, what: str) -> ZkLogError:
     return ZkLogError(f"{file}: byte {offset}: {what}")
 
 
-def read_log(path: str | os.PathLike[str]) -> Iterator[Txn]:
-    """Every transaction of one log file, in file order; see the module docstring."""
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of this ``st_mode`` is when it is not a regular file (``a named pipe``), or
+    None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file; else a ZkLogError, at once. The file
+    is opened without blocking and then checked, so a named pipe (which would block until some
+    writer opens it) or a device is refused without being read, and the file checked is the
+    file read."""
     name = str(path)
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed by the with below, in the generator
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ZkLogError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    with f:
+    try:
+        what = not_regular(os.fstat(fd).st_mode)
+        if what == "a directory":
+            raise ZkLogError(f"{name}: cannot read: a directory, not a regular file")
+        if what is not None:
+            raise ZkLogError(f"{name}: not a regular file ({what})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_log(path: str | os.PathLike[str]) -> Iterator[Txn]:
+    """Every transaction of one log file, in file order; see the module docstring. A path that
+    is not a regular file is refused (``open_regular``)."""
+    name = str(path)
+    with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(16)
         if len(head) < 16:
