@@ -11,7 +11,7 @@ A status means the same in every command:
   run (one line; ``REPLCHECK_TRACEBACK=1`` shows the traceback where a checker raised);
 * 4 ``UNDECIDED``: partial: nothing failed, but something asked was left undecided. Never green;
 * 130 ``INTERRUPTED``: interrupted (SIGINT, Ctrl-C): what was done is reported, never a pass;
-* 143 ``TERMINATED``: stopped by SIGTERM (``record``), as 130.
+* 143 ``TERMINATED``: stopped by SIGTERM (``record``, ``conform``, ``mine``), as 130.
 
 :data:`COMMANDS` says, per command, what each status it can exit with means for it.
 """
@@ -147,16 +147,19 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
     "mine": {
         Exit.OK: "every run accepted",
         Exit.FAIL: "some run rejected, or nothing mined",
-        Exit.BAD_INPUT: "bad input: an unusable --out, or some input quarantined",
+        Exit.BAD_INPUT: "bad input: an unusable --out, a --master that does not answer, or some "
+        "input quarantined",
         Exit.UNDECIDED: "none rejected, but some run undecided",
         Exit.INTERRUPTED: "interrupted: the runs mined by then are written and summed, the last "
         "line says the job is not complete",
+        Exit.TERMINATED: "SIGTERM: as for SIGINT",
     },
     "conform": {
         Exit.OK: "no failure found",
         Exit.FAIL: "a failure found: the shrunk plan is printed as a pytest test",
         Exit.UNDECIDED: "some run could not finish, so not every plan drawn was judged",
         Exit.INTERRUPTED: "interrupted: the runs so far are reported, the search is not complete",
+        Exit.TERMINATED: "SIGTERM: as for SIGINT",
     },
 }
 """Per command, what each status it can exit with means for it, beyond :data:`COMMON`."""
