@@ -143,7 +143,8 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.conformance.validate.core import Bounds, validate_log, validate_path
+    from replcheck.conformance.fromlog.read import TxnLogDamaged
+    from replcheck.conformance.validate.core import Bounds, Verdict, validate_log, validate_path
     from replcheck.model import DESIGNS, load_design_file
 
     for path in args.design_file or []:
@@ -170,7 +171,10 @@ def _run(args: argparse.Namespace) -> int:
         if kind == "zkdata":
             v = validate_log(path, args.design or "zk-multi", bounds=bounds, engine=engine)
         else:
-            v = validate_path(path, design=args.design, bounds=bounds, engine=engine)
+            try:
+                v = validate_path(path, design=args.design, bounds=bounds, engine=engine)
+            except TxnLogDamaged as exc:  # the run's txn logs or zk-chroot: bad input, one line
+                v = Verdict(str(path), args.design or "?", "bad-input", str(exc))
         verdicts.append(v)
         if not args.json:
             sys.stdout.write(render_text(v, full=args.full) + "\n")
@@ -286,6 +290,8 @@ def render_text(v: Any, *, full: bool = False) -> str:
             lines.append(f"  {d['prefix']}")
         return "\n".join(lines)
     lines.append(f"  ({stats})")
+    if "prefix" in d:
+        lines.append(f"  {d['prefix']}")
     if v.unmodelled:
         lines.append(f"  {len(v.unmodelled)} events have no model counterpart, e.g.:")
         for u in v.unmodelled[:5]:
@@ -305,7 +311,8 @@ def render_text(v: Any, *, full: bool = False) -> str:
         lines.append(f"  {d['txn_log']}")
     if "action" in d:
         hidden = " (a hidden step)" if d.get("hidden") else ""
-        lines.append(f"  the step that breaks {v.reason}: {d['action']}{hidden}")
+        broken = d.get("prefix_reason", v.reason)
+        lines.append(f"  the step that breaks {broken}: {d['action']}{hidden}")
     if "frontier" in d:
         lines.append(f"  frontier: {d['frontier']} candidate states of the model")
         for i, s in enumerate(d.get("samples", []), 1):

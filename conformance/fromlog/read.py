@@ -11,6 +11,8 @@ trace records is the transaction its zxid names (``txnagree``).
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,22 @@ from replcheck.conformance.cluster.common import (
 )
 from replcheck.conformance.hbase.names import peer_index
 from replcheck.conformance.hbase.values import decode_peer_state, decode_position
-from replcheck.conformance.zookeeper.txnlog import OpCode, ZkLogError, read_logs
+from replcheck.conformance.zookeeper.escape import printable
+from replcheck.conformance.zookeeper.txnlog import OpCode, ZkLogError, open_regular, read_logs
+
+
+class TxnLogDamaged(ZkLogError):
+    """A run folder's record of its ZooKeeper cannot be read as it is: a transaction log with a
+    bad checksum, an entry cut in the middle, a wrong magic number or format version (a
+    zero-filled tail is a preallocated log's end, not damage); a ``zk-txnlog`` folder with no
+    log in it; a ``zk-chroot`` that is no znode path, or under which no committed transaction
+    writes. Bad input, never a verdict on the run: the message is one line naming the file and
+    the byte offset (``file``, ``offset``)."""
+
+    @classmethod
+    def of(cls, exc: ZkLogError, where: Path) -> TxnLogDamaged:
+        """The reader's fault ``exc``, met reading the logs of ``where``."""
+        return cls(str(exc), exc.file or str(where), exc.offset)
 
 
 def applied_ops(txn: Any) -> Iterator[tuple[int, Any]]:
@@ -230,12 +247,65 @@ def paths(txn: Any) -> list[str]:
     return [r.path for _op, r in applied_ops(txn) if getattr(r, "path", None)]
 
 
-def chroot(run: Path) -> str | None:
-    """The run's own subtree of the ensemble (``zk-chroot``), when the run folder names one."""
-    try:
-        return (run / "zk-chroot").read_text().strip() or None
-    except OSError:
+class Chroot(str):
+    """A run's chroot, as its ``zk-chroot`` file (``file``) names it."""
+
+    file: str = "zk-chroot"
+
+
+_BAD_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\uf8ff\ufff0-\uffff]")
+"""What ZooKeeper's ``PathUtils.validatePath`` refuses in a path."""
+
+
+def chroot(run: Path) -> Chroot | None:
+    """The run's own subtree of the ensemble (``zk-chroot``), when the run folder names one
+    (None: no such file, a run recorded on an ensemble of its own). A file that does not hold
+    one znode path, as ZooKeeper's ``PathUtils.validatePath`` has it, is ``TxnLogDamaged``
+    naming the byte at fault."""
+    file = run / "zk-chroot"
+    if not os.path.lexists(file):
         return None
+    try:
+        with open_regular(file) as f:
+            raw = f.read(1 << 16)
+    except ZkLogError as exc:
+        raise TxnLogDamaged(str(exc), str(file), None) from None
+
+    def bad(offset: int, what: str) -> TxnLogDamaged:
+        return TxnLogDamaged(f"{file}: byte {offset}: {what}: not a znode path", str(file), offset)
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise bad(exc.start, "not UTF-8") from None
+    if len(raw) == 1 << 16:
+        raise bad(len(raw), "more than 64 KiB")
+    lead = len(text) - len(text.lstrip())
+    path = text.strip()
+    at = len(text[:lead].encode())  # byte offset of the path in the file
+
+    def byte(i: int) -> int:
+        return at + len(path[:i].encode())
+
+    if not path:
+        raise bad(len(raw), "empty")
+    shown = printable(path if len(path) <= 200 else path[:200] + "...")
+    if not path.startswith("/"):
+        raise bad(at, f"'{shown}' does not start with '/'")
+    m = _BAD_CHARS.search(path)
+    if m is not None:
+        raise bad(byte(m.start()), f"'{shown}' holds the character {ord(m.group()):#06x}")
+    if len(path) > 1:
+        if path.endswith("/"):
+            raise bad(byte(len(path) - 1), f"'{shown}' ends with '/'")
+        i = 1
+        for part in path[1:].split("/"):
+            if part in ("", ".", ".."):
+                raise bad(byte(i), f"'{shown}' has the component {part!r}")
+            i += len(part) + 1
+    out = Chroot(path)
+    out.file = str(file)
+    return out
 
 
 def committed(
@@ -243,19 +313,22 @@ def committed(
 ) -> list[Any]:
     """The transactions a majority of the servers' logs hold, in zxid order. A committed
     transaction was logged by a quorum before it was committed; one a leader logged and then
-    lost with its leadership (never committed) is in fewer logs, and did not happen. A damaged
-    log supplies nothing (its fault is added to ``damaged``, when given: the list is then not
-    every committed transaction). With ``chroot``, a transaction on paths outside it is another
-    run's (a session's, by the ephemeral znodes its ``closeSession`` deletes)."""
+    lost with its leadership (never committed) is in fewer logs, and did not happen. With
+    ``chroot``, a transaction on paths outside it is another run's (a session's, by the
+    ephemeral znodes its ``closeSession`` deletes).
+
+    A log that cannot be read (a bad checksum, an entry cut in the middle, a wrong magic
+    number: the reader's faults; a zero-filled tail is only a preallocated log's end) is
+    ``TxnLogDamaged``, and so is a chroot under which no committed transaction writes while
+    others do: a damaged record is bad input, never a verdict. ``damaged`` is kept for callers
+    that still pass a list; nothing is added to it, since the first fault is raised."""
     count: dict[int, int] = {}
     first: dict[int, Any] = {}
     for log_dir in logs:
         try:
             txns = list(read_logs(log_dir))
         except ZkLogError as exc:
-            if damaged is not None:
-                damaged.append(str(exc))
-            continue
+            raise TxnLogDamaged.of(exc, log_dir) from None
         for txn in txns:
             count[txn.zxid] = count.get(txn.zxid, 0) + 1
             first.setdefault(txn.zxid, txn)
@@ -263,11 +336,30 @@ def committed(
     if chroot is None:
         return out
     inside = chroot.rstrip("/") + "/"
-    return [t for t in out if not paths(t) or any(p.startswith(inside) for p in paths(t))]
+    kept = [t for t in out if not paths(t) or any(p.startswith(inside) for p in paths(t))]
+    writes = sum(1 for t in out if paths(t))
+    if writes and not any(paths(t) for t in kept):
+        file = getattr(chroot, "file", "zk-chroot")
+        raise TxnLogDamaged(
+            f"{file}: byte 0: '{printable(chroot)}': no committed transaction of the txn logs "
+            f"writes under it ({writes} write elsewhere): not this run's chroot",
+            file,
+            0,
+        )
+    return kept
 
 
 def logs(run: Path) -> list[Path]:
-    return sorted({p.parent for p in (run / "zk-txnlog").rglob("log.*")})
+    """The folders of ``run/zk-txnlog`` that hold transaction logs (``log.*``), one a server;
+    [] when the run has no ``zk-txnlog``. A ``zk-txnlog`` with no log in it is
+    ``TxnLogDamaged``: the record of the run's ZooKeeper is gone."""
+    folder = run / "zk-txnlog"
+    found = sorted({p.parent for p in folder.rglob("log.*")})
+    if not found and folder.is_dir():
+        raise TxnLogDamaged(
+            f"{folder}: no ZooKeeper transaction log (log.<zxid>) in it", str(folder), None
+        )
+    return found
 
 
 ROOTS = ("/hbase/", "/replcheck/")

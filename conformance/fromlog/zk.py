@@ -77,6 +77,7 @@ class LogTrace:
     """Event index (of a storage event) -> the queues right after its transaction."""
     transactions: int = 0
     damaged: list[str] = field(default_factory=list)
+    """Always empty: a damaged log is a ``LogTraceError`` (kept for the callers that read it)."""
     names: dict[str, Any] = field(default_factory=dict)
     """The cluster's names mapped onto the model's (``txnnames``), when they differ."""
 
@@ -420,16 +421,14 @@ def log_dirs(path: Path) -> tuple[list[Path], str | None]:
 
 def log_trace(path: Path, design: str, steps: Any) -> LogTrace:
     """The trace of the run whose logs ``path`` holds (see the module docstring)."""
-    dirs, chroot = log_dirs(path)
-    if not dirs:
-        raise LogTraceError(f"{path}: no ZooKeeper transaction log (log.*) under it")
-    damaged: list[str] = []
-    committed = txnread.committed(dirs, chroot, damaged)
-    if not committed and damaged:
-        raise LogTraceError(damaged[0])
-    out = trace_of(committed, design, steps, str(path))
-    out.damaged = damaged
-    return out
+    try:
+        dirs, chroot = log_dirs(path)
+        if not dirs:
+            raise LogTraceError(f"{path}: no ZooKeeper transaction log (log.*) under it")
+        committed = txnread.committed(dirs, chroot)
+    except txnread.TxnLogDamaged as exc:  # a damaged log is bad input, never a verdict
+        raise LogTraceError(str(exc)) from None
+    return trace_of(committed, design, steps, str(path))
 
 
 def trace_of(committed: list[Any], design: str, steps: Any, where: str = "") -> LogTrace:

@@ -88,7 +88,13 @@ _CHUNK = 1 << 20
 
 class ZkLogError(ValueError):
     """Bad input: a ZooKeeper log, snapshot or data directory that cannot be read. The message is
-    one line that names the file and, when there is one, the byte offset of the fault."""
+    one line that names the file and, when there is one, the byte offset of the fault; ``file``
+    and ``offset`` carry them too, when the raiser knew them."""
+
+    def __init__(self, message: str, file: str | None = None, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.offset = offset
 
 
 # --- decoding ---------------------------------------------------------------------------------
@@ -318,7 +324,7 @@ def decode_record(rec: bytes, file: str = "", offset: int = 0) -> Txn:
 
 
 def _fail(file: str, offset: int, what: str) -> ZkLogError:
-    return ZkLogError(f"{file}: byte {offset}: {what}")
+    return ZkLogError(f"{file}: byte {offset}: {what}", file, offset)
 
 
 _KINDS = (
