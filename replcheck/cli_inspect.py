@@ -10,7 +10,9 @@ logs in ``--logs`` after it applied; ``--data-dir`` a ZooKeeper data directory (
 snapshot and the logs after it). ``--chroot`` is the znode parent (HBase's
 ``zookeeper.znode.parent``). The drawing: ``tree`` (seed 000's znode tree), ``znodes``
 (DumpReplicationQueues), ``distributed`` (DumpReplicationQueues ``--distributed``) or ``all``;
-then the checks (``docs/inspect.md``).
+then the checks (``docs/inspect.md``). Every text printed is escaped by one function
+(``conformance.zookeeper.escape.printable``): a control or bidirectional character in a znode
+name or value reaches the terminal as its escape.
 
 Exit status: ``replcheck.exits.COMMANDS["inspect"]`` (``replcheck inspect --help``, docs/gate.md).
 """
@@ -88,7 +90,9 @@ def read_view(args: argparse.Namespace) -> Any:
         view.zxid, view.source = zxid, where
         return view
     except InspectError as exc:
-        raise UsageError(str(exc)) from None
+        from replcheck.conformance.zookeeper.escape import printable
+
+        raise UsageError(printable(str(exc))) from None
 
 
 def _read_zk(hosts: str, base: str) -> tuple[Any, bool, int]:
@@ -127,6 +131,7 @@ def _run(args: argparse.Namespace) -> int:
         render_tree,
         render_znodes,
     )
+    from replcheck.conformance.zookeeper.escape import printable
 
     view = read_view(args)
     findings = check(view)
@@ -148,7 +153,10 @@ def _run(args: argparse.Namespace) -> int:
     at = f" at zxid {view.zxid:#x}" if view.zxid is not None else ""
     note = "" if view.consistent else " (the tree kept changing: the last read is shown)"
     sys.stderr.write(
-        f"inspect: {'FAIL' if bad else 'PASS'}: {bad} violation(s), {warn} warning(s); "
-        f"layout {view.layout}; {view.source}{at}{note}\n"
+        printable(
+            f"inspect: {'FAIL' if bad else 'PASS'}: {bad} violation(s), {warn} warning(s); "
+            f"layout {view.layout}; {view.source}{at}{note}"
+        )
+        + "\n"
     )
     return Exit.FAIL if bad else Exit.OK

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from replcheck.cli_base import UsageError
+from replcheck.conformance.zookeeper.escape import printable
 from replcheck.exits import Exit, epilog
 
 ERROR_CODES = {
@@ -181,11 +182,14 @@ def _snapshot(path: Path, as_json: bool) -> int:
             else:
                 s = n.stat
                 out.write(
-                    f"{n.path or '/'} czxid {s.czxid:#x} mzxid {s.mzxid:#x} pzxid {s.pzxid:#x} "
-                    f"ctime {_time(s.ctime)} mtime {_time(s.mtime)} version {s.version} "
-                    f"cversion {s.cversion} aversion {s.aversion} "
-                    f"ephemeralOwner {s.ephemeral_owner & 0xFFFFFFFFFFFFFFFF:#x} acl {n.acl} "
-                    f"data {_data(n.data)}\n"
+                    printable(
+                        f"{n.path or '/'} czxid {s.czxid:#x} mzxid {s.mzxid:#x} "
+                        f"pzxid {s.pzxid:#x} ctime {_time(s.ctime)} mtime {_time(s.mtime)} "
+                        f"version {s.version} cversion {s.cversion} aversion {s.aversion} "
+                        f"ephemeralOwner {s.ephemeral_owner & 0xFFFFFFFFFFFFFFFF:#x} "
+                        f"acl {n.acl} data {_data(n.data)}"
+                    )
+                    + "\n"
                 )
         d = snap.digest
         tail = {"digest": _value(d), "last_zxid": snap.last_zxid, "seals": snap.seals}
@@ -253,9 +257,10 @@ def describe(rec: Any) -> str:
 
 
 def txn_text(t: Any) -> str:
-    """One line for a transaction, in TxnLogToolkit's order of fields."""
+    """One line for a transaction, in TxnLogToolkit's order of fields; a control or
+    bidirectional character of a path or an ACL printed as its escape (``escape.printable``)."""
     session, cxid = t.session & 0xFFFFFFFFFFFFFFFF, t.cxid & 0xFFFFFFFF
-    return (
+    return printable(
         f"{_time(t.time)} session {session:#x} cxid {cxid:#x} zxid {t.zxid:#x} {t.type_name} "
         f"{describe(t.record)}"
     ).rstrip()

@@ -236,6 +236,44 @@ def undecodable_value(view: ReplicationView) -> Iterator[Finding]:
             yield Finding("undecodable_value", VIOLATION, path, "the peer has no peer-state")
 
 
+MAX_LONG = (1 << 63) - 1
+"""The largest position HBase can hold: a WAL position is a Java ``long``."""
+PLAUSIBLE_WAL = 1 << 40
+"""1 TiB: far past any WAL. A region server rolls its WAL when it reaches a fraction of the
+HDFS block size (``hbase.regionserver.logroll.multiplier``, 0.5 by default, of 256 MiB) or
+``hbase.regionserver.maxlogsize``; even a cluster configured for huge blocks writes WALs of a
+few GiB."""
+
+
+def implausible_position(view: ReplicationView) -> Iterator[Finding]:
+    """Seed 003: "The value of these HLog child znodes is the latest position that has been
+    replicated"; reference section 3a: "data = PB-magic + position
+    (ZKUtil.positionToByteArray)": a byte offset in a WAL, a Java ``long``.
+
+    A position past ``Long.MAX_VALUE`` (a decimal text of 20 digits or more) is none HBase can
+    have written, nor read back (``Long.parseLong`` fails): a violation. A position past 1 TiB
+    is a byte offset in no real WAL (a value written by something else, or bits flipped): a
+    warning."""
+    for rep in view.replicators:
+        for q in rep.queues:
+            for w in q.wals:
+                if w.position is None or w.position < PLAUSIBLE_WAL:
+                    continue
+                path = _rs(view, rep.server, q.queue_id, w.name)
+                digits = len(str(w.position))
+                if w.position > MAX_LONG:
+                    yield Finding(
+                        "implausible_position", VIOLATION, path,
+                        f"position {w.position} ({digits} digits) is past the largest a Java "
+                        f"long holds ({MAX_LONG}): HBase cannot have written it",
+                    )  # fmt: skip
+                else:
+                    yield Finding(
+                        "implausible_position", WARNING, path,
+                        f"position {w.position} is past 1 TiB: a byte offset in no real WAL",
+                    )  # fmt: skip
+
+
 def cversion_leftover(view: ReplicationView) -> Iterator[Finding]:
     """Reference section 3a (``claimQueue``): "one ``multi``: create new queue node; ...
     create+delete ``/rs/cversion_<newQueueId>`` (to bump the cversion of ``/rs``)".
@@ -256,6 +294,7 @@ CHECKS: tuple[Callable[[ReplicationView], Iterator[Finding]], ...] = (
     lock_on_live_server,
     wal_of_other_server,
     undecodable_value,
+    implausible_position,
     cversion_leftover,
 )
 

@@ -1,6 +1,10 @@
 """Drawings of a :class:`~replcheck.conformance.inspect.view.ReplicationView`: the znode tree as
 seed 000 draws it, and what HBase's DumpReplicationQueues prints
-(``ZKUtil.getReplicationZnodesDump``, and ``--distributed``'s ``dumpQueues`` with its summary)."""
+(``ZKUtil.getReplicationZnodesDump``, and ``--distributed``'s ``dumpQueues`` with its summary).
+
+Every line is made safe for a terminal as a whole (:func:`_lines`): a znode name or value is
+anybody's text, and a control or bidirectional character in it is printed as its escape
+(``\\u202e``), so one node is one line and reads as its bytes are."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 
 from replcheck.conformance.inspect.checks import Finding, recovery_of
 from replcheck.conformance.inspect.view import Queue, ReplicationView, server_parts
+from replcheck.conformance.zookeeper.escape import printable
 from replcheck.model.render.table import replication_summary
 
 NOT_STARTED = "0 (not started or nothing to replicate)"
@@ -22,6 +27,12 @@ def _server_order(name: str) -> tuple[str, int, int, str]:
     host, port, start = parts
     num = [int(x) if x.isdigit() else 0 for x in (port, start)]
     return (host.lower(), num[0], num[1], name)
+
+
+def _lines(lines: list[str], *, strip: bool = False) -> str:
+    """``lines`` joined, each escaped by the one escaping function (``escape.printable``); a
+    newline inside a name stays inside its line, escaped."""
+    return "\n".join(printable(line).rstrip(" ") if strip else printable(line) for line in lines)
 
 
 def _status(view: ReplicationView, server: str) -> str:
@@ -57,7 +68,7 @@ def render_tree(view: ReplicationView) -> str:
         lines.append(f"  {name}")
     if not view.replicators and not view.leftovers:
         lines.append("  (empty)")
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def _peers_state(view: ReplicationView) -> list[str]:
@@ -95,7 +106,7 @@ def render_znodes(view: ReplicationView) -> str:
             lines.append(f"{root}/{q.queue_id}:")
             for w in q.wals:
                 lines.append(f"{root}/{q.queue_id}/{w.name}: {w.position}")
-    return "\n".join(line.rstrip() for line in lines)
+    return _lines(lines, strip=True)
 
 
 def _queue_block(server: str, q: Queue, deleted: bool) -> list[str]:
@@ -136,13 +147,13 @@ def render_distributed(view: ReplicationView) -> str:
     if len(lines) > len(_peers_state(view)) + 1:
         lines.append("")
     lines += replication_summary(deleted, dead, sizes)
-    return "\n".join(line.rstrip() for line in lines)
+    return _lines(lines, strip=True)
 
 
 def render_findings(findings: list[Finding]) -> str:
     if not findings:
         return "checks: no violation"
-    return "\n".join(["checks:", *(f"  {f.line()}" for f in findings)])
+    return _lines(["checks:", *(f"  {f.line()}" for f in findings)])
 
 
 def view_json(view: ReplicationView, findings: list[Finding]) -> dict[str, Any]:
