@@ -457,12 +457,14 @@ def _print(text: str) -> None:
 
 
 def _read_expected(path: str) -> dict[tuple[str, str], set[str]]:
+    from replcheck.conformance.trace import jsontext
+
     try:
-        data = json.loads(Path(path).read_text())
+        data = jsontext.loads(Path(path).read_text())
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+    except jsontext.JsonTextError as exc:
+        raise UsageError(f"{path}:{exc.line}: {exc.why}") from None
     out: dict[tuple[str, str], set[str]] = {}
     items = data.items() if isinstance(data, dict) else None
     if items is None:

@@ -22,13 +22,13 @@ Bad input raises ``SourceError`` with one line naming the file (and line, where 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace import jsontext
 from replcheck.conformance.trace.reader import TRACE_FILE, TraceFault
 from replcheck.conformance.validate.replay import Behaviour, ReplayError, from_actions, from_trace
 from replcheck.counterexamples import SCHEMA as SAVED
@@ -118,8 +118,10 @@ def _file(path: Path, req: Request) -> Behaviour:
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
+            data = jsontext.loads(text)
+        except jsontext.JsonTextError as exc:
+            if exc.kind != "syntax":  # JSON text no reader takes, document or trace alike
+                raise SourceError(f"{path}:{exc.line}: {exc.why}") from None
             data = None  # one JSON object per line: a trace
         if isinstance(data, dict) and ("kind" not in data or data.get("schema") == SAVED):
             return _counterexample(path, req, _from_json(path, data))

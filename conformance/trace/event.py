@@ -15,7 +15,8 @@ the recorder and merger, the mining job, the replay front ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,13 +51,14 @@ class Event(Mapping[str, Any]):
     seq: int | None = None
     """The per-process sequence number, from 1 (None for a step read from a ZooKeeper log)."""
     t: float = 0.0
-    """Wall-clock seconds since the epoch (informational)."""
+    """Wall-clock seconds since the epoch (informational); a finite number."""
     v: int = 1
     """The schema version."""
     design: str | None = None
     """The design (or design/mutant) the process runs."""
     detail: Mapping[str, Any] = field(default_factory=dict)
-    """Real names and values: server, queue, WAL, position, uid, row key, ..."""
+    """Real names and values: server, queue, WAL, position, uid, row key, ... (the fields of
+    ``DETAIL_TYPES`` typed)."""
     order: int | None = None
     """The position in the merged trace (merged traces only)."""
     line: int | None = None
@@ -102,8 +104,8 @@ class Event(Mapping[str, Any]):
         if seq is not None and not _is_int(seq):
             _wrong(where, "seq", seq, "an integer")
         t = get("t", 0.0)
-        if not isinstance(t, int | float) or isinstance(t, bool):
-            _wrong(where, "t", t, "a number")
+        if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
+            _wrong(where, "t", t, "a finite number")
         v = get("v", 1)
         if not _is_int(v):
             _wrong(where, "v", v, "an integer")
@@ -116,6 +118,10 @@ class Event(Mapping[str, Any]):
             detail = {}
         elif not isinstance(detail, Mapping):
             _wrong(where, "detail", detail, "an object")
+        else:
+            for key, (ok, what) in DETAIL_TYPES.items():
+                if key in detail and not ok(detail[key]):
+                    _wrong(where, f"detail.{key}", detail[key], what)
         order = get("order")
         if order is not None and not _is_int(order):
             _wrong(where, "order", order, "an integer")
@@ -231,6 +237,22 @@ def _is_arg(value: Any) -> bool:
     if value is None or _is_int(value):
         return True
     return isinstance(value, list) and all(_is_int(x) for x in value)
+
+
+MAX_OFFSET = 2**63 - 1
+"""The largest byte offset in a file (a Java ``long``, as HBase keeps a WAL's position)."""
+
+
+def _is_offset(value: Any) -> bool:
+    return _is_int(value) and 0 <= value <= MAX_OFFSET
+
+
+DETAIL_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "position": (_is_offset, f"a byte offset in its WAL (an integer from 0 to {MAX_OFFSET})"),
+}
+"""The ``detail`` fields whose type the trace fixes, whatever the event (schema README:
+``detail.position`` is a byte position): a value of another type, or out of its range, is
+not an event. A well-typed value the model disagrees with is the validator's to judge."""
 
 
 def _wrong(where: str, key: str, value: Any, what: str) -> None:

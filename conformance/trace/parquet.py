@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from replcheck.conformance.trace import jsontext
 
 SUFFIX = ".parquet"
 MAGIC = b"PAR1"
@@ -67,9 +70,21 @@ def write(events: list[dict[str, Any]], out: Path) -> None:
                 value = json.dumps(value, sort_keys=True, separators=(",", ":"))
             columns[name].append(value)
     table = pa.table(columns, schema=_schema())
+    with writing(out) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[Path]:
+    """A temporary file beside ``out`` to write, put in its place when the block ends; on any
+    error (or an interruption) it is removed and ``out`` is left as it was."""
     tmp = out.with_name(f".{out.name}.writing")
-    pq.write_table(table, tmp, compression="zstd")
-    tmp.replace(out)
+    try:
+        yield tmp
+        tmp.replace(out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def rows(path: Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
@@ -112,9 +127,9 @@ def _event(record: dict[str, Any], path: Path, n: int) -> dict[str, Any] | str:
             continue
         if name in JSON_COLUMNS and value is not None:
             try:
-                value = json.loads(value)
-            except ValueError as exc:
-                return f"{path}: row {n}: {name}: not JSON: {exc}"
+                value = jsontext.loads(value)
+            except jsontext.JsonTextError as exc:
+                return f"{path}: row {n}: {name}: {exc}"
         event[name] = value
     if "zxid" not in event:
         event["zxid"] = None

@@ -13,22 +13,34 @@ What counts as a fault (issue: bad input gets one line naming the file and line)
 * an unknown event name: an ``action`` not among its design's actions, or an unknown ``meta``;
 * an ``action`` whose ``args`` are not exactly its action's parameters;
 * zxids that go backwards (a merged trace orders storage events by zxid);
-* a design that the model does not know.
+* a design that the model does not know;
+* no event at all (an empty file, blank lines only, a Parquet file of no row).
+
+Every line is read by ``jsontext.loads``, the one rule for JSON text: ``NaN`` and ``Infinity``
+are not JSON, and a value nested deeper than ``jsontext.MAX_DEPTH`` is refused before it can
+exhaust the stack. Every event is then read into an ``Event`` (``Event.of``), whose fields are
+typed: a timestamp is a finite number, a persisted position a byte offset.
+
+A trace whose every line is whole may still have been cut at a line boundary: ``cut_short``
+says so when it holds no ``run_end`` (``END_EVENT``), the event the recorder's driver writes
+once the run is over (``conformance/cluster/run.py``). That is not a fault (the events it holds
+are read as they are); the validator holds it undecided, never accepted (docs/validate.md).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace import jsontext, schema
 from replcheck.conformance.trace import parquet as trace_parquet
-from replcheck.conformance.trace import schema
 from replcheck.conformance.trace.event import Event, EventError
 
 TRACE_FILE = "trace.jsonl"
 PARQUET_FILE = "trace.parquet"
+END_EVENT = "run_end"
+"""The driver's last word on a run (``replcheck record``): a trace without it may be cut."""
 
 
 class TraceFault(Exception):
@@ -43,6 +55,8 @@ class Trace:
     path: Path
     events: list[Event] = field(default_factory=list)
     fault: str | None = None
+    unit: str = "line"
+    """What a trace of its format is made of: ``line`` (JSON lines) or ``row`` (Parquet)."""
 
     @property
     def design(self) -> str | None:
@@ -70,8 +84,33 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
     fault. ``design`` overrides the design the events name (every event must then name it or
     none)."""
     path = trace_path(path)
+    trace = _read(path, design)
+    if not trace.events and trace.fault is None:
+        where = f"{path}: row 1" if trace.unit == "row" else f"{path}:1"
+        trace.fault = f"{where}: no event: an empty trace"
+    return trace
+
+
+def cut_short(trace: Trace) -> str | None:
+    """Why a trace read without a fault may still not be whole (one line naming the file and its
+    last line or row), or None: it holds no ``run_end``, the driver's end of run, so it may
+    have been cut at a line boundary, or its run never finished."""
+    if trace.fault is not None or not trace.events:
+        return None
+    if any(e.name == END_EVENT for e in trace.events):
+        return None
+    last = trace.events[-1].line
+    where = f"{trace.path}: row {last}" if trace.unit == "row" else f"{trace.path}:{last}"
+    return (
+        f"{where}: the trace ends without the driver's {END_EVENT} event: it may have been cut "
+        "at a line boundary, or its run did not finish"
+    )
+
+
+def _read(path: Path, design: str | None) -> Trace:
     trace = Trace(path)
     if path.suffix == trace_parquet.SUFFIX:
+        trace.unit = "row"
         reader = _Reader(trace, design, unit="row")
         try:
             for n, event in trace_parquet.rows(path):
@@ -103,10 +142,10 @@ def read_trace(path: Path, design: str | None = None) -> Trace:
             continue
         where = f"{path}:{n}: "
         try:
-            event = json.loads(line)
-        except ValueError as exc:
+            event = jsontext.loads(line)
+        except jsontext.JsonTextError as exc:
             cut = torn and n == len(lines)
-            why = "the last line is cut short (a torn tail)" if cut else f"not JSON: {exc}"
+            why = "the last line is cut short (a torn tail)" if cut else str(exc)
             trace.fault = where + why
             return trace
         if not reader.take(event, n, where):

@@ -38,7 +38,7 @@ from replcheck.conformance.fromlog import zk as txntrace
 from replcheck.conformance.hbase.names import MAX_SERVERS, Steps
 from replcheck.conformance.trace.event import Event, EventError, events_of
 from replcheck.conformance.trace.events import lane
-from replcheck.conformance.trace.reader import Trace, TraceFault, read_trace
+from replcheck.conformance.trace.reader import Trace, TraceFault, cut_short, read_trace
 from replcheck.conformance.validate.mapping import RULES, Candidate, Mapping, promote
 from replcheck.model import DESIGNS, get_design
 from replcheck.model.common.state import CATALOG, GLOBAL, LOCAL
@@ -1030,12 +1030,8 @@ def validate_path(
         return Verdict(path=str(path), design=design or "?", status="bad-input", reason=str(exc))
     name = design or trace.design
     if name is None:
-        return Verdict(
-            path=str(trace.path),
-            design="?",
-            status="bad-input",
-            reason=f"{trace.path}: no event names its design; give --design",
-        )
+        why = trace.fault or f"{trace.path}: no event names its design; give --design"
+        return Verdict(path=str(trace.path), design="?", status="bad-input", reason=why)
     events, filled, windows = trace.events, 0, 0
     run = Path(trace.path).parent
     agree = None
@@ -1061,11 +1057,28 @@ def validate_path(
         v.detail["writes_from_later_lines"] = edits
     if agree is not None:
         _hold_against_txn_log(v, agree, trace.events)
+    hold_whole(v, trace)
+    return v
+
+
+def hold_whole(v: Verdict, trace: Trace) -> None:
+    """What ``v``, the verdict of the events ``trace`` holds, is of the trace as a file: bad
+    input if the file has a fault (the valid prefix's verdict kept in ``detail['prefix']``);
+    undecided if it may have been cut at a line boundary (``reader.cut_short``: no ``run_end``),
+    whatever its events got, since what was cut off may be what makes them fit (or what breaks
+    a property): the verdict of the events it holds is kept in ``detail['prefix']`` too."""
     if trace.fault is not None:
         prefix = v.headline()
         v.detail["prefix"] = f"the {len(trace.events)} events before it: {prefix}"
         v.status, v.reason = "bad-input", trace.fault
-    return v
+        return
+    cut = cut_short(trace)
+    if cut is None or v.status in ("bad-input", "undecided"):
+        return
+    v.detail["prefix"] = f"the {len(trace.events)} events it holds: {v.headline()}"
+    if v.status == "rejected":
+        v.detail["prefix_reason"] = v.reason
+    v.status, v.reason = "undecided", f"incomplete: {cut}"
 
 
 def validate_log(

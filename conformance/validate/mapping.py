@@ -1184,9 +1184,14 @@ def _persist_position(
     as many entries into the WAL as the batches before it read (an offset moving backwards, or
     one no batch reached, disagrees)."""
     d = e.detail
-    at = m.resolver.entry_at.get(d.get("wal", ""), {})
-    if "position" not in d or d["position"] not in at:
+    if "position" not in d or "wal" not in d:
         return None
+    at = m.resolver.entry_at.get(d["wal"], {0: 0})
+    if d["position"] not in at:
+        return (
+            f"the event writes position {d['position']} of {d['wal']}, which no batch of the "
+            f"trace reached (the furthest is {max(at)})"
+        )
     sh = before.servers[args[0]].shippers[args[1]]
     want = at[d["position"]]
     return None if sh.pos == want else f"the model's source is at entry {sh.pos}, the event {want}"
