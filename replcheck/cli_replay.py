@@ -13,7 +13,8 @@ file), the JSON of ``show --json``, or an action string as ``show --actions`` ta
 * ``--html FILE``: a self-contained page with a timeline of every process (``replay_html``);
 * ``--itf FILE``: the behaviour in the ITF trace format of Apalache and Quint (``conformance.itf``);
 * ``--export-test FILE``: a pytest regression test of the shortest failing prefix, shrunk by
-  delta debugging (``replay_export``);
+  delta debugging (``replay_export``); Ctrl-C while it shrinks writes the smallest test found
+  so far, says on stderr and in the test's docstring that it is not minimal, and exits 130;
 * ``--step``: a step debugger, started at ``--at N`` or at the failure (``replay_debug``).
 
 Exit status: ``replcheck.exits.COMMANDS["replay"]`` (``replcheck replay --help``, docs/gate.md).
@@ -106,8 +107,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.html:
         write_html(Path(args.html), [(b, report)], b.source, at=args.at)
         sys.stderr.write(f"replay: wrote {args.html}\n")
-    if args.export_test:
-        _export(b, Path(args.export_test), args.shrink_seconds)
+    if args.export_test and not _export(b, Path(args.export_test), args.shrink_seconds):
+        return Exit.INTERRUPTED
     if args.step:
         from replcheck.replay_debug import Debugger, start_at
 
@@ -227,7 +228,9 @@ def write_results_html(path: Path, results: list[tuple[Any, Any]]) -> None:
     sys.stderr.write(f"replcheck: wrote {path}\n")
 
 
-def _export(b: Any, path: Path, seconds: float) -> None:
+def _export(b: Any, path: Path, seconds: float) -> bool:
+    """Write the regression test; False when Ctrl-C stopped the shrinking (the test written is
+    then the smallest found so far, not minimal, and stderr says so)."""
     from replcheck.replay_export import NothingToExport, export
 
     def progress(tries: int, left: int) -> None:
@@ -243,4 +246,11 @@ def _export(b: Any, path: Path, seconds: float) -> None:
         if sys.stderr.isatty():
             sys.stderr.write("\n")
     path.write_text(exported.text, encoding="utf-8")
+    if exported.interrupted:
+        sys.stderr.write(
+            f"replay: interrupted while shrinking: wrote {path}, the smallest test found so far, "
+            f"NOT minimal: {exported.summary}\n"
+        )
+        return False
     sys.stderr.write(f"replay: wrote {path}: {exported.summary}\n")
+    return True

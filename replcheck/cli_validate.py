@@ -49,11 +49,24 @@ def _not_negative(kind: type) -> Any:
 
 
 _count = _not_negative(int)
-_seconds = _not_negative(float)
+
+
+def _slack(text: str) -> float:
+    """An argparse type: a slack in seconds, from 0 to ``core.MAX_SLACK``."""
+    from replcheck.conformance.validate.core import slack_problem
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    problem = slack_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text}: {problem.split(': ', 1)[1]}") from None
+    return value
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.validate.core import Bounds
+    from replcheck.conformance.validate.core import MAX_SLACK, Bounds
 
     d = Bounds()
     p = sub.add_parser(
@@ -93,11 +106,11 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--slack",
-        type=_seconds,
+        type=_slack,
         default=d.slack,
         metavar="S",
         help="an event may be matched before another process's event written up to S seconds "
-        f"earlier (default: {d.slack})",
+        f"earlier, S from 0 to {MAX_SLACK:g} (default: {d.slack})",
     )
     p.add_argument(
         "--reorder",

@@ -1,7 +1,9 @@
 """``replcheck replay --export-test FILE``: the failing behaviour as a pytest regression test.
 
 A rejected trace is shrunk first (``conformance.shrink``: the shortest failing prefix, then
-delta debugging while the verdict stays the same, at the same recorded event). The test holds
+delta debugging while the verdict stays the same, at the same recorded event). Shrinking stops
+at the time limit, or at Ctrl-C: the test then holds the smallest failing events found so far,
+and its docstring says it is not minimal. The test holds
 the events that are left and asserts that ``validate_events`` rejects them just so; its
 docstring tells the model's behaviour step by step, the way Hypothesis prints a falsifying
 example.
@@ -38,6 +40,8 @@ class NothingToExport(ValueError):
 class Exported:
     text: str
     summary: str
+    interrupted: bool = False
+    """Ctrl-C stopped the shrinking: the test is the smallest found so far, not minimal."""
 
 
 def export(
@@ -67,10 +71,15 @@ def _trace_test(
     v = b.verdict
     if v is None or v.status != "rejected":
         raise NothingToExport(f"{b.source} is {b.headline}: there is no failing prefix to export")
-    s: Shrunk = shrink(b.events, b.design, seconds=seconds, progress=progress)
+    s: Shrunk = shrink(b.events, b.design, seconds=seconds, progress=progress, verdict=v)
     small = from_events(s.events, b.design, source="the events below")
     failing = b.events[v.event] if v.event is not None else {}
-    how = "1-minimal: no single event can be removed" if s.minimal else "stopped at the time limit"
+    if s.interrupted:
+        how = "interrupted (Ctrl-C): NOT minimal, the smallest found so far"
+    elif s.minimal:
+        how = "1-minimal: no single event can be removed"
+    else:
+        how = "stopped at the time limit: not minimal"
     lines = [
         '"""A regression test exported by ``replcheck replay --export-test``.',
         "",
@@ -104,11 +113,15 @@ def _trace_test(
         f"    assert verdict.headline() == {s.verdict.headline()!r}, verdict.headline()",
         "",
     ]
+    if s.interrupted:
+        end = "interrupted: not minimal, the smallest found so far"
+    else:
+        end = "minimal" if s.minimal else "time limit reached: not minimal"
     summary = (
         f"{len(b.events)} events shrunk to {len(s.events)} in {s.tries} validations "
-        f"({s.seconds:.1f} s, {'minimal' if s.minimal else 'time limit reached'})"
+        f"({s.seconds:.1f} s, {end})"
     )
-    return Exported("\n".join(lines), summary)
+    return Exported("\n".join(lines), summary, interrupted=s.interrupted)
 
 
 def _behaviour_lines(b: Behaviour) -> list[str]:

@@ -30,7 +30,13 @@ from typing import Any
 
 from replcheck.conformance.trace import jsontext
 from replcheck.conformance.trace.reader import TRACE_FILE, TraceFault
-from replcheck.conformance.validate.replay import Behaviour, ReplayError, from_actions, from_trace
+from replcheck.conformance.validate.replay import (
+    Behaviour,
+    ReplayError,
+    from_actions,
+    from_trace,
+    unknown_property,
+)
 from replcheck.counterexamples import SCHEMA as SAVED
 from replcheck.matrix import check_fits, design_configs, resolve_config
 from replcheck.model import Config, designs, get_design
@@ -141,6 +147,8 @@ def _action_string(path: Path, req: Request) -> Behaviour:
     except ValueError as exc:
         raise SourceError(f"actions: {exc}") from None
     design = req.design or designs()[0]
+    get_design(design)  # RegistryError: an unknown design
+    _known_property(req.prop, [design])
     cfg = _config(design, req.config)
     return _replay(design, cfg, actions, source="actions", kind="actions", prop=req.prop)
 
@@ -162,7 +170,7 @@ def _trace(path: Path, req: Request) -> Behaviour:
         raise SourceError(f"{path}: a trace's configuration comes from its events; drop --config")
     if req.design:
         get_design(req.design)
-    return from_trace(path, req.design)
+    return from_trace(path, req.design, prop=req.prop)
 
 
 # --- counterexamples ------------------------------------------------------------------------------
@@ -248,7 +256,20 @@ def _from_text(path: Path, text: str) -> list[Found]:
     return found
 
 
+def _known_property(prop: str | None, names: list[str]) -> None:
+    """Refuse a ``--property`` that is no property of any of the designs ``names``."""
+    if prop is None or not names:
+        return  # no design named yet: a counterexample without one is refused later
+    for name in names:
+        get_design(name)  # RegistryError: an unknown design
+    unknown = unknown_property(prop, names)
+    if unknown:
+        raise SourceError(unknown)
+
+
 def _counterexample(path: Path, req: Request, found: list[Found]) -> Behaviour:
+    named = {f.design or req.design for f in found} - {None}
+    _known_property(req.prop, sorted(str(d) for d in named))
     if req.prop:
         found = [f for f in found if f.prop == req.prop] or _no_such(path, req.prop, found)
     cex = found[0]

@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace import jsontext
+
 VERSION = 1
 
 
@@ -164,8 +166,8 @@ def load(
         last = all(not rest.strip() for rest in lines[i:])
         unfinished = last and i == len(lines)  # no newline after it: the write was cut
         try:
-            event = json.loads(line)
-        except ValueError as exc:
+            event = jsontext.loads(line)
+        except jsontext.JsonTextError as exc:
             if last and tolerate_torn_tail:
                 if torn is not None:
                     torn.append(f"{path}:{i}: torn last line ({len(line)} bytes): {exc}")

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace import jsontext
+
 Event = dict[str, Any]
 Edit = dict[str, Any]
 
 
 def load(path: Path) -> list[Event]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [jsontext.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def dump(events: list[Event], path: Path) -> None:

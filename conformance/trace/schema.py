@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from replcheck.conformance.trace import jsontext
+
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "traces" / "schema" / "v1" / "event.schema.json"
 
 
@@ -125,9 +127,9 @@ def validate_file(path: Path) -> list[str]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
-        except ValueError as exc:
-            out.append(f"{path}:{n}: not JSON: {exc}")
+            event = jsontext.loads(line)
+        except jsontext.JsonTextError as exc:
+            out.append(f"{path}:{n}: {exc}")
             continue
         out.extend(problems(event, f"{path}:{n}: "))
     return out

@@ -58,12 +58,35 @@ class Bounds:
     max_nodes: int = 2_000_000
     """Search nodes per trace; past it the trace is undecided."""
     slack: float = 1.0
-    """Seconds by which an event may be matched before another process's earlier-written event."""
+    """Seconds by which an event may be matched before another process's earlier-written event:
+    from 0 to ``MAX_SLACK``."""
     reorder: int = 1
     """Between two advances of the earliest unmatched event, at most this many events may be
     matched ahead of one that fits earlier in the file."""
     lookahead: int = 48
     """While the earliest unmatched event waits, at most this many later events may be matched."""
+
+    def __post_init__(self) -> None:
+        problem = slack_problem(self.slack)
+        if problem:
+            raise ValueError(problem)
+
+
+MAX_SLACK = 60.0
+"""The largest ``Bounds.slack``, in seconds. The processes of a run share one machine's clock,
+and a line stamped late (a paused process) is put back by what its lane and the zxids bound
+(``Validator.effective_times``): the slack is what is left, a second or a few. A minute is far
+beyond that; a slack past it bounds nothing in a run of a few minutes (and one of ``1e300``
+swallows the timestamps it is added to), so it is not a slack but a different search."""
+
+
+def slack_problem(slack: float) -> str | None:
+    """Why ``slack`` is no ``Bounds.slack`` (one line naming the limit), or None."""
+    if isinstance(slack, bool) or not isinstance(slack, int | float):
+        return f"slack {slack!r}: not a number of seconds"
+    if not 0 <= slack <= MAX_SLACK:  # NaN fails both comparisons
+        return f"slack {slack}: must be from 0 to {MAX_SLACK:g} seconds"
+    return None
 
 
 FRONTIER_SAMPLES = 3

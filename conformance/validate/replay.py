@@ -32,10 +32,11 @@ from replcheck.conformance.validate.core import (
     Validator,
     Verdict,
     _event_text,
+    hold_whole,
     path_of,
     validate_events,
 )
-from replcheck.model import Action, Config, Model, get_design
+from replcheck.model import STANDARD, Action, Config, Model, get_design
 from replcheck.model.common import rules
 from replcheck.model.render.draw import describe_action
 
@@ -231,16 +232,50 @@ def from_actions(
 # --- a trace ------------------------------------------------------------------------------------
 
 
-def from_trace(path: Path, design: str | None = None, bounds: Bounds = DEFAULT_BOUNDS) -> Behaviour:
+def from_trace(
+    path: Path,
+    design: str | None = None,
+    bounds: Bounds = DEFAULT_BOUNDS,
+    *,
+    prop: str | None = None,
+) -> Behaviour:
     """Validate a trace file or run folder and take the behaviour it matched. Bad input (a
-    malformed line, an unknown design) is a ``TraceFault`` naming the file and line."""
+    malformed line, an unknown design, a ``prop`` that is no property of the design) is a
+    ``TraceFault`` naming the file and line. A trace that may have been cut at a line boundary
+    is undecided, as ``validate`` holds it (``core.hold_whole``)."""
     trace = read_trace(path, design)
     if trace.fault is not None:
         raise TraceFault(trace.fault)
     name = design or trace.design
     if name is None:
         raise TraceFault(f"{trace.path}: no event names its design; give --design")
-    return from_events(trace.events, name, source=str(trace.path), bounds=bounds)
+    if prop is not None:
+        unknown = unknown_property(prop, [name])
+        if unknown:
+            raise TraceFault(f"{trace.path}: {unknown}")
+    b = from_events(trace.events, name, source=str(trace.path), bounds=bounds)
+    if b.verdict is not None:
+        hold_whole(b.verdict, trace)
+        b.headline = b.verdict.headline()
+    return b
+
+
+def property_names(design: str) -> list[str]:
+    """Every property of ``design`` (its invariants, step properties and liveness), by name,
+    as its model under its first standard configuration has them."""
+    d = get_design(design)
+    cfg = STANDARD[d.configs[0]] if d.configs and d.configs[0] in STANDARD else STANDARD["std"]
+    return [p.name for p in Model(d, cfg).properties]
+
+
+def unknown_property(prop: str, designs: Sequence[str]) -> str | None:
+    """Why ``prop`` is no property of any of ``designs`` (one line listing theirs), or None."""
+    known: dict[str, None] = {}
+    for design in designs:
+        known.update(dict.fromkeys(property_names(design)))
+    if prop in known:
+        return None
+    return f"--property {prop}: no such property of {', '.join(designs)}; known: {', '.join(known)}"
 
 
 def from_events(

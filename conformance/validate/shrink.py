@@ -46,7 +46,10 @@ class Shrunk:
     tries: int
     seconds: float
     minimal: bool
-    """No single event can be removed (False when the time limit stopped the search)."""
+    """No single event can be removed (False when the time limit or an interruption stopped
+    the search)."""
+    interrupted: bool = False
+    """Ctrl-C stopped the search: ``events`` are the smallest found so far, not minimal."""
 
 
 class NotFailing(ValueError):
@@ -60,12 +63,16 @@ def shrink(
     bounds: Bounds | None = None,
     seconds: float = 300.0,
     progress: Callable[[int, int], None] | None = None,
+    verdict: Verdict | None = None,
 ) -> Shrunk:
     """Shrink a rejected trace (see the module docstring); ``progress(tries, events left)`` is
-    called after every candidate. Raises ``NotFailing`` unless the trace is rejected."""
+    called after every candidate; ``verdict``: the trace's own, if already known (else it is
+    validated first). Raises ``NotFailing`` unless the trace is rejected. Ctrl-C
+    (``KeyboardInterrupt``) while it shrinks ends it with what it has: the smallest failing
+    events found so far, ``interrupted`` and not ``minimal``."""
     bounds = bounds or Bounds()
     t0 = time.monotonic()
-    first = validate_events(events, design, bounds=bounds)
+    first = verdict or validate_events(events, design, bounds=bounds)
     if first.status != "rejected" or first.event is None:
         raise NotFailing(f"the trace is {first.headline()}: nothing fails to shrink")
     given = events
@@ -76,34 +83,44 @@ def shrink(
     budget = min(bounds.max_nodes, max(NODES_FLOOR, NODES_FACTOR * first.nodes))
     small = replace(bounds, max_nodes=budget)
     state = _Search(events, design, small, first, t0 + seconds, progress)
-    keep = list(range(len(events)))
-    keep = state.attempt(keep, [i for i in keep if i > target]) or keep
-    for group in _groups(events, keep, target):
-        kept = set(keep)
-        keep = state.attempt(keep, [i for i in group if i in kept]) or keep
-    size = max(1, len(keep) // 4)
-    minimal = False
-    while not state.out_of_time():
-        removed = False
-        end = len(keep)
-        while end > 0 and not state.out_of_time():
-            chunk = [i for i in keep[max(0, end - size) : end] if i != target]
-            smaller = state.attempt(keep, chunk) if chunk else None
-            if smaller is not None:
-                keep, removed = smaller, True
-            end -= size  # what is before the run is where it was
-        if size == 1 and not removed:
-            minimal = not state.out_of_time()
-            break
-        size = max(1, size // 2)
+    try:
+        minimal = _ddmin(state, events, target)
+        interrupted = False
+    except KeyboardInterrupt:
+        minimal, interrupted = False, True
+    keep, best = state.found
     return Shrunk(
         events=[dict(given[i]) if isinstance(given[i], Event) else given[i] for i in keep],
-        verdict=state.best,
+        verdict=best,
         original=keep,
         tries=state.tries,
         seconds=time.monotonic() - t0,
         minimal=minimal,
+        interrupted=interrupted,
     )
+
+
+def _ddmin(state: _Search, events: list[Event], target: int) -> bool:
+    """Shrink ``state.keep`` (steps 1 to 3 of the module docstring); whether the result is
+    1-minimal. ``state.keep`` always holds the smallest failing events found so far."""
+    keep = state.keep
+    state.attempt(keep, [i for i in keep if i > target])
+    for group in _groups(events, state.keep, target):
+        kept = set(state.keep)
+        state.attempt(state.keep, [i for i in group if i in kept])
+    size = max(1, len(state.keep) // 4)
+    while not state.out_of_time():
+        removed = False
+        end = len(state.keep)
+        while end > 0 and not state.out_of_time():
+            chunk = [i for i in state.keep[max(0, end - size) : end] if i != target]
+            if chunk and state.attempt(state.keep, chunk) is not None:
+                removed = True
+            end -= size  # what is before the run is where it was
+        if size == 1 and not removed:
+            return not state.out_of_time()
+        size = max(1, size // 2)
+    return False
 
 
 def _groups(events: list[Event], keep: list[int], target: int) -> list[list[int]]:
@@ -133,10 +150,20 @@ class _Search:
         self.design = design
         self.bounds = bounds
         self.target = verdict
-        self.best = verdict
         self.deadline = deadline
         self.progress = progress
         self.tries = 0
+        self.found: tuple[list[int], Verdict] = (list(range(len(events))), verdict)
+        """The smallest failing events found so far (indexes into ``events``) and their
+        verdict, set together (one assignment: an interruption never finds them apart)."""
+
+    @property
+    def keep(self) -> list[int]:
+        return self.found[0]
+
+    @property
+    def best(self) -> Verdict:
+        return self.found[1]
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
@@ -159,5 +186,5 @@ class _Search:
         )
         if not same:
             return None
-        self.best = v
+        self.found = (candidate, v)
         return candidate
