@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from replcheck.conformance.validate.replay import Behaviour, event_text
+from replcheck.conformance.zookeeper.escape import printable
 from replcheck.model.render.draw import render_diff, render_state
 
 FAULTS = frozenset(
@@ -151,10 +152,22 @@ def _json_for_script(data: Any) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def _shown(value: Any) -> Any:
+    """The data with every string's control and bidirectional characters escaped, line by line
+    (``escape.printable``): a znode or process name cannot reverse or hide what the page shows."""
+    if isinstance(value, str):
+        return "\n".join(printable(line) for line in value.split("\n"))
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
+
+
 def render_page(behaviours: list[dict[str, Any]], title: str) -> str:
-    data = _json_for_script({"behaviours": behaviours})
+    data = _json_for_script({"behaviours": _shown(behaviours)})
     return (
-        _TEMPLATE.replace("@TITLE@", html.escape(title))
+        _TEMPLATE.replace("@TITLE@", html.escape(printable(title)))
         .replace("@STYLE@", _STYLE)
         .replace("@SCRIPT@", _SCRIPT)
         .replace("@DATA@", data)

@@ -1,12 +1,15 @@
 """The HTML summary of ``replcheck mine``: one self-contained, offline page (no script, no
 external resource) with inline SVG plots: latency distributions, coverage per design,
-violations per property, runs over time. Every text taken from the inputs is escaped."""
+violations per property, runs over time. Every text taken from the inputs is escaped (``esc``):
+markup as text, control and bidirectional characters as their escapes."""
 
 from __future__ import annotations
 
 import html
 from collections import Counter, defaultdict
 from typing import Any
+
+from replcheck.conformance.zookeeper.escape import printable
 
 STATUS_COLOURS = {
     "accepted": "#2e7d32",
@@ -19,8 +22,10 @@ NEVER = "#c62828"
 
 
 def esc(value: Any) -> str:
-    """``value`` as HTML text, quotes included."""
-    return html.escape(str(value), quote=True)
+    """``value`` as HTML text, quotes included; a control or bidirectional character (a run's
+    znode names and files are anybody's text) shown as its escape, as the terminal shows it
+    (``escape.printable``), so U+202E cannot reverse what follows it on the page."""
+    return html.escape(printable(str(value)), quote=True)
 
 
 def bars(title: str, items: list[tuple[str, float]], *, colours: list[str] | None = None) -> str:
