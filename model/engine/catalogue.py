@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replcheck.model.config import Config
+from replcheck.model.engine.composition import check_composition
 from replcheck.model.engine.design import Design
 from replcheck.model.engine.text import FlatError, FlatModel
 
@@ -61,7 +62,25 @@ def text_class(design: Any, cfg: Config | None = None) -> type[Any]:
     compose = TEXTS.get(getattr(type(design), "era", ""))
     if compose is None:
         raise FlatError(f"{design.name}: no protocol text for this design")
-    return compose(design, cfg)
+    cls = compose(design, cfg)
+    if cls not in _COMPOSED_OK:
+        check_composition(cls, _mutant_texts(design, cls, compose, cfg))
+        _COMPOSED_OK.add(cls)
+    return cls
+
+
+_COMPOSED_OK: set[type] = set()
+"""The composed texts ``check_composition`` let through."""
+
+
+def _mutant_texts(design: Any, cls: type, compose: Callable, cfg: Config | None) -> set[type]:
+    """The classes of mutant ``design``'s text ``cls`` that its correct design's text under
+    ``cfg`` does not have: the mutant's own, which replace on purpose (none for a correct
+    design)."""
+    root = base_design(design.name)
+    if root == design.name or root not in DESIGNS:
+        return set()
+    return set(cls.__mro__) - set(compose(DESIGNS[root](), cfg).__mro__)
 
 
 def flat_class(name: str, cfg: Config | None = None) -> type[Any]:

@@ -31,10 +31,12 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import ABSENT, DISABLED, ENABLED, REMOVED
+from replcheck.model.engine.composition import replaces
 from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import FlatError
 from replcheck.model.table import rules as table_rules
+from replcheck.model.table.peers import PeerAdmin
 from replcheck.model.table.state import (
     ADD,
     DISABLE,
@@ -108,6 +110,7 @@ class PeerLifecycle(TableText):
 
     # --- the admin's commands and the peer's queue --------------------------------------------
 
+    @replaces(PeerAdmin)
     def may_submit(self, t: Ctx, p: int, applies: Any) -> list[Any]:
         """A command for a peer with no procedure running is issued only where it applies (as
         the admin sees the peer); one for a peer whose lock is held waits in the peer's queue
@@ -116,6 +119,7 @@ class PeerLifecycle(TableText):
         later = ops.and_(self.rule_peer_checked_under_lock(ops), t.peer_proc[p])
         return [ops.or_(applies, later), t.peer_proc_queued[p] == 0]
 
+    @replaces(PeerAdmin)
     def enqueue(self, t: Ctx, p: int, kind: int, stage: int) -> None:
         """The procedure starts if the peer's lock is free, else waits in the peer's queue (every
         procedure's first stage is 0, so the queue holds only its kind)."""
@@ -131,10 +135,12 @@ class PeerLifecycle(TableText):
         self.start_proc(t, True, p, queued - 1, MP_PRE)
         t.peer_proc_queued[p] = 0
 
+    @replaces(PeerAdmin)
     def rule_peer_id_free(self, ops: Any, status: Any) -> Any:
         """A peer may be added under an id never used, or under the id of a removed peer."""
         return ops.or_(status == ABSENT, status == REMOVED)
 
+    @replaces(PeerAdmin)
     def toggle(self, t: Ctx, p: int, want: int, to: int) -> None:
         """The admin disables or enables the peer: DisablePeerProcedure or EnablePeerProcedure
         is submitted."""

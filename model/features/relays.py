@@ -16,8 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.relay_steps import RelaySteps
+from replcheck.model.engine.composition import replaces
 from replcheck.model.engine.names import named, var
 from replcheck.model.engine.text import FlatError
+from replcheck.model.table.layout import TableFlat
+from replcheck.model.table.seams import StepBase
 from replcheck.model.table.views import TableText
 
 
@@ -69,6 +72,7 @@ class TableRelays(RelaySteps, TableText):
             keys += [var.entry_edit(w, j), var.entry_cluster_ids(w, j)]
         return keys
 
+    @replaces(TableFlat)
     def _put_entry(self, v: dict[tuple, Any], w: int, j: int, e: Any) -> None:
         v[var.entry_edit(w, j)] = self.uid_index[e.uid]
         v[var.entry_kind(w, j)] = e.kind
@@ -76,6 +80,7 @@ class TableRelays(RelaySteps, TableText):
         for p in self.P:
             v[var.entry_owed(w, j, p)] = bool(e.owed >> p & 1)
 
+    @replaces(TableFlat)
     def _entry(self, v: Any, w: int, j: int) -> Any:
         from replcheck.model.common.state import Edit
 
@@ -89,6 +94,7 @@ class TableRelays(RelaySteps, TableText):
 
     # --- the text's pieces ----------------------------------------------------------------------
 
+    @replaces(StepBase)
     def entry(self, get: Any, w: int, j: int) -> tuple[Any, Any, Any]:
         now = named(get)
         return (

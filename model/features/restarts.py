@@ -20,6 +20,8 @@ the new incarnation's constant server fields are those of a started server at th
 
 from __future__ import annotations
 
+from replcheck.model.common.crashes import Crashes
+from replcheck.model.engine.composition import replaces
 from replcheck.model.engine.names import var
 from replcheck.model.engine.step import Ctx, step
 from replcheck.model.engine.text import count
@@ -41,6 +43,7 @@ class Restarts(TableText):
 
     handles = frozenset({"restarts"})
 
+    @replaces(Crashes)
     @step(params=("server",), fair=False, each=each_server)
     def crash(self, t: Ctx, s: int) -> None:
         """a region server dies; the master schedules its SCP"""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from replcheck.model.common.state import DISABLED, ENABLED
+from replcheck.model.engine.composition import replaces
 from replcheck.model.engine.names import named, var
 from replcheck.model.engine.step import Ctx, gate, step
 from replcheck.model.features.sync_procedure import (
@@ -33,6 +34,7 @@ from replcheck.model.features.sync_procedure import (
     TS_SET_NEW,
     TS_TRANSIT,
 )
+from replcheck.model.table.claim import Claims
 from replcheck.model.table.peer_procs import PeerProcedures, ProcStep
 from replcheck.model.table.state import (
     ACTIVE,
@@ -73,7 +75,7 @@ class SyncReplication(PeerProcedures):
             var.peer_proc_row_left(p, o, src) for o in self.S for src in self.SRC
         ]
 
-    def roll(self, ops: Any, t: Any, cond: Any, s: int, g: int) -> None:
+    def roll_where(self, ops: Any, t: Any, cond: Any, s: int, g: int) -> None:
         """``do_roll`` where ``cond`` holds and a next WAL slot is left (``open_next_wal`` from
         whichever WAL is current when the step starts)."""
         wps = self.cfg.wals_per_server
@@ -159,6 +161,7 @@ class SyncReplication(PeerProcedures):
         t.when(on).view_state[s, p] = t.sync_state[p]
         t.when(on).view_new_state[s, p] = t.sync_new_state[p]
 
+    @replaces(Claims)
     def refuse_recovered(self, ops: Any, get: Any, t: int, p: int) -> Any:
         """``rule_refuse_recovered`` of the claimer ``t``, the design's dual-form rule over its
         view of the peer."""
@@ -389,7 +392,7 @@ class SyncReplication(PeerProcedures):
             rolls.append((g, on))
         t.when(cond).drained[s, p] = True
         for g, on in rolls:
-            self.roll(ops, t, on, s, g)
+            self.roll_where(ops, t, on, s, g)
 
 
 # --- mutants --------------------------------------------------------------------------------------

@@ -126,15 +126,24 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
         raise FlatError(f"{name}: a design of its own, with no flat form")
     else:
         raise FlatError(f"{name}: overrides {cls.overrides}, which has no flat form")
+    # A mutant's mixin that encodes features of the configuration (a subclass of the migration's
+    # mixin, say) takes the place of the first of them, so that the features the correct design
+    # puts before it (the 2.x hfile references, which extend the migration) stay before it.
+    used = {feature for feature, _what in config_features(cfg)}
+    chosen = [m for m in mixins if getattr(m, "handles", frozenset()) & used]
+    ordered = [m for m in mixins if m not in chosen]
     for feature, what in config_features(cfg):
-        if any(feature in getattr(m, "handles", ()) for m in mixins):
-            continue  # a mixin already chosen encodes it (spare servers, with their feature)
-        module = FEATURES.get(feature)
-        if module is None:
-            raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
-        if module.FEATURE not in mixins:
-            mixins.append(module.FEATURE)
-    return _compose(mixins + last, base)
+        mixin = next((m for m in chosen if feature in m.handles), None)
+        if mixin is None:
+            if any(feature in getattr(m, "handles", ()) for m in ordered):
+                continue  # a mixin already chosen encodes it (spare servers, with their feature)
+            module = FEATURES.get(feature)
+            if module is None:
+                raise FlatError(f"config {cfg.name!r}: {what} not in the flat table model")
+            mixin = module.FEATURE
+        if mixin not in ordered:
+            ordered.append(mixin)
+    return _compose(ordered + last, base)
 
 
 def table_flat_model(name: str, cfg: Config) -> FlatModel:
