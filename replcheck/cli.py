@@ -92,16 +92,20 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
-from replcheck.cli_base import InternalError, Parser, UsageError, one_line
+from replcheck.cli_base import InternalError, Parser, UsageError, guard, internal, one_line
 from replcheck.exits import Exit, epilog, summary
 from replcheck.matrix import (
     CHECKERS,
     DEFAULT_CHECKERS,
+    JOBS_PER_CPU,
+    WORKER_MIB,
     call_fuzz,
     check_fits,
+    default_jobs,
     design_configs,
     load_fuzz,
     manifest_expected_failures,
+    max_jobs,
     resolve_config,
     run_matrix,
 )
@@ -240,9 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs",
         type=_max_states,
-        default=os.cpu_count() or 1,
+        default=None,
         metavar="N",
-        help="worker processes (default: one per core)",
+        help=f"worker processes (default: one per CPU; at most {JOBS_PER_CPU} per CPU, and no "
+        f"more than the memory available holds at {WORKER_MIB} MiB each: more is refused)",
     )
     p.add_argument("--no-symmetry", action="store_true", help="explore without symmetry reduction")
     p.add_argument(
@@ -439,14 +444,7 @@ def _progress(args: argparse.Namespace) -> Progress:
 
 def _guard(what: str, fn: Callable[[], T]) -> T:
     """Run a checker; turn whatever it raises into a one-line ``InternalError``."""
-    try:
-        return fn()
-    except KeyboardInterrupt:
-        raise
-    except Exception as exc:
-        if os.environ.get("REPLCHECK_TRACEBACK"):
-            raise
-        raise InternalError(f"{what}: {type(exc).__name__}: {exc}") from None
+    return guard(what, fn)
 
 
 def _print(text: str) -> None:
@@ -478,7 +476,10 @@ def _read_expected(path: str) -> dict[tuple[str, str], set[str]]:
 
 
 def _check_writable(path: str, flag: str) -> None:
-    """Refuse, before anything runs, an output file that could not be written afterwards."""
+    """Refuse, before anything runs, an output file that could not be written afterwards: an
+    empty path, a folder, a path under a missing folder or a file, one not writable."""
+    if not path.strip():
+        raise UsageError(f"{flag}: an empty path: name the file to write")
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{flag}: {path} is a directory")
@@ -493,6 +494,10 @@ def _check_writable(path: str, flag: str) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    limit, why = max_jobs()
+    if args.jobs is not None and args.jobs > limit:
+        raise UsageError(f"--jobs {args.jobs}: at most {limit} on this machine ({why})")
+    jobs = args.jobs if args.jobs is not None else default_jobs()
     loaded = _load_files(args)
     names = _names(args, loaded, None) or None
     configs = _configs(args)
@@ -509,9 +514,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.expected_failures:
         for key, props in _read_expected(args.expected_failures).items():
             expected.setdefault(key, set()).update(props)
-    if args.junit:
+    if args.junit is not None:
         _check_writable(args.junit, "--junit")
-    if args.html:
+    if args.html is not None:
         _check_writable(args.html, "--html")
     matrix = run_matrix(
         names,
@@ -523,14 +528,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         max_memory=args.max_memory,
         symmetry=not args.no_symmetry,
         profile=args.profile,
-        jobs=args.jobs,
+        jobs=jobs,
     )
-    if args.junit:
+    if args.junit is not None:
         try:
             Path(args.junit).write_text(render_junit(matrix))
         except OSError as exc:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror or exc}") from None
-    if args.html:
+    if args.html is not None:
         from replcheck.gate_html import write_page
 
         try:
@@ -567,9 +572,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     from replcheck.specs import check
 
-    pairs = _pairs(args)
-    if args.html:
+    if args.html is not None:
         _check_writable(args.html, "--html")
+    pairs = _pairs(args)
     _needs_flat_form(args.engine, pairs)
     progress = _progress(args)
     results = []
@@ -603,7 +608,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         _print(to_json(results_dict(results)))
     else:
         _print("\n\n".join(_with_reproducers(r, m, "explore") for r, m in results))
-    if args.html:
+    if args.html is not None:
         from replcheck.cli_replay import write_results_html
 
         write_results_html(Path(args.html), results)
@@ -1011,11 +1016,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextlib.contextmanager
 def _watch_ctrl_c() -> Iterator[list[bool]]:
     """While the command runs, remember that SIGINT arrived (and raise ``KeyboardInterrupt``, as
-    Python does); the list holds ``True`` once it did."""
+    Python does); the list holds ``True`` once it did. SIGTERM (a CI job's time limit, ``kill``)
+    is taken as Ctrl-C: the command stops with what it did reported, exit 130. A command that
+    exits SIGTERM's own status (``record``, ``conform``, ``mine``) sets its own handler while it
+    runs."""
     seen: list[bool] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        if signum == signal.SIGINT:
+        if signum in (signal.SIGINT, signal.SIGTERM):
             seen.append(True)
         elif not seen:
             return
@@ -1030,6 +1038,7 @@ def _watch_ctrl_c() -> Iterator[list[bool]]:
     try:
         previous = signal.signal(signal.SIGINT, handler)
         previous_alarm = signal.signal(signal.SIGALRM, handler)
+        previous_term = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread
         yield seen
         return
@@ -1039,6 +1048,7 @@ def _watch_ctrl_c() -> Iterator[list[bool]]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGINT, previous)
         signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
@@ -1056,11 +1066,13 @@ def _in_finalizer(frame: FrameType | None) -> bool:
 
 
 def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
+    command = "the command"
     try:
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version
             return exc.code if isinstance(exc.code, int) else Exit.OK
+        command = str(args.command)
         if args.command in HYPOTHESIS_COMMANDS:
             from replcheck.paths import hypothesis_storage
 
@@ -1087,6 +1099,9 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("replcheck: interrupted\n")
         return Exit.INTERRUPTED
+    except Exception as exc:  # whatever no command turned into an error of its own: one line
+        sys.stderr.write(f"replcheck: internal error: {one_line(internal(command, exc))}\n")
+        return Exit.INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,7 +31,7 @@ import json
 import sys
 from typing import Any
 
-from replcheck.cli_base import UsageError
+from replcheck.cli_base import UsageError, guard, internal
 from replcheck.exits import Exit, epilog
 
 
@@ -127,7 +127,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
     interrupted = False
     try:
         for name in names or designs():
-            results.extend(proofs.prove([name], timeout=timeout, only=only))
+            results.extend(
+                guard(f"prove {name}", lambda n=name: proofs.prove([n], timeout=timeout, only=only))
+            )
     except KeyboardInterrupt:  # the designs proved so far, and no verdict
         interrupted = True
     ok = all(d.ok for d in results) and not interrupted
@@ -152,6 +154,13 @@ def cmd_prove(args: argparse.Namespace) -> int:
             text += f"\nINTERRUPTED (not a pass): {len(results)} design(s) proved before Ctrl-C"
         sys.stdout.write(text + "\n")
     return code
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _undecided(d: Any) -> bool:
@@ -225,10 +234,13 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
     results = []
     ok = True
     interrupted = False
+    tty = _isatty(sys.stderr)
     for n in names:
 
         def progress(k: int, seconds: float, n: str = n) -> None:
-            sys.stderr.write(f"\rbmc {n}: depth {k}/{args.depth} done, {seconds:.1f}s")
+            # on a terminal one line redrawn; elsewhere (a CI log, a file) a line per depth
+            line = f"bmc {n}: depth {k}/{args.depth} done, {seconds:.1f}s"
+            sys.stderr.write(f"\r{line}" if tty else f"{line}\n")
             sys.stderr.flush()
 
         try:
@@ -239,11 +251,14 @@ def cmd_bmc(args: argparse.Namespace, names: list[str]) -> int:
         except ctypes.ArgumentError as exc:
             # Ctrl-C while Z3's bindings convert an argument reaches us wrapped in ctypes' error
             if "KeyboardInterrupt" not in str(exc):
-                raise
+                raise internal(f"prove --depth {n}", exc) from None
             interrupted = True
             break
+        except Exception as exc:  # a design's code raised: one line, exit 3
+            raise internal(f"prove --depth {n}", exc) from None
         finally:
-            sys.stderr.write("\n")
+            if tty:
+                sys.stderr.write("\n")
         results.append(cc)
         cls = type(get_design(n))
         allowed = pinned.get((n, cc.config), frozenset())
@@ -384,7 +399,13 @@ def cmd_induction(args: argparse.Namespace, names: list[str]) -> int:
             )
         runs.append((n, by_design[base]))
     timeout = args.timeout or 120.0
-    results = [r for n, run in runs for r in run(timeout=timeout, design=n)]
+    results = [
+        r
+        for n, run in runs
+        for r in guard(
+            f"prove --induction {n}", lambda n=n, run=run: run(timeout=timeout, design=n)
+        )
+    ]
     ok = all(r.verdict == "inductive" for r in results)
     wrong = [r for r in results if r.verdict not in ("inductive", "unknown")]
     code = Exit.OK if ok else (Exit.FAIL if wrong else Exit.UNDECIDED)

@@ -876,6 +876,68 @@ def _run_row(row: Row, runners: Mapping[str, Checker], progress: Progress, prefi
         progress.done(", ".join(result.violated) or "no failure")
 
 
+JOBS_PER_CPU = 4
+"""``check --jobs`` takes at most this many worker processes per CPU."""
+
+WORKER_MIB = 256
+"""The memory ``check --jobs`` reserves per worker process, in MiB: it takes no more workers
+than the memory available holds at that."""
+
+
+def cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _available_mib() -> int | None:
+    """The memory available for new processes (``MemAvailable``), in MiB; None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def max_jobs() -> tuple[int, str]:
+    """The most worker processes this machine holds for ``check --jobs``, and why: at most
+    ``JOBS_PER_CPU`` per CPU, and no more than its available memory holds at ``WORKER_MIB``
+    each."""
+    n = cpus()
+    limit, why = JOBS_PER_CPU * n, f"{JOBS_PER_CPU} per CPU, {n} CPU(s)"
+    available = _available_mib()
+    if available is not None and available // WORKER_MIB < limit:
+        limit = max(1, available // WORKER_MIB)
+        why = f"{WORKER_MIB} MiB each of the {available:,} MiB of memory available"
+    return limit, why
+
+
+def default_jobs() -> int:
+    """``check``'s worker processes when not told: one per CPU, within ``max_jobs``."""
+    return min(cpus(), max_jobs()[0])
+
+
+def _quiet_worker(parent: int) -> None:
+    """A forked worker's initializer: it dies with the command (even a SIGKILLed one), and
+    quietly. Ctrl-C at a terminal signals the whole process group: the worker ignores it (the
+    command stops its workers itself), and takes SIGTERM, which the command sends it, as the
+    plain end it is by default (the command's own handlers, inherited by the fork, would raise
+    ``KeyboardInterrupt`` in it and print a traceback)."""
+    import signal
+
+    from replcheck.conformance.cluster.lifeline import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    die_with_parent(parent)
+
+
 _WORKER_RUNNERS: Mapping[str, Checker] = {}
 """The parent's checkers, inherited by forked workers (closures cannot be pickled)."""
 
@@ -888,10 +950,10 @@ def _run_job(job: tuple[str, Config]) -> tuple[dict, dict, float, dict]:
 
 
 def _stop_pool(pool: Any) -> None:
-    """Stop a pool at once: no new rows; the workers' rows are interrupted (SIGINT, which
-    exploration turns into a partial result) and a worker that does not finish within a second
-    is killed. The pool's manager thread then reports the pool broken: that is expected here, so
-    it is kept quiet rather than printed as a traceback."""
+    """Stop a pool at once: no new rows; the workers are ended (SIGTERM, which ends them
+    quietly: ``_quiet_worker``; the rows they were running are not reported) and a worker that
+    has not gone within a second is killed. The pool's manager thread then reports the pool
+    broken: that is expected here, so it is kept quiet rather than printed as a traceback."""
     import signal
     import threading
 
@@ -901,7 +963,7 @@ def _stop_pool(pool: Any) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in workers:
         with contextlib.suppress(ProcessLookupError, TypeError):
-            os.kill(proc.pid, signal.SIGINT)
+            os.kill(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + 1.0
     for proc in workers:
         proc.join(max(0.0, deadline - time.monotonic()))
@@ -923,11 +985,9 @@ def _run_parallel(plan, rows, runners, notes, expected, progress, jobs):
     ctx = multiprocessing.get_context("fork")
     finished: list[Row] = []
     interrupted = False
-    from replcheck.conformance.cluster.lifeline import die_with_parent
-
     # Workers die with the command, even a SIGKILLed one: none goes on exploring alone.
     pool = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+        max_workers=jobs, mp_context=ctx, initializer=_quiet_worker, initargs=(os.getpid(),)
     )
     try:
         done = zip(rows, pool.map(_run_job, plan), strict=False)
