@@ -104,7 +104,9 @@ class Event(Mapping[str, Any]):
         if seq is not None and not _is_int(seq):
             _wrong(where, "seq", seq, "an integer")
         t = get("t", 0.0)
-        if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
+        if not isinstance(t, int | float) or isinstance(t, bool):
+            _wrong(where, "t", t, "a number")
+        if not math.isfinite(t):
             _wrong(where, "t", t, "a finite number")
         v = get("v", 1)
         if not _is_int(v):
