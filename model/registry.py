@@ -70,6 +70,7 @@ def register(cls: type[Design]) -> type[Design]:
                 )
         if not cls.bug:
             raise RegistryError(f"mutant {cls.name!r} does not say which bug it reproduces")
+        _check_configs(cls)
     existing = DESIGNS.get(cls.name)
     if existing is not None and existing is not cls and not _same_definition(existing, cls):
         where = "a built-in design" if cls.name in BUILTIN else f"{_origin(existing)}"
@@ -79,6 +80,45 @@ def register(cls: type[Design]) -> type[Design]:
         )
     DESIGNS[cls.name] = cls
     return cls
+
+
+def _check_configs(cls: type[Design]) -> None:
+    """A mutant names the configurations where it must be caught: at least one, each a standard
+    configuration or one derived from it (``NAME:key=value,...``). One with none would run
+    ``std`` by default and could pass there unnoticed; a name that is no configuration would be
+    refused only when it is run, naming neither the file nor the class."""
+    configs = cls.configs
+    where = f"{_origin(cls)}: {cls.__name__} ({cls.name!r})"
+    if isinstance(configs, str) or not isinstance(configs, tuple | list):
+        raise RegistryError(
+            f"{where}: configs must be a tuple of configuration names, got {configs!r}"
+        )
+    if not configs:
+        raise RegistryError(
+            f"{where}: lists no configuration; a mutant names where it must be caught, e.g. "
+            'configs = ("std",)'
+        )
+    for spec in configs:
+        name = spec.partition(":")[0] if isinstance(spec, str) else None
+        if name not in STANDARD:
+            raise RegistryError(
+                f"{where}: unknown configuration {spec!r} in configs; known: {', '.join(STANDARD)}"
+            )
+
+
+def _check_derived(cls: type[Design]) -> None:
+    """Each of a design file's classes' configurations resolves, overrides included (read
+    once the whole package is loaded: ``replcheck.matrix.resolve_config``)."""
+    from replcheck.matrix import resolve_config
+
+    for spec in cls.configs if isinstance(cls.configs, tuple | list) else ():
+        try:
+            resolve_config(spec)
+        except (ValueError, KeyError) as exc:
+            raise RegistryError(
+                f"{_origin(cls)}: {cls.__name__} ({cls.name!r}): configuration {spec!r} in "
+                f"configs: {' '.join(str(exc).split())}"
+            ) from None
 
 
 def _members(cls: type) -> set[str]:
@@ -242,6 +282,10 @@ def load_design_file(path: str | Path) -> list[str]:
         raise RegistryError(f"{path}: defines no Design subclass")
     # Base designs first, so a mutant of a design in the same file finds it.
     found.sort(key=lambda c: c.is_mutant())
+    for cls in found:
+        if cls.is_mutant():
+            _check_configs(cls)
+        _check_derived(cls)
     for cls in found:
         register(cls)
     return [c.name for c in found]

@@ -958,6 +958,10 @@ def _stop_pool(pool: Any) -> None:
     import threading
 
     workers = list(getattr(pool, "_processes", {}).values())
+    try:  # a second Ctrl-C while the workers stop would lose the rows that came back
+        previous_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        previous_sigint = None
     previous = threading.excepthook
     threading.excepthook = lambda _args: None
     pool.shutdown(wait=False, cancel_futures=True)
@@ -974,6 +978,8 @@ def _stop_pool(pool: Any) -> None:
     if manager is not None:
         manager.join(2.0)
     threading.excepthook = previous
+    if previous_sigint is not None:
+        signal.signal(signal.SIGINT, previous_sigint)
 
 
 def _run_parallel(plan, rows, runners, notes, expected, progress, jobs):

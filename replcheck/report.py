@@ -187,7 +187,13 @@ def _stats_line(result: CheckResult) -> str:
     if "depth" in s:
         parts.append(f"depth {s.pop('depth')}")
     if "complete" in s:
-        parts.append("complete" if s.pop("complete") else "INCOMPLETE (state limit reached)")
+        # say what stopped it: a limit (state, memory, depth), Ctrl-C or SIGTERM
+        stopped = s.get("stopped")
+        if s.pop("complete"):
+            parts.append("complete" + (", liveness undecided" if stopped else ""))
+        else:
+            why = {"interrupted": "interrupted"}.get(str(stopped), f"{stopped} reached")
+            parts.append(f"INCOMPLETE ({why if stopped else 'stopped early'})")
     if "symmetry" in s:
         parts.append("symmetry " + ("on" if s.pop("symmetry") else "off"))
     seconds = s.pop("seconds", None)

@@ -25,10 +25,19 @@ from replcheck.model import Config
 from replcheck.model.engine.pygen import compile_python
 from replcheck.model.engine.terms import Program, trace
 from replcheck.model.engine.text import FPY, FlatModel, Tx
-from replcheck.specs.explore import memory_mib
+from replcheck.specs.explore import (
+    LIVENESS_BYTES_PER_EDGE,
+    LIVENESS_STOPPED,
+    liveness_fits,
+    memory_mib,
+)
 
 Progress = Callable[[int, int, int], None]
 """(distinct states, frontier, depth)."""
+
+EDGE_COPY_BYTES = 120
+"""What a transition copied out of the C search holds in Python: three list slots and their
+integers."""
 
 CHUNK = 20_000
 """States expanded per call into C: between calls the search shows progress, checks its limits
@@ -96,6 +105,10 @@ class CompiledExploration:
     """With liveness: every transition as (from, to, instance), ``to`` the class's state."""
     goal_bits: list[int] = field(default_factory=list)
     """With liveness: per state, bit ``j`` set when goal ``j`` holds."""
+    liveness_stopped: str = ""
+    """Why the liveness phase cannot run though the search ended (``explore.LIVENESS_STOPPED``:
+    the memory limit left no room to copy the transitions out of the C search); empty: it
+    can."""
 
     @property
     def collision_probability(self) -> float:
@@ -321,10 +334,15 @@ def _run_c(
         for j, (u, i) in enumerate(zip(us, ins, strict=True)):
             if u >= 0:
                 res.step_violation[p.step_properties[j][0]] = (u, i)
-        if liveness:
+        if liveness and not res.stopped:
+            # the transitions copied out of the C search are the liveness phase's first cost:
+            # past the memory limit they are not copied, and the phase does not start
             n = search.stat("edges")
-            res.edges = (search.array("eu", n), search.array("ev", n), search.array("ei", n))
-            res.goal_bits = search.array("gbits", res.states)
+            if liveness_fits(limits[1], n, EDGE_COPY_BYTES + LIVENESS_BYTES_PER_EDGE):
+                res.edges = (search.array("eu", n), search.array("ev", n), search.array("ei", n))
+                res.goal_bits = search.array("gbits", res.states)
+            else:
+                res.liveness_stopped = LIVENESS_STOPPED
         search.close()
 
 

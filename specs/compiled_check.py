@@ -14,12 +14,20 @@ verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from replcheck.model import Config, Model, get_design
 from replcheck.specs.bmc import replay
 from replcheck.specs.compiled import CompiledExploration, explore_compiled
-from replcheck.specs.explore import cycle, fair_lasso
+from replcheck.specs.explore import (
+    LIVENESS_STOPPED,
+    MemoryLimit,
+    cycle,
+    fair_lasso,
+    liveness_fits,
+    memory_mib,
+)
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
 
@@ -34,10 +42,31 @@ def _explicit(model: Model, res: CompiledExploration, states: list[Any]) -> list
     return steps
 
 
-def _successors(res: CompiledExploration) -> list[list[tuple[int, int]]]:
+MEMORY_EVERY = 1 << 15
+"""The liveness phase reads the process's memory once per this many transitions or states."""
+
+
+def _budget(max_memory: int | None) -> Callable[[], None] | None:
+    """``explore.memory_budget`` reading this module's ``memory_mib``."""
+    if max_memory is None:
+        return None
+
+    def check() -> None:
+        held = memory_mib()
+        if held > max_memory:
+            raise MemoryLimit(f"{held:,} MiB held, the limit {max_memory:,} MiB")
+
+    return check
+
+
+def _successors(
+    res: CompiledExploration, budget: Callable[[], None] | None = None
+) -> list[list[tuple[int, int]]]:
     assert res.edges is not None
     out: list[list[tuple[int, int]]] = [[] for _ in range(res.states)]
-    for u, v, i in zip(*res.edges, strict=True):
+    for k, (u, v, i) in enumerate(zip(*res.edges, strict=True)):
+        if budget is not None and k % MEMORY_EVERY == 0:
+            budget()
         out[u].append((v, i))
     return out
 
@@ -55,15 +84,20 @@ def liveness_counterexample(
     goal: int,
     succ: list[list[tuple[int, int]]],
     depth: list[int],
+    budget: Callable[[], None] | None = None,
 ) -> Counterexample | None:
     """A fair cycle or stuck state, reachable, where goal ``goal`` never holds
-    (``explore.fair_lasso`` over the edge arrays)."""
+    (``explore.fair_lasso`` over the edge arrays; ``budget``: its)."""
     name = res.program.goals[goal][0]
     kind = res.program.names
     bit = 1 << goal
     bad = {v for v in range(res.states) if not res.goal_bits[v] & bit}
-    kinds = [[(v, kind[i]) for v, i in out] for out in succ]
-    found = fair_lasso(bad, kinds, depth, model.fair_kinds) if bad else None
+    kinds = []
+    for k, out in enumerate(succ):
+        if budget is not None and k % MEMORY_EVERY == 0:
+            budget()
+        kinds.append([(v, kind[i]) for v, i in out])
+    found = fair_lasso(bad, kinds, depth, model.fair_kinds, budget) if bad else None
     if found is None:
         return None
     entry, comp, stuck = found
@@ -85,6 +119,48 @@ def liveness_counterexample(
         loop_start=len(path),
         note="the behaviour repeats from the marked state (up to renaming of servers)",
     )
+
+
+def _liveness(
+    model: Model,
+    res: CompiledExploration,
+    out: CheckResult,
+    liveness: bool,
+    max_memory: int | None,
+    partial_on_interrupt: bool,
+) -> None:
+    """The liveness verdicts of a search that ran to its end. The phase holds the explored
+    graph again (successor lists, each goal's graph and its components): under ``max_memory``
+    it does not start without room for that (``explore.liveness_fits``) and stops where the
+    process's memory passes the limit, or Python runs out of it; its verdicts are then
+    undecided and ``res.liveness_stopped`` says why (Ctrl-C, with ``partial_on_interrupt``,
+    likewise leaves them undecided)."""
+    goals = [prop for prop, _n in res.program.goals]
+    if not liveness or not res.complete or res.liveness_stopped:
+        for prop in goals:
+            out.verdicts[prop] = UNKNOWN
+        return
+    budget = _budget(max_memory)
+    done = 0
+    try:
+        if not liveness_fits(max_memory, len(res.edges[0]) if res.edges else 0):
+            raise MemoryLimit("no room for the liveness phase")
+        succ = _successors(res, budget)
+        depth = _depths(res)
+        for j, prop in enumerate(goals):
+            cex = liveness_counterexample(model, res, j, succ, depth, budget)
+            out.verdicts[prop] = FAIL if cex else PASS
+            if cex:
+                out.counterexamples[prop] = cex
+            done += 1
+    except (MemoryLimit, MemoryError):
+        res.liveness_stopped = LIVENESS_STOPPED
+    except KeyboardInterrupt:
+        if not partial_on_interrupt:
+            raise
+        res.stopped = "interrupted"
+    for prop in goals[done:]:
+        out.verdicts[prop] = UNKNOWN
 
 
 def check_compiled(
@@ -134,24 +210,14 @@ def check_compiled(
             out.counterexamples[prop] = Counterexample(prop, "step", steps)
         else:
             out.verdicts[prop] = PASS if res.complete else UNKNOWN
-    if liveness and res.complete:
-        succ = _successors(res)
-        depth = _depths(res)
-    for j, (prop, _n) in enumerate(res.program.goals):
-        if not liveness or not res.complete:
-            out.verdicts[prop] = UNKNOWN
-            continue
-        cex = liveness_counterexample(model, res, j, succ, depth)
-        out.verdicts[prop] = FAIL if cex else PASS
-        if cex:
-            out.counterexamples[prop] = cex
+    _liveness(model, res, out, liveness, max_memory, partial_on_interrupt)
     overflow = res.first_violation.get("encoding_capacity")
     out.stats = {
         "states": res.states,
         "transitions": res.transitions,
         "depth": res.depth,
         "complete": res.complete,
-        "stopped": res.stopped or None,
+        "stopped": res.stopped or res.liveness_stopped or None,
         "symmetry": res.symmetry,
         "renamings_built": res.renamings_built if res.symmetry else None,
         "seconds": round(res.seconds, 3),

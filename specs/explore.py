@@ -20,12 +20,49 @@ import networkx as nx
 from replcheck.model import Action, Model, Property, State
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
 
+from replcheck.progress import memory_mib
 
-def memory_mib() -> int:
-    """The process's peak resident memory, in MiB."""
-    import resource
+MEMORY_EVERY = 1 << 15
+"""The liveness phase reads the process's memory once per this many edges or components."""
 
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+LIVENESS_BYTES_PER_EDGE = 320
+"""What the liveness phase holds per transition of the explored graph, at most (measured: 260 to
+330 bytes on the standard configurations: the successor lists, the goal's graph, its strongly
+connected components). A phase that the memory limit cannot hold at this does not start."""
+
+
+class MemoryLimit(Exception):
+    """The process's memory passed ``--max-memory`` in a phase after the search."""
+
+
+def memory_budget(max_memory: int | None) -> Callable[[], None] | None:
+    """A check to call now and then in a phase that grows: it raises ``MemoryLimit`` once the
+    process's resident memory passes ``max_memory`` MiB (None: no limit, no check)."""
+    if max_memory is None:
+        return None
+
+    def check() -> None:
+        held = memory_mib()
+        if held > max_memory:
+            raise MemoryLimit(f"{held:,} MiB held, the limit {max_memory:,} MiB")
+
+    return check
+
+
+def liveness_fits(
+    max_memory: int | None, transitions: int, per_edge: int = LIVENESS_BYTES_PER_EDGE
+) -> bool:
+    """Can the liveness phase over ``transitions`` edges start under ``max_memory`` MiB: the
+    memory held now and what the phase will hold (``per_edge`` bytes a transition) within
+    it?"""
+    if max_memory is None:
+        return True
+    return memory_mib() + transitions * per_edge // 2**20 <= max_memory
+
+
+LIVENESS_STOPPED = "memory limit, in the liveness phase"
+"""``stopped`` of a search that ran to its end whose liveness phase the memory limit stopped, or
+did not let start: the safety verdicts stand, the liveness ones are undecided."""
 
 
 Progress = Callable[[int, int, int], None]
@@ -77,7 +114,7 @@ def explore(
 ) -> Exploration:
     """Breadth-first search from the initial state; ``max_depth`` stops expanding states at that
     depth (the exploration is then complete only if none of them had a successor);
-    ``max_memory`` (MiB of resident memory, the process's peak) and ``max_states`` stop it early.
+    ``max_memory`` (MiB of resident memory: ``memory_mib``) and ``max_states`` stop it early.
     With ``partial_on_interrupt``, Ctrl-C stops it too: what was explored is returned and
     ``stopped`` says why (otherwise ``KeyboardInterrupt`` goes to the caller)."""
     cfg = model.cfg
@@ -162,20 +199,29 @@ Succ = Sequence[Sequence[tuple[int, str]]]
 
 
 def fair_lasso(
-    bad: set[int], succ: Succ, depth: Sequence[int], fair: frozenset[str]
+    bad: set[int],
+    succ: Succ,
+    depth: Sequence[int],
+    fair: frozenset[str],
+    budget: Callable[[], None] | None = None,
 ) -> tuple[int, set[int], bool] | None:
     """Where a liveness goal can fail for ever: among the states ``bad`` (the goal does not
     hold), a strongly connected set that a weakly fair behaviour can stay in (every fair kind
     enabled in all its states is taken inside it), or a stuck state (no successor). The one
-    whose entry is shallowest (then lowest numbered): (entry, the set, stuck), or None."""
+    whose entry is shallowest (then lowest numbered): (entry, the set, stuck), or None.
+    ``budget`` (``memory_budget``) is called once per ``MEMORY_EVERY`` states and components."""
     graph = nx.DiGraph()
     graph.add_nodes_from(bad)
-    for u in bad:
+    for k, u in enumerate(bad):
+        if budget is not None and k % MEMORY_EVERY == 0:
+            budget()
         for v, _kind in succ[u]:
             if v in bad:
                 graph.add_edge(u, v)
     candidates = []
-    for comp in nx.strongly_connected_components(graph):
+    for k, comp in enumerate(nx.strongly_connected_components(graph)):
+        if budget is not None and k % MEMORY_EVERY == 0:
+            budget()
         if len(comp) == 1:
             (v,) = comp
             if not succ[v]:
@@ -227,12 +273,15 @@ def cycle(succ: Succ, entry: int, comp: set[int]) -> list[tuple[int, int]]:
     return []
 
 
-def liveness_counterexample(ex: Exploration, prop: Property) -> Counterexample | None:
-    """A fair cycle or stuck state, reachable, in which ``prop``'s goal never holds."""
+def liveness_counterexample(
+    ex: Exploration, prop: Property, budget: Callable[[], None] | None = None
+) -> Counterexample | None:
+    """A fair cycle or stuck state, reachable, in which ``prop``'s goal never holds
+    (``budget``: ``fair_lasso``'s)."""
     model = ex.model
     cfg = model.cfg
     bad = {v for v, st in enumerate(ex.states) if not prop.check(cfg, st)}
-    found = fair_lasso(bad, ex.succ, ex.depth, model.fair_kinds) if bad else None
+    found = fair_lasso(bad, ex.succ, ex.depth, model.fair_kinds, budget) if bad else None
     if found is None:
         return None
     entry, comp, stuck = found
@@ -295,16 +344,24 @@ def check(
             result.counterexamples[prop.name] = Counterexample(prop.name, "step", steps)
         else:
             result.verdicts[prop.name] = PASS if ex.complete else UNKNOWN
+    budget = memory_budget(max_memory)
     for prop in model.liveness:
         if not liveness or not ex.complete or ex.stopped:
             result.verdicts[prop.name] = UNKNOWN
             continue
         try:
-            cex = liveness_counterexample(ex, prop)
+            # the phase holds a graph of its own: past the limit it does not start, or stops
+            if not liveness_fits(max_memory, ex.transitions):
+                raise MemoryLimit("no room for the liveness phase")
+            cex = liveness_counterexample(ex, prop, budget)
         except KeyboardInterrupt:
             if not partial_on_interrupt:
                 raise
             ex.stopped = "interrupted"
+            result.verdicts[prop.name] = UNKNOWN
+            continue
+        except (MemoryLimit, MemoryError):
+            ex.stopped = LIVENESS_STOPPED
             result.verdicts[prop.name] = UNKNOWN
             continue
         result.verdicts[prop.name] = FAIL if cex else PASS
