@@ -79,7 +79,8 @@ def loads(text: str) -> Any:
     """The JSON value of ``text`` (see the module docstring); ``JsonTextError`` otherwise."""
     deep = too_deep(text)
     if deep is not None:
-        raise JsonTextError(f"a value nested deeper than {MAX_DEPTH} lists and objects", text, deep)
+        why = f"a value nested deeper than {MAX_DEPTH} lists and objects"
+        raise JsonTextError(why, text, deep, "depth")
     try:
         return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
     except _Refused as exc:

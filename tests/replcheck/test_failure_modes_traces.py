@@ -63,6 +63,9 @@ def inputs(tmp: Path) -> dict[str, str]:
     out["{deep}"] = str(tmp / "deep.jsonl")
     (tmp / "deep.json").write_text('{\n  "zk-multi@std": ' + DEEP + "\n}\n", encoding="utf-8")
     out["{deep_json}"] = str(tmp / "deep.json")
+    results = '{\n  "schema": "replcheck-results/1",\n  "results": ' + DEEP + "\n}\n"
+    (tmp / "results.json").write_text(results, encoding="utf-8")
+    out["{deep_results}"] = str(tmp / "results.json")
     (tmp / "inf.json").write_text('{\n  "zk-multi@std": [Infinity]\n}\n', encoding="utf-8")
     out["{inf_json}"] = str(tmp / "inf.json")
     old = json.loads(lines[PERSIST_LINE - 1])["detail"]["position"]
@@ -135,6 +138,11 @@ CASES: dict[str, Case] = {
         2,
         stderr=["{deep}:10: a value nested deeper than 64"],
         absent=["{tmp}/page.html"],
+    ),
+    "deep nesting: replay of a checker's JSON output": Case(
+        ["replay", "{deep_results}"],
+        2,
+        stderr=["{deep_results}:3: a value nested deeper than 64"],
     ),
     "deep nesting: check --expected-failures": Case(
         ["check", "--expected-failures", "{deep_json}", *NO_GATE],

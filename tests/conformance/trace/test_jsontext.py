@@ -43,6 +43,8 @@ def test_what_is_not_json_as_a_trace_holds_it(text: str, why: str, line: int) ->
         jsontext.loads(text)
     assert caught.value.why.startswith(why), caught.value.why
     assert caught.value.line == line
+    kind = "syntax" if "Expecting" in why else "depth" if "nested" in why else "number"
+    assert caught.value.kind == kind
     assert "\n" not in str(caught.value)
 
 
