@@ -205,7 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the design x property matrix: every design and mutant (or those named), "
         "each under the configurations its class lists, through the checkers, taking the known "
         "findings pinned in specs/manifest.json as expected failures. Green when every correct "
-        "design passes with every verdict decided and every mutant is caught (docs/gate.md).",
+        "design passes with every verdict decided and every mutant is caught (docs/gate.md). "
+        "Writes the report to stdout (--matrix: the whole matrix; --json: JSON), its last line "
+        "the verdict (PASS, FAIL, PARTIAL or INTERRUPTED); progress and errors go to stderr; "
+        "--junit and --html write their files, checked writable before anything runs. "
+        "SIGTERM stops it as Ctrl-C does. Example: `replcheck check --design zk-lock --config "
+        "filtering --checkers explore --jobs 1`",
         epilog=epilog("check"),
     )
     _add_common(p)
@@ -270,7 +275,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="exhaustive exploration of one design",
         description="Explore every reachable state of a design under a configuration (the first "
         "correct design and its first configuration by default), check every property, and draw "
-        "the shortest counterexample of each that fails, with a pytest reproducer. " + SAVED,
+        "the shortest counterexample of each that fails, with a pytest reproducer. Writes the "
+        "verdicts and counterexamples to stdout (--json: JSON), its last line the verdict (PASS, "
+        "FAIL, PARTIAL saying what stopped it, or INTERRUPTED); progress and errors go to "
+        "stderr; --html writes one page. --max-states and --max-memory bound every phase, the "
+        "liveness phase included; SIGTERM stops it as Ctrl-C does. " + SAVED + " Example: "
+        "`replcheck explore --design zk-lock --config std:wals_per_server=1`",
         epilog=epilog("explore"),
     )
     _add_common(p)
@@ -309,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="Hypothesis stateful testing of one design",
         description="Hypothesis stateful testing of a design, its rules generated from the "
         "model's actions: the minimal failing program of every safety property that fails, and "
-        "the seed that repeats it (evidence, not proof; no liveness). Hypothesis keeps its "
+        "the seed that repeats it (evidence, not proof; no liveness), written to stdout (--json: "
+        "JSON), its last line the verdict; progress and errors go to stderr. Hypothesis keeps its "
         f"example database and caches in {where('hypothesis')}, or in "
         "$HYPOTHESIS_STORAGE_DIRECTORY. " + SAVED,
         epilog=epilog("fuzz"),
@@ -323,7 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
         "show",
         help="draw the initial state, or where a sequence of actions leads",
         description="Draw a design's initial state as the seeds draw it, or the states a "
-        "sequence of actions leads through, each step's change and the invariants it breaks.",
+        "sequence of actions leads through, each step's change and the invariants it breaks, "
+        "to stdout (--json: the states as JSON). An action that is not enabled is refused in "
+        "one line on stderr naming the enabled ones. Writes no file. Example: `replcheck show "
+        '--design zk-lock --actions "crash(1); lock(0, 1)"`',
         epilog=epilog("show"),
     )
     _add_common(p)
@@ -335,7 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="what DumpReplicationQueues prints after a sequence of actions",
         description="Replay a sequence of actions and print what HBase's DumpReplicationQueues "
         "would print in the state reached (read from hbase:replication, or --distributed; the "
-        "2.x tool's output from the znodes for a ZooKeeper-era design), or --tree the whole state.",
+        "2.x tool's output from the znodes for a ZooKeeper-era design), or --tree the whole "
+        "state, to stdout. An action that is not enabled is refused in one line on stderr "
+        "naming the enabled ones. Writes no file. Without --design, the first correct design "
+        '(a ZooKeeper-era one). Example: `replcheck dump --design table --actions "crash(0), '
+        "scp_split(0), scp_claim_stage(0), arqp_read_missing(0), arqp_put_missing(0), "
+        'arqp_claim(0, (1,))"`',
         epilog=epilog("dump"),
     )
     p.add_argument("--design", action="append", metavar="NAME", help="design or mutant name")
@@ -349,7 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="load designs/mutants from a Python file first (repeatable)",
     )
     p.add_argument(
-        "--actions", metavar="TEXT", help='e.g. "crash(0), scp_split(0), arqp_claim(0, (1,))"'
+        "--actions",
+        metavar="TEXT",
+        help='actions separated by "," or ";", a tuple argument in parentheses, e.g. '
+        '"crash(1), lock(0, 1)" (the first correct design\'s; the example above: the table '
+        "era's)",
     )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
@@ -366,7 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="list designs, mutants and configurations",
         description="Name the designs, mutants and standard configurations and every design's "
         "actions; with --steps, every override point of each named design's protocol text "
-        "(docs/reviewers.md).",
+        "(docs/reviewers.md). Writes the list to stdout (--json: JSON); an unknown design or "
+        "configuration is refused in one line on stderr. Writes no file. Example: `replcheck "
+        "list --design zk-multi --steps`",
         epilog=epilog("list"),
     )
     _add_common(p)

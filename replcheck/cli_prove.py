@@ -58,7 +58,11 @@ def add_commands(sub: Any) -> None:
         description="Prove with Z3, for all values, what the decision rules promise, and refute "
         "the rule-level mutants with a counterexample (docs/proofs.md); --depth N: bounded "
         "model checking of the transition relation beside exhaustive exploration; --induction: "
-        "the invariants inductive with named strengthening lemmas (docs/bmc.md). " + SAVED,
+        "the invariants inductive with named strengthening lemmas (docs/bmc.md). Writes one "
+        "line per proof (or per design and depth, or per invariant) to stdout (--json: JSON), "
+        "its last line the verdict (PASS, FAIL, UNDECIDED, TIMEOUT or INTERRUPTED); progress "
+        "(--depth: a line per depth off a terminal) and errors go to stderr. " + SAVED + " "
+        "Example: `replcheck prove --design zk-multi --proof zk-wal-done`",
         epilog=epilog("prove"),
     )
     p.add_argument(

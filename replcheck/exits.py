@@ -10,7 +10,8 @@ A status means the same in every command:
 * 3 ``INTERNAL``: an internal error: a checker, a design's code or the system under test could not
   run (one line; ``REPLCHECK_TRACEBACK=1`` shows the traceback where a checker raised);
 * 4 ``UNDECIDED``: partial: nothing failed, but something asked was left undecided. Never green;
-* 130 ``INTERRUPTED``: interrupted (SIGINT, Ctrl-C): what was done is reported, never a pass;
+* 130 ``INTERRUPTED``: interrupted (SIGINT, Ctrl-C; SIGTERM too, but for the commands that exit
+  143 on it): what was done is reported, never a pass;
 * 143 ``TERMINATED``: stopped by SIGTERM (``record``, ``conform``, ``mine``), as 130.
 
 :data:`COMMANDS` says, per command, what each status it can exit with means for it.
@@ -53,7 +54,7 @@ def for_signal(signum: int) -> Exit:
 
 BAD_INPUT = "bad input, refused in one line on stderr"
 INTERNAL = "a checker or a design's code raised (one line; REPLCHECK_TRACEBACK=1 shows it)"
-INTERRUPTED = "interrupted (Ctrl-C): what was done is reported, never a pass"
+INTERRUPTED = "interrupted (Ctrl-C or SIGTERM): what was done is reported, never a pass"
 
 COMMON: Mapping[Exit, str] = {
     Exit.BAD_INPUT: BAD_INPUT,
@@ -71,14 +72,16 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
         "or a checker raised (the row is an ERROR)",
         Exit.UNDECIDED: "nothing failed, but some verdict was left undecided (a state, memory or "
         "time limit, a checker that cannot judge a design), the last line says PARTIAL",
-        Exit.INTERRUPTED: "interrupted: the rows that finished, then INTERRUPTED",
+        Exit.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM): the rows that finished, then "
+        "INTERRUPTED",
     },
     "explore": {
         Exit.OK: "every property decided, none fails",
         Exit.FAIL: "some property fails (as it must for a mutant)",
         Exit.UNDECIDED: "nothing fails, but some property was left undecided (a state or memory "
-        "limit), the last line says PARTIAL",
-        Exit.INTERRUPTED: "interrupted: the partial report, then INTERRUPTED",
+        "limit, in the search or its liveness phase), the last line says PARTIAL and what "
+        "stopped it",
+        Exit.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM): the partial report, then INTERRUPTED",
     },
     "fuzz": {
         Exit.OK: "no safety property failed (evidence, not proof; fuzzing does not check liveness)",
