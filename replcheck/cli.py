@@ -67,8 +67,8 @@ mutant was missed, a trace was rejected), 2 bad input (reported as one line ``re
 ...`` on stderr before anything runs), 3 internal error (a checker or a design's step raised: one
 line; set ``REPLCHECK_TRACEBACK=1`` to see it), 4 partial (nothing failed, but something asked was
 left undecided: a state, memory or time limit, a checker that cannot judge a design; the last line
-says ``PARTIAL``, ``UNDECIDED`` or ``TIMEOUT``), 130 interrupted (Ctrl-C; what was done is
-reported, the last line says ``INTERRUPTED``).
+says ``PARTIAL``, ``UNDECIDED`` or ``TIMEOUT``), 130 interrupted (Ctrl-C, or SIGTERM; what was
+done is reported, the last line says ``INTERRUPTED``).
 
 Undecided is never green: ``check`` prints ``PASS`` and exits 0 only when every verdict it was asked
 for was decided. See ``docs/gate.md``.
