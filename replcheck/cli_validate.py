@@ -156,8 +156,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from replcheck.conformance.fromlog.read import TxnLogDamaged
-    from replcheck.conformance.validate.core import Bounds, Verdict, validate_log, validate_path
+    from replcheck.conformance.validate.core import Bounds, validate_log, validate_path
     from replcheck.model import DESIGNS, load_design_file
 
     for path in args.design_file or []:
@@ -184,10 +183,7 @@ def _run(args: argparse.Namespace) -> int:
         if kind == "zkdata":
             v = validate_log(path, args.design or "zk-multi", bounds=bounds, engine=engine)
         else:
-            try:
-                v = validate_path(path, design=args.design, bounds=bounds, engine=engine)
-            except TxnLogDamaged as exc:  # the run's txn logs or zk-chroot: bad input, one line
-                v = Verdict(str(path), args.design or "?", "bad-input", str(exc))
+            v = validate_path(path, design=args.design, bounds=bounds, engine=engine)
         verdicts.append(v)
         if not args.json:
             sys.stdout.write(render_text(v, full=args.full) + "\n")

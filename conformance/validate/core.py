@@ -1060,7 +1060,10 @@ def validate_path(
     agree = None
     if name in DESIGNS and (run / "zk-txnlog").is_dir():
         damaged: list[str] = []
-        committed = txnread.committed(txnread.logs(run), txnread.chroot(run), damaged)
+        try:
+            committed = txnread.committed(txnread.logs(run), txnread.chroot(run), damaged)
+        except txnread.TxnLogDamaged as exc:  # the run's txn logs or zk-chroot: bad input
+            return Verdict(path=str(path), design=name, status="bad-input", reason=str(exc))
         agree = txnagree.agreement(events, run, committed, complete=not damaged)
         events, filled, windows = txnfill.fill(events, run, committed)
     events, edits = txnfill.lost_writes(events)

@@ -69,14 +69,14 @@ def test_corrupt_inputs_are_quarantined_with_file_and_offset(tmp_path: Path) -> 
     assert torn["races"] == [] and torn["latencies"] == [] and torn["coverage"] == {}
 
     corrupt = mine_run({"path": str(corpus / "corrupt-txnlog"), "kind": "run"})
-    reasons = [q["reason"] for q in corrupt["quarantine"]]
-    assert len(reasons) == 3  # every server's copy of the log fails
-    for r in reasons:
-        assert "zk-txnlog/server" in r and "bad checksum" in r
-        offset = int(r.split(": byte ")[1].split(":")[0])
-        assert offset <= CORRUPT_AT  # the entry holding the flipped byte
-    # The trace itself is read and judged, as validate judges it.
-    assert corrupt["runs"]["status"] == validate_path(corpus / "corrupt-txnlog").status
+    # A damaged log is bad input for the whole run, as validate has it: quarantined once, with
+    # the first damaged copy's file and offset, and no verdict on the system.
+    (r,) = [q["reason"] for q in corrupt["quarantine"]]
+    assert "zk-txnlog/server" in r and "bad checksum" in r
+    offset = int(r.split(": byte ")[1].split(":")[0])
+    assert offset <= CORRUPT_AT  # the entry holding the flipped byte
+    assert corrupt["runs"]["status"] == "bad-input"
+    assert validate_path(corpus / "corrupt-txnlog").status == "bad-input"
 
 
 def test_the_per_run_function_never_raises(tmp_path: Path) -> None:
@@ -222,3 +222,18 @@ def test_a_zookeeper_data_directory_is_judged_from_its_logs(tmp_path: Path) -> N
     actions = Counter(a.name for a in want.behaviour)
     assert {k: got["coverage"][k] for k in actions} == dict(actions)
     assert actions["persist"] > 0 and got["races"][0]["txns"] > 0
+
+
+def test_a_run_whose_txn_log_is_damaged_is_mined_as_bad_input(tmp_path: Path) -> None:
+    """``mine`` reads a run folder as ``validate`` does: a flipped byte in its ZooKeeper log is
+    bad input naming the file and offset, never an internal error or a verdict."""
+    run = tmp_path / "zk-multi-lost-advance"
+    shutil.copytree(VALIDATE / run.name, run)
+    log = run / "zk-txnlog" / "server1" / "log.100000001"
+    data = bytearray(log.read_bytes())
+    data[len(data) // 4] ^= 0xFF
+    log.write_bytes(bytes(data))
+    (unit,) = discover([str(run)])
+    row = mine_run(unit)["runs"]
+    assert row["status"] == "bad-input", row
+    assert "internal error" not in row["reason"] and "log.100000001: byte " in row["reason"]
