@@ -405,7 +405,9 @@ CASES: dict[str, Case] = {
         ["conform", "--design", "zk-lock", "--out", "{used}"], 2, stderr=["{used}"]
     ),
     "conform into a file": Case(
-        ["conform", "--design", "zk-lock", "--out", "{garbage}"], 2, stderr=["not a directory"]
+        ["conform", "--design", "zk-lock", "--out", "{garbage}"],
+        2,
+        stderr=["{garbage}", "is not a folder"],
     ),
     "conform an unknown design": Case(["conform", "--design", "nope"], 2, stderr=["nope"]),
     "record into a used folder": Case(["record", "--out", "{used}"], 2, stderr=["{used}"]),
