@@ -66,7 +66,7 @@ def _slack(text: str) -> float:
 
 
 def add_commands(sub: Any) -> None:
-    from replcheck.conformance.validate.core import Bounds
+    from replcheck.conformance.validate.core import MAX_SLACK, Bounds
 
     d = Bounds()
     p = sub.add_parser(
@@ -110,7 +110,7 @@ def add_commands(sub: Any) -> None:
         default=d.slack,
         metavar="S",
         help="an event may be matched before another process's event written up to S seconds "
-        f"earlier (default: {d.slack})",
+        f"earlier, from 0 to {MAX_SLACK:g} (default: {d.slack})",
     )
     p.add_argument(
         "--reorder",

@@ -121,9 +121,11 @@ COMMANDS: Mapping[str, Mapping[Exit, str]] = {
         Exit.OK: "every trace accepted",
         Exit.FAIL: "some trace rejected",
         Exit.BAD_INPUT: "bad input (a malformed or torn line, an unknown event or design, zxids "
-        "going backwards, a missing file), with the valid prefix still reported",
+        "going backwards, a missing file, a damaged ZooKeeper log: the file and byte offset), "
+        "with the valid prefix still reported",
         Exit.UNDECIDED: "none rejected, but some trace undecided (the search's node budget ran "
-        "out, no action event, events with no model counterpart)",
+        "out, no action event, events with no model counterpart, a trace without its run_end "
+        "that may be cut)",
     },
     "convert": {
         Exit.OK: "written",
