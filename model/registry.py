@@ -7,7 +7,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from replcheck.model.config import STANDARD
+from replcheck.model.config import STANDARD, resolve_config
 from replcheck.model.engine.catalogue import (
     DESIGNS,
     TEXTS,
@@ -107,10 +107,8 @@ def _check_configs(cls: type[Design]) -> None:
 
 
 def _check_derived(cls: type[Design]) -> None:
-    """Each of a design file's classes' configurations resolves, overrides included (read
-    once the whole package is loaded: ``replcheck.matrix.resolve_config``)."""
-    from replcheck.matrix import resolve_config
-
+    """Each of a design file's classes' configurations resolves, overrides included (by
+    ``config.resolve_config``)."""
     for spec in cls.configs if isinstance(cls.configs, tuple | list) else ():
         try:
             resolve_config(spec)

@@ -57,12 +57,12 @@ import inspect
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from replcheck.exits import Exit
-from replcheck.model import DESIGNS, STANDARD, Config, Model, get_design
-from replcheck.model.common.state import KIND_NAMES
+from replcheck.model import DESIGNS, Config, Model, get_design
+from replcheck.model.config import DEFAULT_CONFIG, resolve_config
 from replcheck.model.registry import base_design
 from replcheck.progress import Progress, quiet
 from replcheck.specs import FAIL, PASS, CheckResult, check
@@ -99,8 +99,6 @@ SHORT_NAMES: dict[str, str] = {
 }
 """Column headers for the standard properties; any other property is headed by its own name."""
 
-DEFAULT_CONFIG = "std"
-
 NOT_APPLICABLE = "n/a"
 """The verdict of a column that is no question for a row (another era's property, a liveness
 property its configuration skips)."""
@@ -109,100 +107,6 @@ ExpectedFailures = Mapping[tuple[str, str], Iterable[str]]
 
 
 # --- configurations ----------------------------------------------------------------------------
-
-
-def resolve_config(spec: str | Config) -> Config:
-    """A configuration from its spec:
-
-    * ``NAME``: a standard configuration (``std``, ``race``, ``filtering``, ...);
-    * ``NAME:key=value,key=value``: that configuration with fields overridden, e.g.
-      ``std:servers=3,crashes=2``;
-    * ``key=value,...``: overrides on top of ``std``.
-
-    Values are parsed by the field's type: integers, ``sink_ratio`` a float, ``hyphen_hosts``
-    ``true``/``false``, ``edit_kinds`` kind names or numbers joined by ``+``
-    (``GLOBAL+LOCAL``), ``topology`` edges ``c>d`` joined by ``+`` (``1>2+2>0``). The derived
-    configuration is named by its spec. Raises ``ValueError`` with a one-line message.
-    """
-    if isinstance(spec, Config):
-        return spec
-    text = spec.strip()
-    if not text:
-        raise ValueError("empty configuration name")
-    if ":" in text:
-        base_name, _, overrides = text.partition(":")
-    elif "=" in text:
-        base_name, overrides = DEFAULT_CONFIG, text
-    else:
-        base_name, overrides = text, ""
-    base_name = base_name.strip()
-    if base_name not in STANDARD:
-        raise ValueError(f"unknown config {base_name!r}; known: {', '.join(STANDARD)}")
-    base = STANDARD[base_name]
-    if not overrides.strip():
-        return base
-    known = {f.name for f in fields(Config)} - {"name"}
-    changes: dict[str, object] = {}
-    for item in overrides.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        key, eq, value = item.partition("=")
-        key, value = key.strip().replace("-", "_"), value.strip()
-        if not eq or not key:
-            raise ValueError(f"config {text!r}: expected key=value, got {item!r}")
-        if key not in known:
-            raise ValueError(
-                f"config {text!r}: unknown key {key!r}; known: {', '.join(sorted(known))}"
-            )
-        changes[key] = _parse_value(text, key, value, getattr(base, key))
-    name = text if ":" in text else f"{DEFAULT_CONFIG}:{text}"
-    try:
-        return base.with_overrides(name=name, **changes)
-    except TypeError as exc:
-        raise ValueError(f"config {text!r}: {exc}") from None
-
-
-def _parse_value(spec: str, key: str, value: str, default: object) -> object:
-    def bad(why: str) -> ValueError:
-        return ValueError(f"config {spec!r}: {key}={value!r}: {why}")
-
-    if isinstance(default, bool):
-        low = value.lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise bad("expected true or false")
-    if isinstance(default, int):
-        try:
-            return int(value)
-        except ValueError:
-            raise bad("expected an integer") from None
-    if isinstance(default, float):
-        try:
-            return float(value)
-        except ValueError:
-            raise bad("expected a number") from None
-    if key == "edit_kinds":
-        kinds = []
-        for part in filter(None, (p.strip() for p in value.split("+"))):
-            if part.isdigit():
-                kinds.append(int(part))
-            elif part.upper() in KIND_NAMES:
-                kinds.append(KIND_NAMES.index(part.upper()))
-            else:
-                raise bad(f"unknown edit kind {part!r}; known: {', '.join(KIND_NAMES)}")
-        return tuple(kinds)
-    if key == "topology":
-        edges = []
-        for part in filter(None, (p.strip() for p in value.split("+"))):
-            c, sep, d = part.partition(">")
-            if not sep or not c.strip().isdigit() or not d.strip().isdigit():
-                raise bad(f"expected edges like 1>2 joined by +, got {part!r}")
-            edges.append((int(c), int(d)))
-        return tuple(edges)
-    raise bad("this field cannot be overridden")
 
 
 def manifest_expected_failures() -> dict[tuple[str, str], frozenset[str]]:

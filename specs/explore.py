@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 from replcheck.model import Action, Model, Property, State
+from replcheck.model.engine.memory import memory_mib
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
-
-from replcheck.progress import memory_mib
 
 MEMORY_EVERY = 1 << 15
 """The liveness phase reads the process's memory once per this many edges or components."""
