@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _mine(args: argparse.Namespace, out: Path) -> int:
     """The job, in the folder ``_run`` took; returns the exit status."""
-    from replcheck.conformance.mine.job import MasterError, run_job
+    from replcheck.conformance.mine.job import SPARK_LOG, MasterError, run_job
 
     def progress(r: dict[str, Any]) -> None:
         if not args.json:
@@ -127,7 +127,9 @@ def _mine(args: argparse.Namespace, out: Path) -> int:
             "PySparkRuntimeError",
             "Py4JNetworkError",
         ):
-            raise UsageError(f"mine: Spark failed: {' '.join(str(exc).split())[:300]}") from None
+            why = " ".join(str(exc).split())[:200]
+            log = out / SPARK_LOG
+            raise UsageError(f"mine: Spark failed (its output: {log}): {why}") from None
         raise
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

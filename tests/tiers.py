@@ -94,6 +94,9 @@ WHOLE: dict[str, tuple[str, ...]] = {
     ),
     # the gate over a reviewer's added action and choice (one of them on every engine stays)
     "tests/replcheck/test_list_steps.py::test_the_added_action_and_choice_are_caught_by_check": (),
+    # Spark's registration retries against a listener that is no master (about a minute)
+    "tests/replcheck/test_failure_modes_runs.py::"
+    "test_mine_names_a_master_that_is_no_spark_master_in_one_line": (),
     # the conformance search's long run against a cluster mutant
     "tests/replcheck/test_cli_conform.py::"
     "test_ci_profile_finds_a_cluster_mutant_and_prints_a_test": (),

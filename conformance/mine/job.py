@@ -157,6 +157,27 @@ def check_master(master: str, timeout: float = 3.0) -> None:
     raise MasterError(f"--master {master}: no Spark master answers ({'; '.join(errors)})")
 
 
+SPARK_LOG = "spark.log"
+"""Where, in the output folder, the Spark JVM's own output goes (its log lines and Java stack
+traces): the terminal gets the command's one line instead."""
+
+
+def _quiet_gateway(log: Path) -> None:
+    """Start the Spark JVM (PySpark's gateway) with its standard output and error appended to
+    ``log``, unless one is running already; ``getOrCreate`` then uses it."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    with SparkContext._lock:
+        if SparkContext._gateway is not None:
+            return
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as sink:  # the JVM keeps its own copy of the descriptor
+            gateway = launch_gateway(popen_kwargs={"stdout": sink, "stderr": sink})
+        SparkContext._gateway = gateway
+        SparkContext._jvm = gateway.jvm
+
+
 def run_job(
     paths: list[str],
     out: Path,
@@ -185,6 +206,8 @@ def run_job(
     # Started from a thread of its own, PySpark installs no Ctrl-C handler of its own (which
     # would cancel the jobs from inside the JVM call it interrupts and break the gateway).
     path_before = list(sys.path)
+    if not _under_spark_submit():
+        _quiet_gateway(out / SPARK_LOG)
     spark = _in_thread(builder.getOrCreate, on_interrupt=lambda s: s.stop())
     started = time.monotonic()
     try:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -306,3 +307,23 @@ def test_a_killed_drivers_lock_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     line = _refused(["mine", str(TRACE), "--out", str(out)], capsys)
     assert f"pid {dead}" in line and "died" in line, line
     assert os.listdir(out) == [LOCK]
+
+
+@pytest.mark.spark
+def test_mine_names_a_master_that_is_no_spark_master_in_one_line(tmp_path: Path) -> None:
+    """A host that accepts the connection but is no Spark master: Spark gives up after its
+    registration retries (about a minute), and the command says so in one line; the JVM's
+    stack traces are in OUT/spark.log."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        master = f"spark://127.0.0.1:{listener.getsockname()[1]}"
+        out = tmp_path / "o"
+        cmd = [sys.executable, "-m", "replcheck.cli", "mine", str(TRACE), "--master", master]
+        done = subprocess.run(
+            [*cmd, "--out", str(out)], capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("replcheck: error: mine: Spark failed") and "spark.log" in line, line
+    assert (out / "spark.log").stat().st_size > 0

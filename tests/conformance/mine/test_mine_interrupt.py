@@ -49,6 +49,7 @@ def test_ctrl_c_keeps_the_finished_waves_and_leaves_nothing_behind(tmp_path: Pat
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     mined = 0
+    seen: list[str] = []
     deadline = time.monotonic() + 300
     try:
         assert proc.stderr is not None
@@ -56,6 +57,7 @@ def test_ctrl_c_keeps_the_finished_waves_and_leaves_nothing_behind(tmp_path: Pat
             line = proc.stderr.readline()
             if not line:
                 break
+            seen.append(line)
             mined += line.startswith("  ") and "run-" in line
         assert mined >= 8, "the first wave never finished"
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
@@ -70,5 +72,9 @@ def test_ctrl_c_keeps_the_finished_waves_and_leaves_nothing_behind(tmp_path: Pat
     assert summary["interrupted"] is True
     assert 8 <= summary["mined"] < summary["planned"] == RUNS, summary
     assert "Interrupted: not every run was mined." in (out / "index.html").read_text()
+    # the Spark JVM's own lines (its log, Java's warnings) go to OUT/spark.log, not the terminal
+    noise = [x for x in seen + err.splitlines() if "WARN" in x or "log4j" in x or "\tat " in x]
+    assert noise == [], noise[:5]
+    assert "log4j" in (out / "spark.log").read_text()
     time.sleep(2)
     assert group_alive(proc.pid) == []
