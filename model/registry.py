@@ -19,6 +19,7 @@ from replcheck.model.engine.catalogue import (
     text_class,
 )
 from replcheck.model.engine.design import Design
+from replcheck.model.engine.overrides import text_points
 from replcheck.model.engine.step import Gate, Step, kinds_of
 from replcheck.model.engine.text import FlatError
 from replcheck.model.features.migration_mutants import MIGRATE_MUTANTS
@@ -59,9 +60,7 @@ def register(cls: type[Design]) -> type[Design]:
                     "added steps in its text class (model/engine/step.py)"
                 )
             if not cls.overrides or not callable(getattr(base, cls.overrides, None)):
-                raise RegistryError(
-                    f"mutant {cls.name!r}: {cls.overrides!r} is not a step of {base.name}"
-                )
+                raise RegistryError(_not_in_design(cls, base))
             own = {n for n, v in vars(cls).items() if callable(v) and not n.startswith("__")}
             if own != {cls.overrides}:
                 raise RegistryError(
@@ -117,6 +116,27 @@ def _check_derived(cls: type[Design]) -> None:
                 f"{_origin(cls)}: {cls.__name__} ({cls.name!r}): configuration {spec!r} in "
                 f"configs: {' '.join(str(exc).split())}"
             ) from None
+
+
+def _not_in_design(cls: type[Design], base: type[Design]) -> str:
+    """Why a mutant with no ``text`` cannot override ``cls.overrides``: not a rule of the design
+    class; and, where the name is a step, gate, rule or helper of the base design's protocol
+    text under one of the mutant's configurations, where it is and how to override it there."""
+    name = cls.overrides
+    head = f"{_origin(cls)}: mutant {cls.name!r}: {name!r} is not a rule of the {base.name} class"
+    for spec in cls.configs if isinstance(cls.configs, tuple | list) else ():
+        try:
+            text = text_class(base(), resolve_config(spec))
+        except (FlatError, ValueError, KeyError):
+            continue
+        point = next((p for p in text_points(text) if p.name == name), None)
+        if point is not None:
+            return (
+                f"{head}; it is a {point.kind} of its protocol text, defined in {point.owner} "
+                f"({point.module}): override it in a class deriving from {point.owner}, given as "
+                "the mutant's text = ... (docs/reviewers.md)"
+            )
+    return f"{head}, nor of its protocol text ('replcheck list --design {base.name} --steps')"
 
 
 def _members(cls: type) -> set[str]:

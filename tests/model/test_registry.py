@@ -202,3 +202,35 @@ def test_an_added_action_needs_a_text() -> None:
 
     with pytest.raises(RegistryError, match="adds tool without a text"):
         register(NoText)
+
+
+HELPER_MUTANT = """\
+from replcheck.model.table.designs import Table
+
+
+class Skips(Table):
+    name = "table/skips-rs-add-peer"
+    mutant_of = "table"
+    overrides = "{name}"
+    bug = "the server never adds the source"
+    configs = ("t-add-peer",)
+
+    def {name}(self, ops, t, cond, p, s):
+        pass
+"""
+
+
+def test_a_mutant_overriding_a_text_helper_in_its_class_is_told_where_it_is(tmp_path) -> None:
+    """A file written for the earlier interface overrides a helper of the text in the design
+    class: the error says which class of the text defines it, where, and how to override it."""
+    path = tmp_path / "skips.py"
+    path.write_text(HELPER_MUTANT.format(name="rs_add_peer"))
+    with pytest.raises(RegistryError) as got:
+        load_design_file(path)
+    message = str(got.value)
+    assert "\n" not in message and str(path) in message
+    assert "a helper of its protocol text, defined in PeerProcedures" in message
+    assert "model/table/peer_procs.py" in message and "text = " in message
+    path.write_text(HELPER_MUTANT.format(name="no_such_thing"))
+    with pytest.raises(RegistryError, match="nor of its protocol text"):
+        load_design_file(path)
