@@ -32,7 +32,7 @@ name in a subclass; every engine (plain values, Z3, generated Python, C) reads t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from replcheck.model.engine.action import ActionKind
@@ -184,6 +184,43 @@ def step(
 
     def make(body: Body) -> Step:
         return Step(params, fair, each, body, label, "", lead)
+
+    return make
+
+
+def before(base: Step) -> Callable[[Body], Step]:
+    """A mutant's step: ``base`` with the decorated body run first, same arguments, parameters,
+    instances, label and fairness. Its ``require``s guard the step too, so an added guard is a
+    ``before`` that only requires::
+
+        class text(Claims):
+            @before(Claims.claim_commit)
+            def claim_commit(self, t, c, m):
+                t.require(t.claim_pending[c, m])
+    """
+
+    def make(body: Body) -> Step:
+        def both(text: Any, t: Any, *args: Any) -> None:
+            body(text, t, *args)
+            base.body(text, t, *args)
+
+        both.__doc__ = base.body.__doc__
+        return replace(base, body=both, name="")
+
+    return make
+
+
+def after(base: Step) -> Callable[[Body], Step]:
+    """A mutant's step: ``base`` with the decorated body run after it, same arguments,
+    parameters, instances, label and fairness (one more write, say)."""
+
+    def make(body: Body) -> Step:
+        def both(text: Any, t: Any, *args: Any) -> None:
+            base.body(text, t, *args)
+            body(text, t, *args)
+
+        both.__doc__ = base.body.__doc__
+        return replace(base, body=both, name="")
 
     return make
 
