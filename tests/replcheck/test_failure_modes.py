@@ -8,6 +8,7 @@ Each case is a command line, what it must exit with, and what its output must sa
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import signal
@@ -410,6 +411,19 @@ CASES: dict[str, Case] = {
         stderr=["{garbage}", "is not a folder"],
     ),
     "conform an unknown design": Case(["conform", "--design", "nope"], 2, stderr=["nope"]),
+    # --- dump ---
+    "dump an action the design has not": Case(
+        ["dump", "--design", "zk-lock", "--actions", "nope(1)"], 2, stderr=["'nope'"]
+    ),
+    "dump an action with a bad argument": Case(
+        ["dump", "--design", "zk-lock", "--actions", "put(0,"], 2, stderr=["malformed action"]
+    ),
+    # --- zk ---
+    "zk an even ensemble": Case(["zk", "start", "--servers", "2"], 2, stderr=["odd"]),
+    "zk status where no ZooKeeper runs": Case(
+        ["zk", "status", "--dir", "{empty}"], 2, stderr=["no ZooKeeper run in {empty}"]
+    ),
+    "zk start under a file": Case(["zk", "start", "--dir", "{garbage}"], 2, stderr=["{garbage}"]),
     "record into a used folder": Case(["record", "--out", "{used}"], 2, stderr=["{used}"]),
     # --- prove --design-file ---
     "prove --design-file of bytes that are no Python": Case(
@@ -751,3 +765,14 @@ def test_ctrl_c_inside_a_garbage_collector_callback_is_raised_again_outside() ->
     finally:
         gc.callbacks.remove(callback)
     assert inside is True and outside is False
+
+
+def test_the_failure_modes_cover_every_command() -> None:
+    """Each command the parser has is tried with bad input in a failure-mode table: this one, or
+    one of its companions (``test_failure_modes_*.py``)."""
+    from replcheck.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    texts = "\n".join(p.read_text() for p in Path(__file__).parent.glob("test_failure_modes*.py"))
+    tried = set(re.findall(r'\[\s*"([a-z]+)"', texts))
+    assert set(sub.choices) - tried == set()
