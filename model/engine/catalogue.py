@@ -77,8 +77,9 @@ def _mutant_texts(design: Any, cls: type, compose: Callable, cfg: Config | None)
     """The classes of mutant ``design``'s text ``cls`` that its correct design's text under
     ``cfg`` does not have: the mutant's own, which replace on purpose (none for a correct
     design)."""
-    root = base_design(design.name)
-    if root == design.name or root not in DESIGNS:
+    base = type(design).mutant_of
+    root = base_design(base) if base else None
+    if root is None or root not in DESIGNS:
         return set()
     return set(cls.__mro__) - set(compose(DESIGNS[root](), cfg).__mro__)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from replcheck.model import STANDARD, Action, Config, Model, get_design
+from replcheck.model.engine.composition import replaces
 from replcheck.model.engine.plain import PlainModel
 from replcheck.model.zk.lock import ZkLock
 from replcheck.model.zk.wal import ZkWals
@@ -22,6 +23,7 @@ class ExplodingRoll(ZkLock):
     name = "test/exploding-roll"
 
     class text(ZkWals):
+        @replaces(ZkWals)
         def roll_wal(self, ops: Any, tx: Any, s: int, g: int, q: int) -> None:
             self.switch_wal(ops, tx, s, g, q)  # (its guard holds: a guard ends at a first write)
             raise RuntimeError("boom")

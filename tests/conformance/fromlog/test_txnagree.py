@@ -5,6 +5,7 @@ that step's very write; a trace that says otherwise is rejected there."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -148,5 +149,6 @@ def test_a_damaged_log_is_bad_input_not_a_disagreement(tmp_path: Path) -> None:
         log.write_bytes(bytes(data))
     with pytest.raises(TxnLogDamaged, match=r"/log\.\w+: byte \d+: bad checksum"):
         agreement(read_trace(run).events, run)
-    with pytest.raises(TxnLogDamaged):
-        validate_path(run)
+    v = validate_path(run)
+    assert (v.status, v.path) == ("bad-input", str(run))
+    assert re.search(r"/log\.\w+: byte \d+: bad checksum", v.reason), v.reason
