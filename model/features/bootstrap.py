@@ -123,7 +123,6 @@ class NaiveRegistration(Bootstrap):
 
 FEATURE = Bootstrap
 """The text of the ``bootstrap`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """No mutant's override is here (``table-naive`` brings ``NaiveRegistration`` as its
 ``Design.text``)."""
 

@@ -80,4 +80,3 @@ class UnvalidatedNames(CleanerInput):
 FEATURE = CleanerInput
 """The text of the ``cleaner_input`` configuration feature (``table/layout.py``'s
 ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}

@@ -273,4 +273,3 @@ class RemovalKeepsHFileRefs(HFileRefs):
 
 FEATURE = HFileRefs
 """The text of the ``bulk_load`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}

@@ -62,4 +62,3 @@ class Joins(StartedSlots):
 
 
 FEATURE = Joins
-MUTANTS: dict[str, type] = {}

@@ -181,6 +181,5 @@ class IgnoresLegacyPeer(LegacyPeerMigration):
 FEATURE = LegacyPeerMigration
 """The text of the ``legacy_peer`` configuration feature (``table/layout.py``'s ``FEATURES``):
 it encodes the migration too, so it takes the migration's place."""
-MUTANTS: dict[str, type] = {}
 """The legacy peer's mutants bring their text as ``Design.text``
 (``features/migration_mutants.py``)."""

@@ -140,5 +140,4 @@ class SkipsHFileRefs(ZkHFileRefs):
 FEATURE = ZkHFileRefs
 """The text of the ``zk_hfile_refs`` configuration feature (``table/layout.py``'s
 ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """The mutant brings its text as ``Design.text`` (``features/migration_mutants.py``)."""

@@ -538,6 +538,5 @@ class ReplayForgetsBarrier(ZkMigration):
 
 FEATURE = ZkMigration
 """The text of the ``migration`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """The migration's mutants bring their text as ``Design.text``
 (``features/migration_mutants.py``)."""

@@ -279,4 +279,3 @@ class RefreshDropsRecoveredWals(PeerLifecycle):
 
 FEATURE = PeerLifecycle
 """The text of the ``peer_life`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}

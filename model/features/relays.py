@@ -148,4 +148,3 @@ class TableRelays(RelaySteps, TableText):
 
 
 FEATURE = TableRelays
-MUTANTS: dict[str, type] = {}

@@ -84,5 +84,4 @@ class Restarts(TableText):
 
 FEATURE = Restarts
 """The text of the ``restarts`` configuration feature (``model/table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """No design or mutant overrides a step of this component."""

@@ -382,4 +382,3 @@ class SeqIdsApart(SerialReplication):
 
 FEATURE = SerialReplication
 """The text of the ``serial`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}

@@ -201,4 +201,3 @@ class RemovalKeepsSeqIds(SerialLifecycle):
 
 FEATURE = SerialLifecycle
 """The text of the ``serial_life`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}

@@ -122,6 +122,5 @@ class RefreshFailureIgnored(StorageFaults):
 FEATURE = StorageFaults
 """The text of the ``storage_faults`` configuration feature (``table/layout.py``'s
 ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """No mutant overrides a step of this component (``table/refresh-write-failure-ignored``
 overrides its rule: its ``Design.text`` is ``RefreshFailureIgnored``)."""

@@ -1,6 +1,6 @@
 """Synchronous replication (``model/features/sync_procedure.py``; seed 004 "About sync replication")
-as a feature of the flat table model (``model/table/layout.py``): the mixin ``FEATURE`` and the text
-of the sync mutants (``MUTANTS``). The steps are the protocol text's,
+as a feature of the flat table model (``model/table/layout.py``): the mixin ``FEATURE``. The steps
+are the protocol text's,
 ``model/features/sync_replication.py``; this module lays out their slots.
 
 What the feature adds to the layout:
@@ -21,8 +21,8 @@ What the feature adds to the layout:
   edit's identity is its slot).
 
 The refusal of recovered sources is the design's dual-form ``rule_refuse_recovered`` applied to
-the claimer's view, so it follows the views as they change (``table/sync-no-refusal``, whose
-override is a plain method, has its text in ``MUTANTS``). The invariants that read the
+the claimer's view, so it follows the views as they change (``table/sync-no-refusal`` overrides
+``refuse_recovered`` in its text). The invariants that read the
 history (``no_lost_edit``'s exemption of stale edits, ``no_stale_edit_replicated``) are added over
 the base's: ``no_lost_edit`` is the base predicate read through a view of the state in which a
 stale edit is owed to nobody (the base predicate reads the owed bits only to decide which edits
@@ -40,7 +40,7 @@ from replcheck.model.engine.logic import generic_of
 from replcheck.model.engine.names import named, var
 from replcheck.model.engine.text import FlatProperty
 from replcheck.model.features.sync_procedure import TS_POST, WAS_ENABLED, step_of
-from replcheck.model.features.sync_replication import SyncNoRefusal, SyncReplication
+from replcheck.model.features.sync_replication import SyncReplication
 from replcheck.model.table.state import REMOVE, TRANSIT, TState
 from replcheck.model.zk.layout import FlatError
 
@@ -203,11 +203,3 @@ class SyncFlat(SyncReplication):
 
 
 FEATURE = SyncFlat
-
-
-# --- the sync mutants ---------------------------------------------------------------------------
-
-
-MUTANTS: dict[str, type] = {
-    "table/sync-no-refusal": SyncNoRefusal,
-}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from replcheck.model.features import sync_remote, sync_replication
 from replcheck.model.table.designs import Table
-from replcheck.model.table.state import TServer
 
 
 class SyncNoDrain(Table):
@@ -24,17 +23,14 @@ class SyncNoDrain(Table):
 class SyncNoRefusal(Table):
     name = "table/sync-no-refusal"
     mutant_of = "table"
-    overrides = "rule_refuse_recovered"
+    overrides = "refuse_recovered"
     bug = (
         "addRecoveredSource does not refuse a sync peer that is (going) STANDBY: a crashed "
         "server's queue re-added by ADD_MISSING_QUEUES after REMOVE_ALL_REPLICATION_QUEUES is "
         "claimed after the drain and its recovered source replicates DA-era edits"
     )
     configs = ("t-sync",)
-
-    def rule_refuse_recovered(self, srv: TServer, peer: int) -> bool:
-        """``addRecoveredSource`` refuses no peer, whatever its sync-replication state."""
-        return False
+    text = sync_replication.SyncNoRefusal
 
 
 class SyncReplaySkipped(Table):

@@ -332,5 +332,4 @@ class RemovePeerKeepsReplayDirs(SyncRemote):
 
 FEATURE = SyncRemote
 """The text of the ``sync_remote`` configuration feature (``table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """No mutant's override is here (each brings its text as its ``Design.text``)."""

@@ -475,5 +475,4 @@ def syncup_replicated_all(cfg: Any, st: TState) -> bool:
 
 FEATURE = SyncUpTool
 """The text of the ``syncup`` configuration feature (``model/table/layout.py``'s ``FEATURES``)."""
-MUTANTS: dict[str, type] = {}
 """The syncup mutants bring their text as ``Design.text`` (``features/syncup_mutants.py``)."""

@@ -134,4 +134,3 @@ class ZombieSteps(ZombieWals, TableText):
 
 
 FEATURE = ZombieSteps
-MUTANTS: dict[str, type] = {}

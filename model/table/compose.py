@@ -54,9 +54,8 @@ FEATURES: dict[str, ModuleType] = {
     "sync_remote": sync_remote,
 }
 """Configuration features the base leaves out, and the module of ``model/features/`` whose mixin
-adds each. The module defines ``FEATURE`` (the mixin, with ``handles``) and
-``MUTANTS`` (mutant name -> a mixin overriding the mutant's step, for mutants whose override
-belongs to the feature)."""
+adds each. The module defines ``FEATURE`` (the mixin, with ``handles``); a mutant of a feature
+gives its text class as any mutant does (``Design.text``)."""
 
 
 # --- designs and mutants whose form is the base text's --------------------------------------------
@@ -70,13 +69,6 @@ TABLE_FLAT_CLASSES: dict[str, type[TableFlat]] = {
 """The designs and mutants whose form is the base text's as it is: ``table-doc``'s differences
 are read from the design (``doc_waits_for_scps``), and ``remove-all-one-pass``'s number of passes
 too. Every other mutant brings its text (``Design.text``) or a dual-form rule."""
-
-
-def _feature_mutant(name: str) -> type | None:
-    for module in FEATURES.values():
-        if name in module.MUTANTS:
-            return module.MUTANTS[name]
-    return None
 
 
 _COMPOSED: dict[tuple[type, ...], type[TableFlat]] = {}
@@ -106,7 +98,6 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
     last: list[type] = []
     """A design's text that overrides the base text comes after the features' texts, which
     build on what it overrides (the migration's ``afterReplay`` on the master restart's)."""
-    mutant = _feature_mutant(name)
     if cls.text is not None:
         base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
         # A text of a feature the configuration does not use changes nothing there.
@@ -117,9 +108,6 @@ def table_flat_class(name: str, cfg: Config | None = None) -> type[TableFlat]:
             mixins.append(cls.text)
     elif name in TABLE_FLAT_CLASSES:
         base = TABLE_FLAT_CLASSES[name]
-    elif mutant is not None:
-        base = TABLE_FLAT_CLASSES.get(cls.mutant_of or "", TableFlat)
-        mixins.append(mutant)
     elif cls.mutant_of in TABLE_FLAT_CLASSES and generic_of(cls, cls.overrides or "") is not None:
         base = TABLE_FLAT_CLASSES[cls.mutant_of]
     elif cls.mutant_of is None:

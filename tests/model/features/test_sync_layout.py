@@ -15,11 +15,12 @@ from itertools import pairwise
 import pytest
 from layout_agreement import agree, check_states
 from replcheck.model import STANDARD, Model, get_design
-from replcheck.model.features.sync_layout import MUTANTS, SyncFlat
+from replcheck.model.features.sync_layout import SyncFlat
+from replcheck.model.features.sync_replication import SyncNoRefusal
 from replcheck.model.table.compose import table_flat_class, table_flat_model
 from replcheck.specs.explore import explore
 
-SYNC_DESIGNS = ("table", "table-doc", *MUTANTS)
+SYNC_DESIGNS = ("table", "table-doc", "table/sync-no-refusal")
 
 
 def agree_spread(name: str, config: str, stride: int) -> tuple[int, set[str]]:
@@ -38,8 +39,7 @@ def test_the_sync_feature_is_picked_for_sync_configurations() -> None:
         cls = table_flat_class(name, STANDARD["t-sync"])
         assert issubclass(cls, SyncFlat) and "sync" in cls.handles
         assert not issubclass(table_flat_class(name, STANDARD["t-std"]), SyncFlat)
-    for name, mixin in MUTANTS.items():
-        assert issubclass(table_flat_class(name), mixin)
+    assert issubclass(table_flat_class("table/sync-no-refusal"), SyncNoRefusal)
 
 
 @pytest.mark.slow
