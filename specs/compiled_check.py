@@ -22,10 +22,12 @@ from replcheck.specs.bmc import replay
 from replcheck.specs.compiled import CompiledExploration, explore_compiled
 from replcheck.specs.explore import (
     LIVENESS_STOPPED,
+    MEMORY_EVERY,
     MemoryLimit,
     cycle,
     fair_lasso,
     liveness_fits,
+    memory_budget,
     memory_mib,
 )
 from replcheck.specs.results import FAIL, PASS, UNKNOWN, CheckResult, Counterexample
@@ -42,21 +44,9 @@ def _explicit(model: Model, res: CompiledExploration, states: list[Any]) -> list
     return steps
 
 
-MEMORY_EVERY = 1 << 15
-"""The liveness phase reads the process's memory once per this many transitions or states."""
-
-
 def _budget(max_memory: int | None) -> Callable[[], None] | None:
     """``explore.memory_budget`` reading this module's ``memory_mib``."""
-    if max_memory is None:
-        return None
-
-    def check() -> None:
-        held = memory_mib()
-        if held > max_memory:
-            raise MemoryLimit(f"{held:,} MiB held, the limit {max_memory:,} MiB")
-
-    return check
+    return memory_budget(max_memory, lambda: memory_mib())
 
 
 def _successors(

@@ -34,14 +34,17 @@ class MemoryLimit(Exception):
     """The process's memory passed ``--max-memory`` in a phase after the search."""
 
 
-def memory_budget(max_memory: int | None) -> Callable[[], None] | None:
+def memory_budget(
+    max_memory: int | None, read: Callable[[], int] | None = None
+) -> Callable[[], None] | None:
     """A check to call now and then in a phase that grows: it raises ``MemoryLimit`` once the
-    process's resident memory passes ``max_memory`` MiB (None: no limit, no check)."""
+    process's resident memory (``read()``, by default ``memory_mib()``) passes ``max_memory``
+    MiB (None: no limit, no check)."""
     if max_memory is None:
         return None
 
     def check() -> None:
-        held = memory_mib()
+        held = read() if read is not None else memory_mib()
         if held > max_memory:
             raise MemoryLimit(f"{held:,} MiB held, the limit {max_memory:,} MiB")
 

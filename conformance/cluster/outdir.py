@@ -18,6 +18,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from replcheck.conformance.zookeeper.server import pid_alive
+
 LOCK = ".replcheck.lock"
 """The lock file's name, in the folder it guards."""
 
@@ -50,19 +52,9 @@ def _holder(lock: Path) -> str:
         pid = int(lock.read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return "taken by another run"
-    if _alive(pid):
+    if pid_alive(pid):
         return f"taken by another run (pid {pid}) writing into it"
     return f"taken by a run (pid {pid}) that died without finishing"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def take(out: Path, flag: str = "--out") -> Path:

@@ -289,7 +289,8 @@ def _proc_matches(pid: int, marker: str) -> bool | None:
     return marker in cmdline.replace("\0", " ")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Is process ``pid`` there (one of another user's counts)?"""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -518,7 +519,7 @@ class Ensemble:
         if pid is None:
             return False
         matches = _proc_matches(pid, str(self.config_file(server_id)))
-        return _pid_alive(pid) if matches is None else matches
+        return pid_alive(pid) if matches is None else matches
 
     def _spawn(self, server_id: int) -> None:
         if self.alive(server_id):

@@ -123,7 +123,8 @@ def is_hook(fn: Callable[..., Any]) -> bool:
     return False
 
 
-def _where(c: type) -> str:
+def module_file(c: type) -> str:
+    """Where class ``c`` is written: ``model/zk/wal.py`` for the package's, else its file."""
     mod = c.__module__
     if mod.startswith("replcheck.model."):
         return "model/" + mod.removeprefix("replcheck.model.").replace(".", "/") + ".py"
@@ -134,7 +135,7 @@ def _where(c: type) -> str:
 
 
 def _label(c: type) -> str:
-    return f"{c.__qualname__.replace('.<locals>', '')} ({_where(c)})"
+    return f"{c.__qualname__.replace('.<locals>', '')} ({module_file(c)})"
 
 
 def _what(v: Any) -> str:

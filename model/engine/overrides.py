@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replcheck.model.config import Config
+from replcheck.model.engine.composition import module_file
 from replcheck.model.engine.copies import CopySlots
 from replcheck.model.engine.step import Gate, Step
 from replcheck.model.engine.text import ByParts, FlatError
@@ -146,17 +147,6 @@ def _owner(cls: type, name: str) -> type:
     return next(c for c in cls.__mro__ if name in vars(c))
 
 
-def _module(c: type) -> str:
-    """Where class ``c`` is written: ``model/zk/wal.py`` for the package's, else its file."""
-    mod = c.__module__
-    if mod.startswith("replcheck.model."):
-        return "model/" + mod.removeprefix("replcheck.model.").replace(".", "/") + ".py"
-    try:
-        return inspect.getsourcefile(c) or mod
-    except TypeError:
-        return mod
-
-
 def _name(c: type) -> str:
     return c.__qualname__.replace(".<locals>", "")
 
@@ -177,17 +167,17 @@ def text_points(cls: type) -> list[Point]:
         owner = _owner(cls, name)
         if isinstance(v, Step):
             doc = first_paragraph(v.body.__doc__)
-            out.append(Point(name, "step", _name(owner), _module(owner), doc, v.params, v.fair))
+            out.append(Point(name, "step", _name(owner), module_file(owner), doc, v.params, v.fair))
             todo.append((name, v.body))
         elif isinstance(v, Gate):
             doc = first_paragraph(v.body.__doc__)
-            out.append(Point(name, "gate", _name(owner), _module(owner), doc))
+            out.append(Point(name, "gate", _name(owner), module_file(owner), doc))
             todo.append((name, v.body))
         elif name.startswith("rule_") and _function(v) is not None:
             fn = _function(v)
             assert fn is not None
             doc = first_paragraph(fn.__doc__)
-            out.append(Point(name, "rule", _name(owner), _module(owner), doc))
+            out.append(Point(name, "rule", _name(owner), module_file(owner), doc))
             todo.append((name, fn))
         else:
             continue
@@ -203,7 +193,9 @@ def text_points(cls: type) -> list[Point]:
             listed.add(ref)
             owner = _owner(cls, ref)
             out.append(
-                Point(ref, "helper", _name(owner), _module(owner), first_paragraph(helper.__doc__))
+                Point(
+                    ref, "helper", _name(owner), module_file(owner), first_paragraph(helper.__doc__)
+                )
             )
             todo.append((ref, helper))
     return out
@@ -227,7 +219,7 @@ def design_rules(design_cls: type) -> list[Point]:
         generic = getattr(fn, "generic", None)
         doc = first_paragraph(fn.__doc__ or (generic.__doc__ if generic is not None else ""))
         out.append(
-            Point(name, "rule", _name(owner), _module(owner), doc, dual=dual, in_design=True)
+            Point(name, "rule", _name(owner), module_file(owner), doc, dual=dual, in_design=True)
         )
     return out
 

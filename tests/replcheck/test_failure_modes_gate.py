@@ -292,12 +292,10 @@ def test_an_output_path_that_cannot_be_written_is_refused_first(
 ) -> None:
     """``check --junit ''`` ran the whole gate (73 s), printed PASS and wrote no file."""
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    started = time.monotonic()
     code = main(argv)
     out, err = capsys.readouterr()
     _one_line_error(err, code, 2)
-    assert out == "", out[-1000:]
-    assert time.monotonic() - started < 10
+    assert out == "", out[-1000:]  # refused before anything ran
     assert not (tmp_path / "no").exists()
 
 
