@@ -19,12 +19,12 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from replcheck.conformance.trace import mutate as tracemut
 from replcheck.conformance.validate import shrink as shrink_module
+from test_failure_modes import Case, run_case
 
 from replcheck.cli import main
 
@@ -94,23 +94,6 @@ def inputs(tmp: Path) -> dict[str, str]:
     return out
 
 
-@dataclass
-class Case:
-    """One failure mode: a command line (``{tmp}`` an empty output folder, the other
-    placeholders ``inputs``'), its exit status, and what its output must say."""
-
-    argv: list[str]
-    code: int
-    stdout: list[str] = field(default_factory=list)
-    stderr: list[str] = field(default_factory=list)
-    report: bool = False
-    """Exit 2 comes as ``validate``'s report (the verdict per trace on stdout, naming the file
-    and line, and one summary line on stderr) rather than as one line alone."""
-    absent: list[str] = field(default_factory=list)
-    """Paths that must not exist afterwards: nothing written."""
-
-
-ONE_LINE = "replcheck: error: "
 NO_GATE = ["--junit", "{tmp}/no-such-folder/junit.xml"]
 """Refused right after ``--expected-failures`` is read: a file read as valid never runs the
 whole gate (it stops at the unwritable JUnit file, and the case fails on its message)."""
@@ -301,12 +284,6 @@ CASES: dict[str, Case] = {
 }
 
 
-def _fill(text: str, values: dict[str, str]) -> str:
-    for key, value in values.items():
-        text = text.replace(key, value)
-    return text
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_failure_mode(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -315,26 +292,10 @@ def test_failure_mode(
     (tmp_path / "in").mkdir()
     (tmp_path / "out").mkdir()
     values = {**inputs(tmp_path / "in"), "{tmp}": str(tmp_path / "out")}
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    monkeypatch.chdir(cwd)
-    code = main([_fill(a, values) for a in case.argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    assert code == case.code, f"exit {code}\nstdout:\n{out[-2000:]}\nstderr:\n{err[-2000:]}"
-    for needle in case.stdout:
-        assert _fill(needle, values) in out, out[-3000:]
-    for needle in case.stderr:
-        assert _fill(needle, values) in err, err
-    if case.code == 2 and not case.report:
-        assert len(err.strip().splitlines()) == 1 and err.startswith(ONE_LINE), err
-        assert out == "", out[-2000:]  # refused before anything ran
+    _out, err = run_case(case, values, tmp_path / "cwd", capsys, monkeypatch)
     if case.report:
         assert len(err.strip().splitlines()) == 1, err
-    for absent in case.absent:
-        assert not Path(_fill(absent, values)).exists(), absent
     assert list((tmp_path / "out").iterdir()) == [], "something written"
-    assert list(cwd.iterdir()) == [], "written into the current folder"
 
 
 def test_the_golden_trace_the_cases_edit_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
